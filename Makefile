@@ -1,0 +1,41 @@
+# Two set-up commands for users: `make up` and `make test`. Every target installs what it needs.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+NPM_STAMP := node_modules/.install-stamp
+
+.PHONY: help deps build generate verify-generated lint typecheck test test-unit test-integration up down
+
+help:
+	@echo "make up     - a local cluster with KubeVirt installed and a demo VM"
+	@echo "make test   - every test (installs what it needs)"
+	@echo "make down   - stop and remove everything 'make up' made"
+
+# npm ci only when the lockfile changed since the last install.
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+deps: $(NPM_STAMP)
+
+build: deps
+	npx tsc -p tsconfig.build.json
+
+generate: deps
+	npx tsx hack/generate.ts
+
+lint: deps
+	npx eslint .
+	npx prettier --check .
+
+typecheck: deps
+	npx tsc -p tsconfig.json --noEmit
+
+test-unit: deps
+	npx vitest run --project unit
+
+test-integration: deps
+	npx vitest run --project integration
+
+test: deps typecheck lint
+	npx vitest run
