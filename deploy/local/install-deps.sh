@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Debian packages the one-machine cluster needs on the host. Idempotent: installs only what
+# dpkg does not already report as installed, and refreshes the package index at most once.
+#   iproute2        ip link/addr/route/netns for the control-plane link, node bridges, pod netns
+#   nftables        `nft`: the node network's drop rule and kube-proxy's nftables mode
+#   util-linux      unshare/nsenter/mount for pod sandboxes
+#   busybox-static  what `busybox` images run, and the test guest's userland
+#   openssl         certificate checks in tests
+#   procps          sysctl
+#   golang-go is not listed: the Go toolchain comes with the machine (go >= 1.26 is required).
+set -euo pipefail
+PACKAGES=(iproute2 nftables util-linux busybox-static openssl procps ca-certificates)
+
+missing=()
+for package in "${PACKAGES[@]}"; do
+  status="$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null || true)"
+  [[ "$status" == "installed" ]] || missing+=("$package")
+done
+if ((${#missing[@]} == 0)); then
+  echo "host packages: all present (${PACKAGES[*]})"
+  exit 0
+fi
+if [[ $EUID -ne 0 ]]; then
+  echo "host packages missing: ${missing[*]}; run as root: apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+echo "installing host packages: ${missing[*]}"
+apt-get update -q
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"

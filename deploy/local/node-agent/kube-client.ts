@@ -1,0 +1,221 @@
+import type { z } from "zod";
+import type { Transport } from "../../../pkg/controller/rest.js";
+import { isNotFound } from "../../../pkg/controller/api-error.js";
+import {
+  configMapSchema,
+  leaseSchema,
+  nodeSchema,
+  podSchema,
+  secretSchema,
+  tokenRequestSchema,
+  versionSchema,
+  type ConfigMap,
+  type Lease,
+  type Node,
+  type Pod,
+  type Secret,
+  type TokenRequestResult,
+} from "./k8s-types.js";
+
+// Every apiserver call the node agent makes, named for what it does. The agent's logic depends on this
+// interface only, so unit tests use an in-memory fake and the real one is a thin layer over a Transport.
+
+export interface PodList {
+  items: Pod[];
+  resourceVersion: string;
+}
+
+export interface WatchEvent {
+  type: string;
+  object: unknown;
+}
+
+export interface KubeClient {
+  serverVersion(): Promise<string>;
+  getNode(name: string): Promise<Node | undefined>;
+  createNode(node: object): Promise<Node>;
+  /** Strategic-merge patch of the Node object (spec and metadata). */
+  patchNode(name: string, patch: object): Promise<Node>;
+  patchNodeStatus(name: string, patch: object): Promise<Node>;
+  getLease(namespace: string, name: string): Promise<Lease | undefined>;
+  createLease(namespace: string, lease: object): Promise<Lease>;
+  /** PUT with the resourceVersion inside `lease`: fails with a conflict if someone else wrote it. */
+  replaceLease(namespace: string, name: string, lease: object): Promise<Lease>;
+  listPods(fieldSelector: string): Promise<PodList>;
+  /** Streams watch events until the server closes the watch or the signal aborts it. */
+  watchPods(
+    fieldSelector: string,
+    resourceVersion: string,
+    onEvent: (event: WatchEvent) => void,
+    signal: AbortSignal,
+  ): Promise<void>;
+  getPod(namespace: string, name: string): Promise<Pod | undefined>;
+  patchPodStatus(namespace: string, name: string, patch: object): Promise<Pod>;
+  /** Deletes with grace period 0 and the UID as precondition, as kubelet does once a pod's containers are gone. */
+  deletePodNow(namespace: string, name: string, uid: string): Promise<void>;
+  getConfigMap(namespace: string, name: string): Promise<ConfigMap | undefined>;
+  getSecret(namespace: string, name: string): Promise<Secret | undefined>;
+  requestServiceAccountToken(
+    namespace: string,
+    serviceAccount: string,
+    request: object,
+  ): Promise<TokenRequestResult>;
+  createEvent(namespace: string, event: object): Promise<void>;
+}
+
+const STRATEGIC = "application/strategic-merge-patch+json";
+
+async function orUndefined<T>(call: Promise<T>): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+export class RestKubeClient implements KubeClient {
+  constructor(private readonly transport: Transport) {}
+
+  private async call<S extends z.ZodType>(
+    schema: S,
+    method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
+    path: string,
+    body?: unknown,
+    contentType?: string,
+  ): Promise<z.infer<S>> {
+    const answer = await this.transport.request({
+      method,
+      path,
+      ...(body !== undefined ? { body } : {}),
+      ...(contentType ? { contentType } : {}),
+    });
+    return schema.parse(answer);
+  }
+
+  async serverVersion(): Promise<string> {
+    return (await this.call(versionSchema, "GET", "/version")).gitVersion;
+  }
+
+  getNode(name: string): Promise<Node | undefined> {
+    return orUndefined(this.call(nodeSchema, "GET", `/api/v1/nodes/${name}`));
+  }
+
+  createNode(node: object): Promise<Node> {
+    return this.call(nodeSchema, "POST", "/api/v1/nodes", node);
+  }
+
+  patchNode(name: string, patch: object): Promise<Node> {
+    return this.call(nodeSchema, "PATCH", `/api/v1/nodes/${name}`, patch, STRATEGIC);
+  }
+
+  patchNodeStatus(name: string, patch: object): Promise<Node> {
+    return this.call(nodeSchema, "PATCH", `/api/v1/nodes/${name}/status`, patch, STRATEGIC);
+  }
+
+  getLease(namespace: string, name: string): Promise<Lease | undefined> {
+    return orUndefined(this.call(leaseSchema, "GET", leasePath(namespace, name)));
+  }
+
+  createLease(namespace: string, lease: object): Promise<Lease> {
+    return this.call(leaseSchema, "POST", leasePath(namespace), lease);
+  }
+
+  replaceLease(namespace: string, name: string, lease: object): Promise<Lease> {
+    return this.call(leaseSchema, "PUT", leasePath(namespace, name), lease);
+  }
+
+  async listPods(fieldSelector: string): Promise<PodList> {
+    const answer = await this.transport.request({
+      method: "GET",
+      path: "/api/v1/pods",
+      query: { fieldSelector },
+    });
+    const list = answer as { items?: unknown[]; metadata?: { resourceVersion?: string } };
+    return {
+      items: (list.items ?? []).map((item) => podSchema.parse(item)),
+      resourceVersion: list.metadata?.resourceVersion ?? "",
+    };
+  }
+
+  watchPods(
+    fieldSelector: string,
+    resourceVersion: string,
+    onEvent: (event: WatchEvent) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
+    return this.transport.stream(
+      {
+        path: "/api/v1/pods",
+        query: { watch: true, fieldSelector, resourceVersion, allowWatchBookmarks: true },
+        signal,
+      },
+      (line) => {
+        const event = line as Partial<WatchEvent>;
+        if (typeof event.type === "string") onEvent({ type: event.type, object: event.object });
+      },
+    );
+  }
+
+  getPod(namespace: string, name: string): Promise<Pod | undefined> {
+    return orUndefined(this.call(podSchema, "GET", `/api/v1/namespaces/${namespace}/pods/${name}`));
+  }
+
+  patchPodStatus(namespace: string, name: string, patch: object): Promise<Pod> {
+    return this.call(
+      podSchema,
+      "PATCH",
+      `/api/v1/namespaces/${namespace}/pods/${name}/status`,
+      patch,
+      STRATEGIC,
+    );
+  }
+
+  async deletePodNow(namespace: string, name: string, uid: string): Promise<void> {
+    const options = {
+      kind: "DeleteOptions",
+      apiVersion: "v1",
+      gracePeriodSeconds: 0,
+      preconditions: { uid },
+    };
+    await orUndefined(
+      this.transport.request({
+        method: "DELETE",
+        path: `/api/v1/namespaces/${namespace}/pods/${name}`,
+        body: options,
+      }),
+    );
+  }
+
+  getConfigMap(namespace: string, name: string): Promise<ConfigMap | undefined> {
+    return orUndefined(
+      this.call(configMapSchema, "GET", `/api/v1/namespaces/${namespace}/configmaps/${name}`),
+    );
+  }
+
+  getSecret(namespace: string, name: string): Promise<Secret | undefined> {
+    return orUndefined(this.call(secretSchema, "GET", `/api/v1/namespaces/${namespace}/secrets/${name}`));
+  }
+
+  requestServiceAccountToken(
+    namespace: string,
+    serviceAccount: string,
+    request: object,
+  ): Promise<TokenRequestResult> {
+    const path = `/api/v1/namespaces/${namespace}/serviceaccounts/${serviceAccount}/token`;
+    return this.call(tokenRequestSchema, "POST", path, request);
+  }
+
+  async createEvent(namespace: string, event: object): Promise<void> {
+    await this.transport.request({
+      method: "POST",
+      path: `/api/v1/namespaces/${namespace}/events`,
+      body: event,
+    });
+  }
+}
+
+function leasePath(namespace: string, name?: string): string {
+  const base = `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`;
+  return name ? `${base}/${name}` : base;
+}

@@ -1,0 +1,148 @@
+// What the Kubernetes side of the node agent needs from the pod runtime (network sandboxes, volumes,
+// images, processes). The agent is written against this interface; `runtime-adapter.ts` maps it onto
+// deploy/local/node-agent/runtime, and unit tests use `FakePodRuntime`.
+
+export interface PodRef {
+  uid: string;
+  namespace: string;
+  name: string;
+}
+
+export interface SandboxRequest extends PodRef {
+  hostNetwork: boolean;
+}
+
+export interface Sandbox {
+  /** The pod's IPs; for hostNetwork pods the node's IP. */
+  podIPs: string[];
+}
+
+/** A file of a configMap/secret/downwardAPI/projected volume, rendered by the agent. */
+export interface VolumeFile {
+  /** Relative to the volume's root, e.g. "ca.crt" or "nested/key". */
+  path: string;
+  content: Buffer;
+  mode: number;
+}
+
+export type FileVolumePlugin = "configMap" | "secret" | "downwardAPI" | "projected";
+
+export type VolumeSource =
+  | { kind: "emptyDir"; medium?: string; sizeLimitBytes?: number }
+  | { kind: "hostPath"; path: string; type?: string }
+  /** configMap/secret/downwardAPI/projected: files kept where kubelet keeps that plugin's volumes. */
+  | { kind: "files"; plugin: FileVolumePlugin; files: VolumeFile[] };
+
+export interface VolumeRequest {
+  name: string;
+  source: VolumeSource;
+}
+
+export interface VolumeMount {
+  volume: string;
+  mountPath: string;
+  readOnly: boolean;
+  subPath?: string;
+}
+
+/** A host path a device plugin asked to expose in the container (a mount, or a device node). */
+export interface HostMount {
+  hostPath: string;
+  containerPath: string;
+  readOnly: boolean;
+}
+
+export interface DeviceNode {
+  hostPath: string;
+  containerPath: string;
+  /** cgroup-style permissions, "rwm" and subsets. */
+  permissions: string;
+}
+
+export interface ImageRef {
+  /** The image as the pod spec names it. */
+  image: string;
+  /** What the store resolved it to, reported as the container status' imageID. */
+  imageID: string;
+}
+
+export interface ContainerRequest {
+  pod: PodRef;
+  name: string;
+  /** 0 for the first instance, then one more per restart; names the log file `<attempt>.log`. */
+  attempt: number;
+  image: ImageRef;
+  /** As in the pod spec, after $(VAR) expansion; undefined means the image's default. */
+  command?: string[];
+  args?: string[];
+  workingDir?: string;
+  env: Record<string, string>;
+  mounts: VolumeMount[];
+  hostMounts: HostMount[];
+  devices: DeviceNode[];
+  privileged: boolean;
+  runAsUser?: number;
+  runAsGroup?: number;
+  hostNetwork: boolean;
+  hostPID: boolean;
+}
+
+export interface ExitStatus {
+  /** 128 + signal number when a signal ended the process, as container runtimes report it. */
+  exitCode: number;
+  signal?: string;
+  finishedAt: Date;
+}
+
+export interface ContainerProcess {
+  /** The runtime's id for this instance; statuses show it as `kvts://<id>`. */
+  id: string;
+  pid: number;
+  startedAt: Date;
+  /** Settles when the process has exited, whoever stopped it. */
+  exited: Promise<ExitStatus>;
+}
+
+export interface RecoveredContainer {
+  pod: PodRef;
+  name: string;
+  attempt: number;
+  /** The runtime's id for the instance. */
+  id: string;
+  /** The adopted process when it still runs; undefined when it died while the agent was away. */
+  process?: ContainerProcess;
+  /** How it ended, when it died while the agent was away and the runtime knows. */
+  exit?: ExitStatus;
+}
+
+export interface ExecResult {
+  exitCode: number;
+  output: string;
+}
+
+/** Thrown by pullImage for images the store does not know: kubelet's ErrImagePull. */
+export class ImagePullError extends Error {}
+
+export interface PodRuntime {
+  /** Creates the pod's network namespace and IP, or returns the existing one. */
+  runSandbox(req: SandboxRequest): Promise<Sandbox>;
+  /** Takes the pod's network down; files (volumes, logs) stay. Idempotent. */
+  stopSandbox(pod: PodRef): Promise<void>;
+  /** Creates or refreshes the pod's volumes; idempotent. */
+  setUpVolumes(pod: PodRef, volumes: VolumeRequest[]): Promise<void>;
+  /** Removes everything left of a pod: network, volumes, logs, records. Idempotent. */
+  removePod(pod: PodRef): Promise<void>;
+  pullImage(image: string): Promise<ImageRef>;
+  /** Starts one container instance; rejects when the process cannot be started. */
+  startContainer(req: ContainerRequest): Promise<ContainerProcess>;
+  /** SIGTERM, then SIGKILL after the grace period; resolves once the process is gone. */
+  stopContainer(id: string, gracePeriodMs: number): Promise<void>;
+  /** Runs a command in the container's namespaces (exec probes). */
+  exec(id: string, command: string[], timeoutMs: number): Promise<ExecResult>;
+  /** kubelet's CRI log path for one container instance. */
+  logPath(pod: PodRef, container: string, attempt: number): string;
+  /** Containers an earlier agent run started, as recorded in the state directory. */
+  recoverContainers(): Promise<RecoveredContainer[]>;
+  /** Pods an earlier agent run set up (sandbox or volumes), whether or not a container still runs. */
+  recoverPods(): Promise<PodRef[]>;
+}

@@ -1,0 +1,408 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { Backoff } from "./backoff.js";
+import { AdmissionError, type DeviceAllocation } from "./device-manager.js";
+import { FakeKubeClient } from "./fake-kube-client.js";
+import { FakePodRuntime } from "./fake-pod-runtime.js";
+import type { ContainerStatus, Pod } from "./k8s-types.js";
+import { silentLogger } from "./logger.js";
+import { PodStateStore } from "./pod-state-store.js";
+import { PodWorker, type DeviceAllocator, type PodWorkerDeps } from "./pod-worker.js";
+import { ServiceAccountTokens } from "./service-account-tokens.js";
+import type { ProbeRunner } from "./probe-runner.js";
+
+// The per-pod lifecycle against a fake runtime and a fake apiserver, one sync at a time, with a clock
+// the test moves.
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+class StubDevices implements DeviceAllocator {
+  readonly calls: string[] = [];
+  available = 1;
+  async allocate(pod: string, container: string, resource: string, count: number): Promise<DeviceAllocation> {
+    this.calls.push(`${pod}/${container}/${resource}x${count}`);
+    if (count > this.available) {
+      throw new AdmissionError(
+        "UnexpectedAdmissionError",
+        `Allocate failed due to requested number of devices unavailable for ${resource}. Requested: ${count}, Available: ${this.available}, which is unexpected`,
+      );
+    }
+    return {
+      resource,
+      deviceIDs: ["tun0"],
+      response: {
+        envs: { TUN: "tun0" },
+        mounts: [],
+        devices: [{ container_path: "/dev/net/tun", host_path: "/dev/net/tun", permissions: "rw" }],
+        annotations: {},
+      },
+    };
+  }
+  async preStart(): Promise<void> {}
+  restore(): void {}
+  release(pod: string): void {
+    this.calls.push(`release ${pod}`);
+  }
+}
+
+async function harness(spec: Record<string, unknown>, metadata: Record<string, unknown> = {}) {
+  const client = new FakeKubeClient();
+  const runtime = new FakePodRuntime();
+  const clock = { t: Date.parse("2025-01-01T00:00:00Z") };
+  const now = () => new Date(clock.t);
+  runtime.now = now;
+  client.clock = () => clock.t;
+  const dir = await mkdtemp(path.join(os.tmpdir(), "kvts-worker-"));
+  dirs.push(dir);
+  const devices = new StubDevices();
+  const probeResults = { ready: false };
+  const probeRunner: ProbeRunner = async () => ({ success: probeResults.ready, message: "not yet" });
+  const enqueued: (number | undefined)[] = [];
+  const deps: PodWorkerDeps = {
+    nodeName: "node01",
+    nodeIP: "10.244.1.1",
+    client,
+    runtime,
+    devices,
+    tokens: new ServiceAccountTokens(client, () => clock.t),
+    objects: { configMap: (ns, n) => client.getConfigMap(ns, n), secret: (ns, n) => client.getSecret(ns, n) },
+    probeRunner,
+    events: { record: () => {} },
+    store: new PodStateStore(path.join(dir, "pods")),
+    allocatable: () => ({ cpu: 2, memory: 2 ** 30, "ephemeral-storage": 2 ** 34 }),
+    apiService: { host: "10.96.0.1", port: 443 },
+    crashBackoff: new Backoff(10_000, 300_000, () => clock.t),
+    imageBackoff: new Backoff(10_000, 300_000, () => clock.t),
+    enqueue: (_uid, afterMs) => enqueued.push(afterMs),
+    log: silentLogger(),
+    now,
+  };
+  client.putPod({
+    metadata: { name: "web", namespace: "apps", uid: "uid-1", ...metadata },
+    spec: { nodeName: "node01", ...spec },
+    status: { phase: "Pending", conditions: [{ type: "PodScheduled", status: "True" }] },
+  });
+  const current = async (): Promise<Pod | undefined> => client.getPod("apps", "web");
+  const worker = new PodWorker((await current()) as Pod, deps);
+  const settle = () => new Promise((r) => setTimeout(r, 0));
+  const sync = async () => {
+    await settle();
+    return worker.sync(await current());
+  };
+  const status = async () => (await current())?.status;
+  const container = async (name: string): Promise<ContainerStatus | undefined> => {
+    const s = await status();
+    return [...(s?.initContainerStatuses ?? []), ...(s?.containerStatuses ?? [])].find(
+      (c) => c.name === name,
+    );
+  };
+  const condition = async (type: string) => (await status())?.conditions?.find((c) => c.type === type);
+  return {
+    client,
+    runtime,
+    clock,
+    worker,
+    sync,
+    status,
+    container,
+    condition,
+    devices,
+    probeResults,
+    enqueued,
+    deps,
+    dir,
+  };
+}
+
+const busybox = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  image: "busybox",
+  command: ["sleep", "3600"],
+  ...extra,
+});
+
+describe("PodWorker", () => {
+  it("runs a pod: sandbox IP, started container, Running and Ready", async () => {
+    const h = await harness({
+      containers: [
+        busybox("app", { env: [{ name: "WHO", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } }] }),
+      ],
+    });
+    await h.sync();
+    const proc = h.runtime.running("app");
+    expect(proc?.request).toMatchObject({
+      pod: { uid: "uid-1", namespace: "apps", name: "web" },
+      attempt: 0,
+      command: ["sleep", "3600"],
+      image: { image: "busybox", imageID: "kvts-image://busybox" },
+    });
+    expect(proc?.request.env).toMatchObject({ WHO: "10.244.1.10", KUBERNETES_SERVICE_HOST: "10.96.0.1" });
+    expect(await h.status()).toMatchObject({
+      phase: "Running",
+      podIP: "10.244.1.10",
+      podIPs: [{ ip: "10.244.1.10" }],
+      hostIP: "10.244.1.1",
+      startTime: "2025-01-01T00:00:00Z",
+    });
+    expect(await h.container("app")).toMatchObject({
+      state: { running: { startedAt: "2025-01-01T00:00:00Z" } },
+      ready: true,
+      started: true,
+      restartCount: 0,
+      containerID: `kvts://${proc?.id}`,
+      imageID: "kvts-image://busybox",
+    });
+    expect((await h.status())?.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual([
+      "PodReadyToStartContainers=True",
+      "Initialized=True",
+      "Ready=True",
+      "ContainersReady=True",
+      "PodScheduled=True",
+    ]);
+  });
+
+  it("runs init containers one after another to completion before the containers", async () => {
+    const h = await harness({
+      initContainers: [busybox("init1"), busybox("init2")],
+      containers: [busybox("app")],
+    });
+    await h.sync();
+    expect(h.runtime.processes.map((p) => p.request.name)).toEqual(["init1"]);
+    expect(await h.container("app")).toMatchObject({ state: { waiting: { reason: "PodInitializing" } } });
+    expect(await h.condition("Initialized")).toMatchObject({
+      status: "False",
+      reason: "ContainersNotInitialized",
+      message: "containers with incomplete status: [init1 init2]",
+    });
+    h.runtime.exit("init1", 0);
+    await h.sync();
+    expect(h.runtime.processes.map((p) => p.request.name)).toEqual(["init1", "init2"]);
+    h.runtime.exit("init2", 0);
+    await h.sync();
+    expect(h.runtime.running("app")).toBeDefined();
+    expect(await h.container("init2")).toMatchObject({
+      state: { terminated: { exitCode: 0, reason: "Completed" } },
+      ready: true,
+    });
+    expect(await h.condition("Initialized")).toMatchObject({ status: "True" });
+    expect((await h.status())?.phase).toBe("Running");
+  });
+
+  it("restarts a crashing container with kubelet's back-off and a growing restartCount", async () => {
+    const h = await harness({ containers: [busybox("app")] });
+    await h.sync();
+    h.runtime.exit("app", 1);
+    await h.sync(); // the first restart is immediate
+    expect(await h.container("app")).toMatchObject({
+      restartCount: 1,
+      state: { running: {} },
+      lastState: { terminated: { exitCode: 1, reason: "Error" } },
+    });
+    h.clock.t += 1000;
+    h.runtime.exit("app", 2);
+    const outcome = await h.sync();
+    expect(outcome.requeueAfterMs).toBe(10_000);
+    expect(await h.container("app")).toMatchObject({
+      restartCount: 1,
+      state: {
+        waiting: {
+          reason: "CrashLoopBackOff",
+          message: "back-off 10s restarting failed container=app pod=web_apps(uid-1)",
+        },
+      },
+      lastState: { terminated: { exitCode: 2 } },
+      ready: false,
+    });
+    expect((await h.status())?.phase).toBe("Running");
+    h.clock.t += 10_000;
+    await h.sync();
+    expect(await h.container("app")).toMatchObject({ restartCount: 2, state: { running: {} } });
+    expect(h.runtime.running("app")?.request.attempt).toBe(2);
+    h.runtime.exit("app", 1);
+    expect((await h.sync()).requeueAfterMs).toBe(20_000);
+  });
+
+  it.each([
+    ["OnFailure", 0, "Succeeded", "Completed"],
+    ["Never", 1, "Failed", "Error"],
+    ["Never", 0, "Succeeded", "Completed"],
+  ])("under restartPolicy %s an exit %d ends the pod %s", async (restartPolicy, code, phase, reason) => {
+    const h = await harness({ restartPolicy, containers: [busybox("app")] });
+    await h.sync();
+    h.runtime.exit("app", code);
+    await h.sync();
+    expect(await h.container("app")).toMatchObject({
+      state: { terminated: { exitCode: code, reason } },
+      restartCount: 0,
+    });
+    expect((await h.status())?.phase).toBe(phase);
+    expect(h.runtime.stoppedSandboxes).toEqual(["uid-1"]);
+    await h.sync();
+    expect(h.runtime.processes).toHaveLength(1);
+  });
+
+  it("reports an unknown image as ErrImagePull, then ImagePullBackOff, and retries after the back-off", async () => {
+    const h = await harness({ containers: [busybox("app", { image: "example.com/nope:1" })] });
+    await h.sync();
+    expect(await h.container("app")).toMatchObject({
+      state: {
+        waiting: {
+          reason: "ErrImagePull",
+          message: 'failed to pull image "example.com/nope:1": not in the kubevirt-ts image store',
+        },
+      },
+    });
+    expect((await h.status())?.phase).toBe("Pending");
+    h.clock.t += 1000;
+    const outcome = await h.sync();
+    expect(await h.container("app")).toMatchObject({
+      state: {
+        waiting: { reason: "ImagePullBackOff", message: 'Back-off pulling image "example.com/nope:1"' },
+      },
+    });
+    expect(outcome.requeueAfterMs).toBe(9000);
+    h.clock.t += 9000;
+    await h.sync();
+    expect((await h.container("app"))?.state?.waiting?.reason).toBe("ErrImagePull");
+  });
+
+  it("reports a missing ConfigMap key as CreateContainerConfigError and starts once it exists", async () => {
+    const h = await harness({
+      containers: [
+        busybox("app", {
+          env: [{ name: "MODE", valueFrom: { configMapKeyRef: { name: "cfg", key: "mode" } } }],
+        }),
+      ],
+    });
+    await h.sync();
+    expect(await h.container("app")).toMatchObject({
+      state: { waiting: { reason: "CreateContainerConfigError", message: 'configmap "cfg" not found' } },
+    });
+    h.client.addConfigMap("apps", "cfg", { mode: "fast" });
+    await h.sync();
+    expect(h.runtime.running("app")?.request.env.MODE).toBe("fast");
+  });
+
+  it("reports a command that cannot start as RunContainerError, then backs off with a StartError", async () => {
+    const h = await harness({ containers: [busybox("app", { command: ["/does/not/exist"] })] });
+    const first = await h.sync();
+    expect(await h.container("app")).toMatchObject({
+      state: {
+        waiting: {
+          reason: "RunContainerError",
+          message: expect.stringContaining("no such file or directory"),
+        },
+      },
+    });
+    expect(first.requeueAfterMs).toBe(0);
+    await h.sync(); // the first retry is immediate, and fails the same way
+    await h.sync();
+    expect(await h.container("app")).toMatchObject({
+      restartCount: 1,
+      state: { waiting: { reason: "CrashLoopBackOff" } },
+      lastState: { terminated: { exitCode: 128, reason: "StartError" } },
+    });
+  });
+
+  it("fails a pod whose command cannot start under restartPolicy Never", async () => {
+    const h = await harness({
+      restartPolicy: "Never",
+      containers: [busybox("app", { command: ["/does/not/exist"] })],
+    });
+    await h.sync();
+    await h.sync();
+    expect(await h.container("app")).toMatchObject({
+      state: { terminated: { exitCode: 128, reason: "StartError" } },
+    });
+    expect((await h.status())?.phase).toBe("Failed");
+  });
+
+  it("refuses volume types it does not support with a container status, not a hang", async () => {
+    const h = await harness({
+      containers: [busybox("app")],
+      volumes: [{ name: "data", persistentVolumeClaim: { claimName: "pvc" } }],
+    });
+    await h.sync();
+    expect(await h.container("app")).toMatchObject({
+      state: {
+        waiting: {
+          reason: "CreateContainerConfigError",
+          message: expect.stringContaining('volume "data" has type persistentVolumeClaim'),
+        },
+      },
+    });
+    expect(h.runtime.processes).toHaveLength(0);
+  });
+
+  it("holds Ready until the readiness probe passes", async () => {
+    const h = await harness({
+      containers: [busybox("app", { readinessProbe: { exec: { command: ["true"] }, periodSeconds: 1 } })],
+    });
+    await h.sync();
+    expect(await h.condition("Ready")).toMatchObject({ status: "False", reason: "ContainersNotReady" });
+    h.probeResults.ready = true;
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(h.enqueued.length).toBeGreaterThan(0);
+    await h.sync();
+    expect(await h.condition("Ready")).toMatchObject({ status: "True" });
+    await h.worker.sync(undefined); // the pod vanished: stops the probes with the container
+  });
+
+  it("on deletion stops containers with the grace period, cleans up and deletes the pod with its UID", async () => {
+    const h = await harness({
+      terminationGracePeriodSeconds: 5,
+      containers: [busybox("app"), busybox("sidecar")],
+    });
+    await h.sync();
+    h.runtime.stubborn.add("sidecar");
+    const pod = h.client.pods.get("apps/web") as Record<string, Record<string, unknown>>;
+    h.client.putPod({
+      ...pod,
+      metadata: { ...pod.metadata, deletionTimestamp: "2025-01-01T00:01:00Z", deletionGracePeriodSeconds: 1 },
+    });
+    const started = Date.now();
+    const outcome = await h.sync();
+    expect(outcome.done).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900); // the 2 s minimum for the stubborn one
+    expect(h.runtime.stops.map((s) => s.graceMs)).toEqual([2000, 2000]);
+    expect(h.runtime.removed).toEqual(["uid-1"]);
+    expect(h.client.writes("delete", "pod/apps/web")).toEqual([
+      { verb: "delete", target: "pod/apps/web", body: { uid: "uid-1" } },
+    ]);
+    expect(h.client.pods.has("apps/web")).toBe(false);
+    const final = h.client.writes("patch-status", "pod/apps/web").at(-1)?.body as {
+      status: { containerStatuses: ContainerStatus[] };
+    };
+    expect(final.status.containerStatuses.map((c) => c.state?.terminated?.exitCode)).toEqual([143, 137]);
+  });
+
+  it("allocates device plugin resources and hands the devices and envs to the container", async () => {
+    const h = await harness({
+      containers: [busybox("compute", { resources: { limits: { "devices.kubevirt.io/tun": "1" } } })],
+    });
+    await h.sync();
+    expect(h.devices.calls).toEqual(["uid-1/compute/devices.kubevirt.io/tunx1"]);
+    expect(h.runtime.running("compute")?.request).toMatchObject({
+      env: { TUN: "tun0" },
+      devices: [{ hostPath: "/dev/net/tun", containerPath: "/dev/net/tun", permissions: "rw" }],
+    });
+  });
+
+  it("fails a pod whose devices cannot be allocated, with kubelet's reason", async () => {
+    const h = await harness({
+      containers: [busybox("compute", { resources: { limits: { "devices.kubevirt.io/tun": "2" } } })],
+    });
+    await h.sync();
+    expect(await h.status()).toMatchObject({
+      phase: "Failed",
+      reason: "UnexpectedAdmissionError",
+      message: expect.stringContaining("Requested: 2, Available: 1"),
+    });
+    expect(h.runtime.processes).toHaveLength(0);
+  });
+});

@@ -1,0 +1,654 @@
+import { goDuration, type Backoff } from "./backoff.js";
+import { lastLogLines } from "./cri-log.js";
+import { buildContainerRequest, extendedResourceRequests, podRef } from "./container-request.js";
+import {
+  CONTAINER_ID_SCHEME,
+  exitReason,
+  newRecord,
+  phaseOf,
+  toContainerStatus,
+  type ContainerRecord,
+  type Termination,
+} from "./container-record.js";
+import {
+  AdmissionError,
+  isExtendedResource,
+  type DeviceAllocation,
+  type DeviceManager,
+} from "./device-manager.js";
+import { ContainerConfigError, type ObjectSource } from "./env.js";
+import { containerFieldPath, type EventRecorder } from "./events.js";
+import type { NodeAllocatable } from "./downward-api.js";
+import type { KubeClient } from "./kube-client.js";
+import type { Container, Pod } from "./k8s-types.js";
+import type { Logger } from "./logger.js";
+import { ContainerProbes } from "./prober.js";
+import type { ProbeRunner } from "./probe-runner.js";
+import {
+  ImagePullError,
+  type ContainerProcess,
+  type ExitStatus,
+  type PodRuntime,
+  type Sandbox,
+} from "./pod-runtime.js";
+import type { PodState, PodStateStore } from "./pod-state-store.js";
+import { podConditions, podPhase } from "./pod-status.js";
+import { podDescription, restartPolicyOf, shouldRestart } from "./restart-policy.js";
+import { renderVolumes, UnsupportedVolumeError, VolumeSetUpError, type TokenSource } from "./volumes.js";
+
+// One pod's lifecycle on the node, driven by `sync` (called by the work queue, one call at a time, after
+// every change of the pod or of its containers): admit (device allocation), sandbox, volumes, init
+// containers in order, then the containers, restarts with kubelet's back-off, status reporting, and on
+// deletion: stop with the grace period, tear down, and delete the pod object.
+
+export const RESYNC_MS = 60_000;
+/** How soon kubelet's pod worker retries after a failed sync step. */
+export const RETRY_MS = 10_000;
+const MIN_GRACE_SECONDS = 2;
+const DEFAULT_GRACE_SECONDS = 30;
+const NEVER_STARTED = "1970-01-01T00:00:00Z";
+
+export type DeviceAllocator = Pick<DeviceManager, "allocate" | "preStart" | "restore" | "release">;
+
+export interface PodWorkerDeps {
+  nodeName: string;
+  nodeIP: string;
+  client: KubeClient;
+  runtime: PodRuntime;
+  devices: DeviceAllocator;
+  tokens: TokenSource & { forget(uid: string): void };
+  objects: ObjectSource;
+  probeRunner: ProbeRunner;
+  events: EventRecorder;
+  store: PodStateStore;
+  allocatable: () => NodeAllocatable;
+  apiService: { host: string; port: number };
+  crashBackoff: Backoff;
+  imageBackoff: Backoff;
+  /** Asks for another sync of this pod (after `afterMs`, or now). */
+  enqueue: (uid: string, afterMs?: number) => void;
+  log: Logger;
+  now?: () => Date;
+}
+
+export interface SyncOutcome {
+  requeueAfterMs?: number;
+  /** The pod is gone and the worker can be dropped. */
+  done?: boolean;
+}
+
+const timestamp = (d: Date): string => d.toISOString().replace(/\.\d+Z$/, "Z");
+const isTerminalPhase = (phase: string | undefined): boolean => phase === "Succeeded" || phase === "Failed";
+
+export class PodWorker {
+  readonly uid: string;
+  private pod: Pod;
+  private sandbox: Sandbox | undefined;
+  private readonly records = new Map<string, ContainerRecord>();
+  private readonly processes = new Map<string, ContainerProcess>();
+  private readonly probes = new Map<string, ContainerProbes>();
+  private allocations: Record<string, DeviceAllocation[]> = {};
+  private admission: "pending" | "admitted" | AdmissionError = "pending";
+  private startTime: string | undefined;
+  private volumesFingerprint: string | undefined;
+  private lastStatus: string | undefined;
+  private lastSaved: string | undefined;
+  private podIPs: string[] = [];
+  /** Containers will not be (re)started: the pod reached a terminal phase or is being deleted. */
+  private stopped = false;
+  private finished = false;
+  private readonly now: () => Date;
+
+  constructor(
+    pod: Pod,
+    private readonly deps: PodWorkerDeps,
+  ) {
+    this.uid = pod.metadata.uid;
+    this.pod = pod;
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  get namespace(): string {
+    return this.pod.metadata.namespace ?? "default";
+  }
+
+  get name(): string {
+    return this.pod.metadata.name;
+  }
+
+  /** The record of a container, for the logs endpoint. */
+  record(container: string): ContainerRecord | undefined {
+    return this.records.get(container);
+  }
+
+  isRunning(container: string): boolean {
+    return this.processes.has(container);
+  }
+
+  // ---- restore after an agent restart ----
+
+  /** Takes over what an earlier agent run recorded; live processes are adopted, dead ones count as exited. */
+  restore(
+    state: PodState,
+    live: Map<string, { id: string; process?: ContainerProcess; exit?: ExitStatus }>,
+  ): void {
+    this.startTime = state.startTime;
+    this.podIPs = state.podIPs;
+    if (state.podIPs.length > 0) this.sandbox = { podIPs: state.podIPs };
+    this.allocations = state.allocations;
+    for (const [container, list] of Object.entries(state.allocations)) {
+      for (const allocation of list) this.deps.devices.restore(this.uid, container, allocation);
+    }
+    this.admission = "admitted";
+    for (const saved of state.containers) {
+      const record: ContainerRecord = { ...saved };
+      this.records.set(record.name, record);
+      if (!record.running) continue;
+      const found = live.get(record.name);
+      const id = record.running.containerID.slice(CONTAINER_ID_SCHEME.length);
+      if (found?.process && found.id === id) {
+        this.watch(record.name, found.process);
+      } else {
+        const exit = found?.id === id ? found.exit : undefined;
+        this.recordExit(
+          record,
+          exit ?? { exitCode: 255, finishedAt: this.now() },
+          exit ? undefined : "Unknown",
+        );
+      }
+    }
+  }
+
+  // ---- the sync loop ----
+
+  async sync(pod: Pod | undefined): Promise<SyncOutcome> {
+    if (this.finished) return { done: true };
+    if (!pod) return this.forget();
+    this.pod = pod;
+    if (pod.metadata.deletionTimestamp) return this.terminateAndDelete();
+    if (isTerminalPhase(pod.status?.phase)) this.stopped = true;
+
+    let wake = RESYNC_MS;
+    if (!this.stopped) {
+      if (this.admission === "pending") await this.admit();
+      if (this.admission instanceof AdmissionError) {
+        this.stopped = true;
+      } else {
+        wake = Math.min(wake, await this.runContainers());
+      }
+    }
+    // A finished pod this agent knows nothing about (e.g. after losing its state): keep the status it has.
+    const unknownFinishedPod = this.records.size === 0 && isTerminalPhase(pod.status?.phase);
+    const phase = unknownFinishedPod ? (pod.status?.phase as string) : await this.reportStatus();
+    if (isTerminalPhase(phase) && !this.stopped) {
+      // Finished for good (restartPolicy Never/OnFailure): nothing restarts; leftovers are stopped.
+      this.stopped = true;
+      await this.stopEverything(this.gracePeriodMs());
+      await this.reportStatus();
+    }
+    if (this.stopped && this.processes.size === 0 && this.sandbox) {
+      await this.deps.runtime.stopSandbox(podRef(pod));
+      this.deps.devices.release(this.uid);
+      this.sandbox = undefined;
+    }
+    await this.save();
+    return { requeueAfterMs: wake };
+  }
+
+  private async admit(): Promise<void> {
+    const containers = [...(this.pod.spec.initContainers ?? []), ...this.pod.spec.containers];
+    try {
+      for (const container of containers) {
+        for (const { resource, count } of extendedResourceRequests(container, isExtendedResource)) {
+          const allocation = await this.deps.devices.allocate(this.uid, container.name, resource, count);
+          (this.allocations[container.name] ??= []).push(allocation);
+        }
+      }
+      this.admission = "admitted";
+    } catch (err) {
+      if (!(err instanceof AdmissionError)) throw err;
+      this.deps.devices.release(this.uid);
+      this.allocations = {};
+      this.admission = err;
+      this.deps.events.record(this.pod, "Warning", err.reason, err.message);
+    }
+  }
+
+  /** Brings sandbox, volumes and containers towards the spec; returns when to look again. */
+  private async runContainers(): Promise<number> {
+    const ref = podRef(this.pod);
+    try {
+      this.sandbox = await this.deps.runtime.runSandbox({
+        ...ref,
+        hostNetwork: this.pod.spec.hostNetwork ?? false,
+      });
+      this.podIPs = this.sandbox.podIPs;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.deps.events.record(
+        this.pod,
+        "Warning",
+        "FailedCreatePodSandBox",
+        `Failed to create pod sandbox: ${message}`,
+      );
+      this.markWaiting("ContainerCreating", message);
+      return RETRY_MS;
+    }
+    this.startTime ??= this.pod.status?.startTime ?? timestamp(this.now());
+
+    try {
+      const volumes = await renderVolumes({
+        pod: this.pod,
+        runtime: this.runtimeFacts(),
+        allocatable: this.deps.allocatable(),
+        objects: this.deps.objects,
+        tokens: this.deps.tokens,
+      });
+      const fingerprint = JSON.stringify(volumes);
+      if (fingerprint !== this.volumesFingerprint) {
+        await this.deps.runtime.setUpVolumes(ref, volumes).catch((err: unknown) => {
+          // The runtime's refusals (a hostPath of the wrong type, ...) wait like a missing object does.
+          if (err instanceof VolumeSetUpError) throw err;
+          throw new VolumeSetUpError("", err instanceof Error ? err.message : String(err), true);
+        });
+        this.volumesFingerprint = fingerprint;
+      }
+    } catch (err) {
+      if (err instanceof VolumeSetUpError) {
+        this.deps.events.record(this.pod, "Warning", "FailedMount", err.message);
+        this.markWaiting("ContainerCreating", err.message);
+        return RETRY_MS;
+      }
+      if (err instanceof UnsupportedVolumeError) {
+        this.deps.events.record(this.pod, "Warning", "Failed", `Error: ${err.message}`);
+        this.markWaiting("CreateContainerConfigError", err.message);
+        return RESYNC_MS;
+      }
+      throw err;
+    }
+
+    const inits = this.pod.spec.initContainers ?? [];
+    for (const container of inits) {
+      const record = this.recordFor(container);
+      if (record.running) return RESYNC_MS;
+      if (record.lastExit?.exitCode === 0 && !record.waiting) continue;
+      if (record.lastExit && restartPolicyOf(this.pod) === "Never") return RESYNC_MS;
+      return this.startOrWait(container, true);
+    }
+    let wake = RESYNC_MS;
+    for (const container of this.pod.spec.containers) {
+      const record = this.recordFor(container);
+      if (record.running) continue;
+      if (record.everStarted && record.lastExit) {
+        if (!shouldRestart(restartPolicyOf(this.pod), false, record.lastExit.exitCode)) {
+          record.waiting = undefined;
+          continue;
+        }
+      }
+      wake = Math.min(wake, await this.startOrWait(container, false));
+    }
+    return wake;
+  }
+
+  private recordFor(container: Container): ContainerRecord {
+    let record = this.records.get(container.name);
+    if (!record) {
+      record = newRecord(container.name, container.image ?? "");
+      const isInit = (this.pod.spec.initContainers ?? []).some((c) => c.name === container.name);
+      if (!isInit && (this.pod.spec.initContainers ?? []).length > 0)
+        record.waiting = { reason: "PodInitializing" };
+      this.records.set(container.name, record);
+    }
+    return record;
+  }
+
+  /** Shows every container that is not running as waiting for `reason` (sandbox/volume problems). */
+  private markWaiting(reason: string, message: string): void {
+    for (const container of [...(this.pod.spec.initContainers ?? []), ...this.pod.spec.containers]) {
+      const record = this.recordFor(container);
+      if (!record.running && !(record.lastExit && !record.waiting)) record.waiting = { reason, message };
+    }
+  }
+
+  /** Starts the container unless a back-off holds it; returns milliseconds until it should be looked at again. */
+  private async startOrWait(container: Container, isInit: boolean): Promise<number> {
+    const record = this.recordFor(container);
+    const fieldPath = containerFieldPath(this.pod, container.name);
+    if (record.everStarted && record.lastExit) {
+      const key = `${this.uid}/${container.name}`;
+      const finishedAt = Date.parse(record.lastExit.finishedAt);
+      if (this.deps.crashBackoff.isInBackOffSince(key, finishedAt)) {
+        const delay = this.deps.crashBackoff.get(key);
+        record.waiting = {
+          reason: "CrashLoopBackOff",
+          message: `back-off ${goDuration(delay)} restarting failed container=${container.name} pod=${podDescription(this.pod)}`,
+        };
+        this.deps.events.record(
+          this.pod,
+          "Warning",
+          "BackOff",
+          `Back-off restarting failed container ${container.name} in pod ${podDescription(this.pod)}`,
+          fieldPath,
+        );
+        return this.deps.crashBackoff.remaining(key, finishedAt);
+      }
+      this.deps.crashBackoff.next(key, finishedAt);
+    }
+
+    const image = container.image ?? "";
+    const imageKey = `${this.uid}/image/${image}`;
+    const now = this.now().getTime();
+    if (this.deps.imageBackoff.isInBackOffSinceUpdate(imageKey, now)) {
+      record.waiting = { reason: "ImagePullBackOff", message: `Back-off pulling image "${image}"` };
+      this.deps.events.record(this.pod, "Normal", "BackOff", `Back-off pulling image "${image}"`, fieldPath);
+      return this.deps.imageBackoff.remainingSinceUpdate(imageKey);
+    }
+    let imageRef;
+    try {
+      imageRef = await this.deps.runtime.pullImage(image);
+    } catch (err) {
+      if (!(err instanceof ImagePullError)) throw err;
+      this.deps.imageBackoff.next(imageKey, now);
+      record.waiting = { reason: "ErrImagePull", message: err.message };
+      this.deps.events.record(
+        this.pod,
+        "Warning",
+        "Failed",
+        `Failed to pull image "${image}": ${err.message}`,
+        fieldPath,
+      );
+      return this.deps.imageBackoff.get(imageKey);
+    }
+    record.imageID = imageRef.imageID;
+
+    const attempt = record.everStarted ? record.restartCount + 1 : 0;
+    let request;
+    try {
+      request = await buildContainerRequest({
+        pod: this.pod,
+        container,
+        attempt,
+        image: imageRef,
+        runtimeFacts: this.runtimeFacts(),
+        allocatable: this.deps.allocatable(),
+        apiService: this.deps.apiService,
+        objects: this.deps.objects,
+        allocations: this.allocations[container.name] ?? [],
+      });
+      for (const allocation of this.allocations[container.name] ?? [])
+        await this.deps.devices.preStart(allocation);
+    } catch (err) {
+      if (!(err instanceof ContainerConfigError)) throw err;
+      record.waiting = { reason: "CreateContainerConfigError", message: err.message };
+      this.deps.events.record(this.pod, "Warning", "Failed", `Error: ${err.message}`, fieldPath);
+      return RETRY_MS;
+    }
+
+    this.deps.events.record(
+      this.pod,
+      "Normal",
+      "Pulled",
+      `Container image "${image}" already present on machine`,
+      fieldPath,
+    );
+    let process: ContainerProcess;
+    try {
+      process = await this.deps.runtime.startContainer(request);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      record.everStarted = true;
+      record.restartCount = attempt;
+      this.pushExit(record, {
+        attempt,
+        exitCode: 128,
+        reason: "StartError",
+        message,
+        startedAt: NEVER_STARTED,
+        finishedAt: timestamp(this.now()),
+        containerID: `${CONTAINER_ID_SCHEME}${this.uid}-${container.name}-${attempt}`,
+      });
+      this.deps.events.record(this.pod, "Warning", "Failed", `Error: ${message}`, fieldPath);
+      // A container that will be retried shows RunContainerError until the next sync turns it into a
+      // back-off; one that will not is simply terminated with the StartError.
+      if (!shouldRestart(restartPolicyOf(this.pod), isInit, 128)) {
+        record.waiting = undefined;
+        return RESYNC_MS;
+      }
+      record.waiting = { reason: "RunContainerError", message };
+      return 0;
+    }
+    record.everStarted = true;
+    record.restartCount = attempt;
+    record.waiting = undefined;
+    record.running = {
+      containerID: `${CONTAINER_ID_SCHEME}${process.id}`,
+      startedAt: timestamp(process.startedAt),
+      attempt,
+    };
+    this.deps.events.record(this.pod, "Normal", "Created", `Created container: ${container.name}`, fieldPath);
+    this.deps.events.record(this.pod, "Normal", "Started", `Started container ${container.name}`, fieldPath);
+    this.watch(container.name, process);
+    return RESYNC_MS;
+  }
+
+  // ---- running containers ----
+
+  private runtimeFacts() {
+    return { podIPs: this.podIPs, hostIPs: [this.deps.nodeIP] };
+  }
+
+  private watch(name: string, process: ContainerProcess): void {
+    this.processes.set(name, process);
+    const container = this.pod.spec.containers.find((c) => c.name === name);
+    if (container && (container.readinessProbe || container.livenessProbe || container.startupProbe)) {
+      const probes = new ContainerProbes(
+        {
+          ...(container.startupProbe ? { startup: container.startupProbe } : {}),
+          ...(container.readinessProbe ? { readiness: container.readinessProbe } : {}),
+          ...(container.livenessProbe ? { liveness: container.livenessProbe } : {}),
+        },
+        { containerID: process.id, podIP: this.podIPs[0] ?? this.deps.nodeIP, container },
+        this.deps.probeRunner,
+        {
+          changed: () => this.deps.enqueue(this.uid),
+          failed: (_kind, message) =>
+            this.deps.events.record(
+              this.pod,
+              "Warning",
+              "Unhealthy",
+              message,
+              containerFieldPath(this.pod, name),
+            ),
+          unhealthy: (kind) => {
+            this.deps.events.record(
+              this.pod,
+              "Normal",
+              "Killing",
+              `Container ${name} failed ${kind.toLowerCase()} probe, will be restarted`,
+              containerFieldPath(this.pod, name),
+            );
+            void this.deps.runtime.stopContainer(process.id, this.gracePeriodMs());
+          },
+        },
+      );
+      this.probes.set(name, probes);
+    }
+    process.exited.then(
+      (exit) => this.onExit(name, process, exit),
+      (err: unknown) => {
+        this.deps.log.error({ err, pod: this.name, container: name }, "lost track of a container process");
+        this.onExit(name, process, { exitCode: 255, finishedAt: this.now() });
+      },
+    );
+  }
+
+  private onExit(name: string, process: ContainerProcess, exit: ExitStatus): void {
+    if (this.processes.get(name) !== process) return;
+    this.processes.delete(name);
+    this.probes.get(name)?.stop();
+    this.probes.delete(name);
+    const record = this.records.get(name);
+    if (record) this.recordExit(record, exit);
+    this.deps.enqueue(this.uid);
+  }
+
+  private recordExit(record: ContainerRecord, exit: ExitStatus, reason?: string): void {
+    const running = record.running;
+    record.running = undefined;
+    record.waiting = undefined;
+    const container = [...(this.pod.spec.initContainers ?? []), ...this.pod.spec.containers].find(
+      (c) => c.name === record.name,
+    );
+    let message: string | undefined;
+    if (container?.terminationMessagePolicy === "FallbackToLogsOnError" && exit.exitCode !== 0) {
+      message = lastLogLines(this.deps.runtime.logPath(podRef(this.pod), record.name, running?.attempt ?? 0));
+    }
+    this.pushExit(record, {
+      attempt: running?.attempt ?? record.restartCount,
+      exitCode: exit.exitCode,
+      ...(exit.signal ? { signal: exit.signal } : {}),
+      reason: reason ?? exitReason(exit.exitCode),
+      ...(message ? { message } : {}),
+      startedAt: running?.startedAt ?? NEVER_STARTED,
+      finishedAt: timestamp(exit.finishedAt),
+      containerID: running?.containerID ?? "",
+    });
+  }
+
+  private pushExit(record: ContainerRecord, termination: Termination): void {
+    if (record.lastExit) record.previousExit = record.lastExit;
+    record.lastExit = termination;
+  }
+
+  // ---- status ----
+
+  private probeState(name: string, isInit: boolean): { ready: boolean; started: boolean } {
+    const record = this.records.get(name);
+    if (isInit) {
+      const done = Boolean(record && phaseOf(record) === "terminated" && record.lastExit?.exitCode === 0);
+      return { ready: done, started: Boolean(record?.running) };
+    }
+    if (!record?.running) return { ready: false, started: false };
+    const probes = this.probes.get(name);
+    return { ready: probes ? probes.ready : true, started: probes ? probes.started : true };
+  }
+
+  /** Computes the pod status from the records and patches it when it changed; returns the phase. */
+  private async reportStatus(podIsTerminal = false): Promise<string> {
+    const pod = this.pod;
+    const statusOf = (c: Container, isInit: boolean) =>
+      toContainerStatus(this.recordFor(c), this.probeState(c.name, isInit));
+    const initStatuses = (pod.spec.initContainers ?? []).map((c) => statusOf(c, true));
+    const containerStatuses = pod.spec.containers.map((c) => statusOf(c, false));
+    const all = [...initStatuses, ...containerStatuses];
+    let phase: string = podPhase(pod, all, podIsTerminal);
+    const apiPhase = pod.status?.phase;
+    // Pods never leave a terminal phase.
+    if (isTerminalPhase(apiPhase) && phase !== apiPhase) phase = apiPhase as string;
+    const rejected = this.admission instanceof AdmissionError ? this.admission : undefined;
+    if (rejected) phase = "Failed";
+    const now = timestamp(this.now());
+    const conditions = podConditions(
+      pod,
+      all,
+      phase as "Pending" | "Running" | "Succeeded" | "Failed",
+      Boolean(this.sandbox),
+      now,
+    );
+    const status: Record<string, unknown> = {
+      phase,
+      conditions,
+      hostIP: this.deps.nodeIP,
+      hostIPs: [{ ip: this.deps.nodeIP }],
+      ...(this.podIPs[0] ? { podIP: this.podIPs[0], podIPs: this.podIPs.map((ip) => ({ ip })) } : {}),
+      ...(this.startTime ? { startTime: this.startTime } : {}),
+      ...(initStatuses.length > 0 ? { initContainerStatuses: initStatuses } : {}),
+      containerStatuses,
+      ...(rejected ? { reason: rejected.reason, message: rejected.message } : {}),
+    };
+    const serialized = JSON.stringify(status);
+    if (serialized !== this.lastStatus) {
+      try {
+        this.pod = await this.deps.client.patchPodStatus(this.namespace, this.name, { status });
+        this.lastStatus = serialized;
+      } catch (err) {
+        this.deps.log.warn({ err, pod: this.name }, "pod status patch failed");
+        this.deps.enqueue(this.uid, RETRY_MS);
+      }
+    }
+    return phase;
+  }
+
+  // ---- termination ----
+
+  private gracePeriodMs(): number {
+    const seconds =
+      this.pod.metadata.deletionGracePeriodSeconds ??
+      this.pod.spec.terminationGracePeriodSeconds ??
+      DEFAULT_GRACE_SECONDS;
+    return Math.max(seconds, MIN_GRACE_SECONDS) * 1000;
+  }
+
+  private async stopEverything(graceMs: number): Promise<void> {
+    for (const probes of this.probes.values()) probes.stop();
+    this.probes.clear();
+    const running = [...this.processes.entries()];
+    await Promise.all(
+      running.map(async ([name, process]) => {
+        this.deps.events.record(
+          this.pod,
+          "Normal",
+          "Killing",
+          `Stopping container ${name}`,
+          containerFieldPath(this.pod, name),
+        );
+        await this.deps.runtime.stopContainer(process.id, graceMs);
+        await process.exited.catch(() => undefined);
+      }),
+    );
+  }
+
+  private async terminateAndDelete(): Promise<SyncOutcome> {
+    this.stopped = true;
+    await this.stopEverything(this.gracePeriodMs());
+    await this.reportStatus(true);
+    await this.cleanUp();
+    await this.deps.client.deletePodNow(this.namespace, this.name, this.uid);
+    this.finished = true;
+    return { done: true };
+  }
+
+  /** The pod vanished from the apiserver (force deletion): stop and clean up without reporting. */
+  private async forget(): Promise<SyncOutcome> {
+    this.stopped = true;
+    await this.stopEverything(this.gracePeriodMs());
+    await this.cleanUp();
+    this.finished = true;
+    return { done: true };
+  }
+
+  private async cleanUp(): Promise<void> {
+    await this.deps.runtime.removePod(podRef(this.pod));
+    this.deps.devices.release(this.uid);
+    this.deps.tokens.forget(this.uid);
+    this.deps.crashBackoff.forget(`${this.uid}/`);
+    this.deps.imageBackoff.forget(`${this.uid}/`);
+    await this.deps.store.remove(this.uid);
+  }
+
+  private async save(): Promise<void> {
+    const state: PodState = {
+      uid: this.uid,
+      namespace: this.namespace,
+      name: this.name,
+      ...(this.startTime ? { startTime: this.startTime } : {}),
+      podIPs: this.podIPs,
+      containers: [...this.records.values()],
+      allocations: this.allocations,
+    };
+    const serialized = JSON.stringify(state);
+    if (serialized === this.lastSaved) return;
+    await this.deps.store.save(state);
+    this.lastSaved = serialized;
+  }
+}

@@ -1,0 +1,68 @@
+import { mkdir, stat } from "node:fs/promises";
+import { secureJoin } from "./path-resolver.js";
+import type { PreparedVolume, SourceKind } from "./volumes.js";
+
+// A container's volumeMounts turned into bind mounts: which host path goes where, read-only or not. subPath
+// is resolved inside its volume (a symlink in the volume cannot point it elsewhere) and created when missing,
+// as kubelet does.
+
+export interface VolumeMountRequest {
+  name: string;
+  mountPath: string;
+  subPath?: string;
+  readOnly?: boolean;
+  /** Accepted for completeness; mounts behave as `None` (see the runtime README notes). */
+  mountPropagation?: string;
+}
+
+export interface ContainerMount {
+  /** Host path bind-mounted into the container. */
+  source: string;
+  /** Absolute path inside the container. */
+  destination: string;
+  readOnly: boolean;
+  kind: SourceKind;
+}
+
+export class MountConfigError extends Error {
+  override readonly name = "MountConfigError";
+}
+
+async function kindOf(target: string): Promise<SourceKind> {
+  const stats = await stat(target); // rejects when missing
+  return stats.isDirectory() ? "directory" : stats.isFile() ? "file" : "other";
+}
+
+export async function resolveVolumeMounts(
+  containerName: string,
+  volumes: ReadonlyMap<string, PreparedVolume>,
+  requests: readonly VolumeMountRequest[],
+): Promise<ContainerMount[]> {
+  const mounts: ContainerMount[] = [];
+  for (const request of requests) {
+    const volume = volumes.get(request.name);
+    if (!volume) {
+      throw new MountConfigError(
+        `cannot find volume "${request.name}" to mount into container "${containerName}"`,
+      );
+    }
+    if (!request.mountPath.startsWith("/")) {
+      throw new MountConfigError(`mount path ${JSON.stringify(request.mountPath)} must be absolute`);
+    }
+    let source = volume.source;
+    let kind = volume.kind;
+    if (request.subPath) {
+      if (volume.kind !== "directory") {
+        throw new MountConfigError(
+          `subPath ${request.subPath} of volume "${request.name}" needs a directory volume`,
+        );
+      }
+      source = await secureJoin(volume.source, request.subPath);
+      const existing = await kindOf(source).catch(() => undefined);
+      if (existing === undefined) await mkdir(source, { recursive: true });
+      kind = existing ?? "directory";
+    }
+    mounts.push({ source, destination: request.mountPath, readOnly: request.readOnly ?? false, kind });
+  }
+  return mounts;
+}

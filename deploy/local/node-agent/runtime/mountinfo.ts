@@ -1,0 +1,61 @@
+import { readFile } from "node:fs/promises";
+
+// /proc/<pid>/mountinfo, parsed: which mounts exist and how they nest. Used to rebuild the host's mounts
+// inside a container root and to find mounts under a directory before removing it.
+
+export interface MountEntry {
+  id: number;
+  parentId: number;
+  mountPoint: string;
+  fsType: string;
+  source: string;
+}
+
+/** Undoes the kernel's octal escapes (`\040` for a space) in mountinfo paths. */
+function unescape(field: string): string {
+  return field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+}
+
+export function parseMountInfo(text: string): MountEntry[] {
+  const entries: MountEntry[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    const fields = line.split(" ");
+    const separator = fields.indexOf("-");
+    const [id, parentId, , , mountPoint] = fields;
+    const fsType = fields[separator + 1];
+    const source = fields[separator + 2];
+    if (separator < 6 || !id || !parentId || !mountPoint || !fsType || source === undefined) {
+      throw new Error(`malformed mountinfo line: ${line}`);
+    }
+    entries.push({
+      id: Number(id),
+      parentId: Number(parentId),
+      mountPoint: unescape(mountPoint),
+      fsType,
+      source,
+    });
+  }
+  return entries;
+}
+
+export async function readMountInfo(pid: number | "self" = "self"): Promise<MountEntry[]> {
+  return parseMountInfo(await readFile(`/proc/${pid}/mountinfo`, "utf8"));
+}
+
+/** The mounts directly on top of the root mount, i.e. what a copy of "/" without submounts lacks. */
+export function topLevelMounts(entries: readonly MountEntry[]): MountEntry[] {
+  const roots = entries.filter((entry) => entry.mountPoint === "/");
+  const root = roots[roots.length - 1];
+  if (!root) throw new Error("mountinfo has no root mount");
+  return entries.filter((entry) => entry.parentId === root.id && entry.mountPoint !== "/");
+}
+
+/** Mount points at or below `dir`, deepest first (the order to unmount them in). */
+export function mountsUnder(entries: readonly MountEntry[], dir: string): string[] {
+  const prefix = dir.endsWith("/") ? dir : `${dir}/`;
+  const points = entries
+    .map((entry) => entry.mountPoint)
+    .filter((point) => point === dir || point.startsWith(prefix));
+  return [...new Set(points)].sort((a, b) => b.split("/").length - a.split("/").length || b.localeCompare(a));
+}

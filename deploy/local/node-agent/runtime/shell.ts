@@ -1,0 +1,95 @@
+import type { MountStep } from "./container-root.js";
+
+// The two small shell programs behind a container start. The setup script performs a planned list of
+// mount steps inside the container's mount namespace (run by the agent through nsenter, with a clean
+// environment). The waiter is what the container's process runs first: it reports that its namespaces
+// exist, waits for the agent's go-ahead, then becomes the container's command in its new root. Every
+// value is single-quoted, so paths and arguments never reach the shell as code.
+
+/** Quotes one word for POSIX sh. */
+export function shellQuote(word: string): string {
+  if (word.includes("\0")) throw new Error("a shell word cannot contain NUL");
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function overlayOption(what: string, value: string): string {
+  // The overlay option string uses ',' and ':' as separators and cannot escape them.
+  if (/[,:]/.test(value))
+    throw new Error(`overlay ${what} path ${JSON.stringify(value)} may not contain ',' or ':'`);
+  return `${what}=${value}`;
+}
+
+function renderStep(step: MountStep): string[] {
+  const q = shellQuote;
+  switch (step.op) {
+    case "tmpfs":
+      return [`mount -t tmpfs -o ${q(step.options)} tmpfs ${q(step.target)}`];
+    case "mkdir":
+      return [`mkdir -p ${q(step.target)}`];
+    case "touch":
+      return [`: >> ${q(step.target)}`];
+    case "overlay": {
+      const options = [
+        overlayOption("lowerdir", step.lower),
+        overlayOption("upperdir", step.upper),
+        overlayOption("workdir", step.work),
+      ].join(",");
+      return [`mount -t overlay -o ${q(options)} overlay ${q(step.target)}`];
+    }
+    case "bind":
+      return [
+        `mount --rbind ${q(step.source)} ${q(step.target)}`,
+        ...(step.readOnly ? [`mount -o remount,bind,ro ${q(step.target)}`] : []),
+      ];
+    case "devpts":
+      return [`mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts ${q(step.target)}`];
+    case "symlink":
+      return [`ln -sfn ${q(step.linkTo)} ${q(step.target)}`];
+    case "write":
+      return [
+        `printf '%s' ${q(step.content)} > ${q(step.target)}`,
+        `chmod ${step.mode.toString(8)} ${q(step.target)}`,
+      ];
+  }
+}
+
+export function renderSetupScript(steps: readonly MountStep[]): string {
+  return ["set -e", ...steps.flatMap(renderStep), ""].join("\n");
+}
+
+/** Exit code of a waiter that never got the go-ahead (the start was abandoned). */
+export const ABANDONED_START_EXIT_CODE = 125;
+
+export interface WaiterOptions {
+  unsharePath: string;
+  rootDir: string;
+  workingDir: string;
+  uid?: number;
+  gid?: number;
+}
+
+/** The waiter; the container's argv follows as "$@", and fd 3 is the agent's control socket. */
+export function renderWaiterScript(options: WaiterOptions): string {
+  const identity =
+    options.uid !== undefined
+      ? [`--setgid=${options.gid ?? 0}`, `--setuid=${options.uid}`].map(shellQuote)
+      : [];
+  const exec = [
+    "exec",
+    shellQuote(options.unsharePath),
+    shellQuote(`--root=${options.rootDir}`),
+    shellQuote(`--wd=${options.workingDir}`),
+    ...identity,
+    "--",
+    '"$@"',
+  ].join(" ");
+  const abandon = `exit ${ABANDONED_START_EXIT_CODE}`;
+  return [
+    `echo ready >&3 || ${abandon}`,
+    `IFS= read -r go <&3 || ${abandon}`,
+    `[ "$go" = run ] || ${abandon}`,
+    "exec 3<&-",
+    exec,
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,15 @@
+// Writes pkg/api/generated/*.ts from api/openapi-spec/swagger.json.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { generateApiSources } from "./index.js";
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const swagger: unknown = JSON.parse(readFileSync(join(repoRoot, "api/openapi-spec/swagger.json"), "utf8"));
+const files = generateApiSources(swagger);
+for (const file of files) {
+  const target = join(repoRoot, file.path);
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileSync(target, file.content);
+}
+console.log(`wrote ${files.length} files under pkg/api/generated`);

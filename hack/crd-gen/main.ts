@@ -1,0 +1,17 @@
+// Writes the generated CRDs (only those: other generators own the rest of manifests/generated).
+// Usage: npx tsx hack/crd-gen/main.ts
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { repoRoot } from "../all-generators.js";
+import { CRD_OUTPUT_DIR, generateCrdFiles } from "./index.js";
+
+const files = generateCrdFiles(
+  JSON.parse(readFileSync(join(repoRoot, "api/openapi-spec/swagger.json"), "utf8")),
+);
+const outputDir = join(repoRoot, CRD_OUTPUT_DIR);
+mkdirSync(outputDir, { recursive: true });
+const wanted = new Set(files.map((f) => basename(f.path)));
+for (const stale of readdirSync(outputDir).filter((name) => !wanted.has(name)))
+  rmSync(join(outputDir, stale));
+for (const file of files) writeFileSync(join(repoRoot, file.path), file.content);
+console.log(`wrote ${files.length} CRDs to ${CRD_OUTPUT_DIR}`);

@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import type { DomainSpec, VirtualMachine } from "../../../../api/generated/v1.js";
+import { clusterWith, valueAt } from "../../../../defaults/testing.js";
+import type { AdmissionOperation, MutationResponse } from "./admission.js";
+import { mutateVirtualMachine } from "./vm-mutator.js";
+
+function newVM(domain: DomainSpec = { devices: {} }): VirtualMachine {
+  return {
+    apiVersion: "kubevirt.io/v1",
+    kind: "VirtualMachine",
+    metadata: { name: "vm-cirros", namespace: "default", labels: { app: "demo" } },
+    spec: {
+      runStrategy: "Halted",
+      template: { metadata: { labels: { "kubevirt.io/vm": "vm-cirros" } }, spec: { domain } },
+    },
+  };
+}
+
+let counter = 0;
+const uuids = () => `uuid-${++counter}`;
+
+function mutate(vm: unknown, operation: AdmissionOperation = "CREATE"): MutationResponse {
+  counter = 0;
+  return mutateVirtualMachine({ operation, object: vm }, { clusterConfig: clusterWith(), newUUID: uuids });
+}
+
+function patchedSpec(response: MutationResponse): unknown {
+  return response.patch?.find((op) => op.path === "/spec")?.value;
+}
+
+describe("VM mutator", () => {
+  it("replaces spec and metadata", () => {
+    const response = mutate(newVM());
+    expect(response.allowed).toBe(true);
+    expect(response.patch?.map((op) => `${op.op} ${op.path}`)).toEqual([
+      "replace /spec",
+      "replace /metadata",
+    ]);
+    expect(response.patch?.[1]?.value).toEqual(newVM().metadata);
+  });
+
+  it.each<[string, AdmissionOperation, Record<string, unknown>]>([
+    [
+      "a new VM gets a firmware UUID and serial",
+      "CREATE",
+      { "template.spec.domain.firmware": { uuid: "uuid-1", serial: "uuid-2" } },
+    ],
+    [
+      "an updated VM gets no firmware UUID (the VM controller owns it then)",
+      "UPDATE",
+      { "template.spec.domain.firmware": undefined },
+    ],
+    ["every VM gets the template's architecture", "UPDATE", { "template.spec.architecture": "amd64" }],
+    ["every VM gets the template's machine type", "UPDATE", { "template.spec.domain.machine.type": "q35" }],
+    [
+      "a new VM's template gets PCI topology v3",
+      "CREATE",
+      { "template.metadata.annotations": { "kubevirt.io/pci-topology-version": "v3" } },
+    ],
+    [
+      "an updated VM's template gets no PCI topology version",
+      "UPDATE",
+      { "template.metadata.annotations": undefined },
+    ],
+    [
+      "the template is not defaulted like a VMI",
+      "CREATE",
+      { "template.spec.domain.cpu": undefined, "template.spec.networks": undefined },
+    ],
+    ["the run strategy is left as given", "CREATE", { runStrategy: "Halted" }],
+  ])("%s", (_rule, operation, expected) => {
+    const spec = patchedSpec(mutate(newVM(), operation));
+    for (const [path, value] of Object.entries(expected)) expect(valueAt(spec, path), path).toEqual(value);
+  });
+
+  it("keeps a given firmware UUID and serial", () => {
+    const spec = patchedSpec(mutate(newVM({ devices: {}, firmware: { uuid: "mine", serial: "S1" } })));
+    expect(valueAt(spec, "template.spec.domain.firmware")).toEqual({ uuid: "mine", serial: "S1" });
+  });
+
+  it("changes nothing for a VM being deleted", () => {
+    const vm = newVM();
+    vm.metadata = { ...vm.metadata, deletionTimestamp: "2024-01-01T00:00:00Z" };
+    expect(mutate(vm, "UPDATE")).toEqual({ allowed: true });
+  });
+
+  it("refuses a VM without a template with a 422", () => {
+    const response = mutate({ metadata: { name: "x" }, spec: { runStrategy: "Always" } });
+    expect(response.allowed).toBe(false);
+    expect(response.result?.details?.causes.map((cause) => cause.field)).toEqual(["spec.template"]);
+  });
+
+  it("does not change the object it was given", () => {
+    const vm = newVM();
+    const before = structuredClone(vm);
+    mutate(vm);
+    expect(vm).toEqual(before);
+  });
+});

@@ -1,0 +1,62 @@
+// The VirtualMachine mutating webhook's decisions (upstream mutators/vm-mutator.go), without the HTTP
+// plumbing: a new VM gets a firmware UUID and serial, every VM gets the template's architecture and
+// machine type, and the patch replaces spec and metadata.
+import { VirtualMachineSchema } from "../../../../api/generated/v1.js";
+import type { VirtualMachine } from "../../../../api/generated/v1.js";
+import { setVirtualMachineDefaults } from "../../../../defaults/defaults.js";
+import type { DefaultingOptions } from "../../../../defaults/defaults.js";
+import { newRandomUUID } from "../../../../defaults/firmware-uuid.js";
+import { supportsPCIeHotplug } from "../../../../defaults/pci.js";
+import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
+import {
+  allowed,
+  allowedWithPatch,
+  replaceMembers,
+  validateSchema,
+  type MutationRequest,
+  type MutationResponse,
+} from "./admission.js";
+import { setDefaultPciTopologyVersion } from "./pci-topology.js";
+
+export interface VMMutatorContext extends DefaultingOptions {
+  clusterConfig: ClusterConfig;
+}
+
+/**
+ * Only on CREATE: assigning them on UPDATE would race the VM controller, which persists a
+ * name-derived UUID for VMs created before UUIDs were assigned here.
+ */
+function setFirmwareDefaultsIfEmpty(vm: VirtualMachine, newUUID: () => string): void {
+  const domain = vm.spec.template.spec?.domain;
+  if (!domain) return;
+  const firmware = (domain.firmware ??= {});
+  if (!firmware.uuid) firmware.uuid = newUUID();
+  if (!firmware.serial) firmware.serial = newUUID();
+}
+
+/** The defaulted copy of a VM, as the webhook would store it. */
+export function applyVMMutations(
+  vm: VirtualMachine,
+  operation: MutationRequest["operation"],
+  context: VMMutatorContext,
+): VirtualMachine {
+  const copy = structuredClone(vm);
+  // Instancetype/preference inference and preferred machine type need the cluster; not ported yet.
+  if (operation === "CREATE") setFirmwareDefaultsIfEmpty(copy, context.newUUID ?? newRandomUUID);
+  const defaulted = setVirtualMachineDefaults(context.clusterConfig, copy);
+  const template = defaulted.spec.template;
+  if (operation === "CREATE" && template?.spec && supportsPCIeHotplug(template.spec)) {
+    setDefaultPciTopologyVersion((template.metadata ??= {}));
+  }
+  return defaulted;
+}
+
+export function mutateVirtualMachine(request: MutationRequest, context: VMMutatorContext): MutationResponse {
+  const checked = validateSchema(VirtualMachineSchema, request.object);
+  if (!checked.ok) return checked.response;
+  const vm = checked.value;
+  // Being deleted: change nothing, so as not to race other deletions in flight.
+  if (vm.metadata?.deletionTimestamp) return allowed();
+  const mutated = applyVMMutations(vm, request.operation, context);
+  return allowedWithPatch(replaceMembers({ spec: mutated.spec, metadata: mutated.metadata ?? {} }));
+}

@@ -1,0 +1,41 @@
+// vitest globalSetup of the `integration` project: a real control plane for the whole run. A cluster
+// that is already up (`make up`) is reused and left as it was; otherwise one is started here and
+// removed again afterwards (set KVTS_KEEP_CLUSTER=1 to keep it for the next run).
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { knownProcesses, runningProcesses } from "../../deploy/local/cluster/inventory.js";
+import { layout } from "../../deploy/local/cluster/layout.js";
+import { startControlPlane } from "../../deploy/local/cluster/start.js";
+import { stopCluster, stopProcesses } from "../../deploy/local/cluster/stop.js";
+
+const say = (line: string) => console.log(`[integration] ${line}`);
+
+export default async function setup(): Promise<() => Promise<void>> {
+  const l = layout();
+  if (process.getuid?.() !== 0) {
+    throw new Error("integration tests need root: the cluster creates links, network namespaces and mounts");
+  }
+  const build = spawnSync("bash", [join(l.repoRoot, "deploy/local/build-binaries.sh")], { stdio: "inherit" });
+  if (build.status !== 0) throw new Error(`deploy/local/build-binaries.sh failed (exit ${build.status})`);
+
+  const runningBefore = await runningProcesses(l);
+  await startControlPlane(l, say);
+  say(
+    runningBefore.length > 0
+      ? `reusing the running cluster (${runningBefore.join(", ")})`
+      : "control plane up",
+  );
+
+  return async () => {
+    if (process.env.KVTS_KEEP_CLUSTER) {
+      say(`KVTS_KEEP_CLUSTER set: leaving the cluster running (make down removes it)`);
+      return;
+    }
+    if (runningBefore.length === 0) {
+      await stopCluster(l, say);
+      return;
+    }
+    const startedHere = knownProcesses(l).filter((name) => !runningBefore.includes(name));
+    await stopProcesses(l, startedHere, say);
+  };
+}

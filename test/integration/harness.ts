@@ -1,0 +1,50 @@
+// What integration tests use to talk to the real cluster the global setup brought up (or the
+// `make up` cluster it found running): a client-node KubeConfig, the built kubectl, and nodes on demand.
+import { execFile } from "node:child_process";
+import { KubeConfig } from "@kubernetes/client-node";
+import { binary, layout } from "../../deploy/local/cluster/layout.js";
+import { startKubeProxy, startNodeAgents, waitForReadyNodes } from "../../deploy/local/cluster/start.js";
+
+export const cluster = layout();
+
+/** The admin identity (system:masters) from `.local/kubeconfig`. */
+export async function kubeConfig(): Promise<KubeConfig> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(cluster.adminKubeconfig);
+  return kc;
+}
+
+export interface KubectlResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+/** Runs the kubectl built with the cluster (same release) against it; never throws on a non-zero exit. */
+export function kubectl(args: string[], options: { input?: string } = {}): Promise<KubectlResult> {
+  return new Promise((resolvePromise) => {
+    const child = execFile(
+      binary(cluster, "kubectl"),
+      ["--kubeconfig", cluster.adminKubeconfig, ...args],
+      { encoding: "utf8", maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolvePromise({ stdout, stderr, code });
+      },
+    );
+    if (options.input !== undefined) child.stdin?.end(options.input);
+  });
+}
+
+/**
+ * Starts the node agents and kube-proxy if they are not running and waits for every node to be
+ * Ready. For tests that need Pods to run; the global setup's teardown stops them again.
+ */
+export async function ensureNodes(): Promise<void> {
+  const say = (line: string) => console.log(`[nodes] ${line}`);
+  const agents = await startNodeAgents(cluster, say);
+  if (!agents.started)
+    throw new Error("the node agent (deploy/local/node-agent/main.ts) is not in this checkout");
+  await waitForReadyNodes(cluster, say);
+  await startKubeProxy(cluster, say);
+}
