@@ -45,12 +45,12 @@ function renderDefinition(
   const { typeName } = locateDefinition(name);
   const schema = schemaName(typeName);
   const doc = jsDoc(node.description);
-  const schemaDoc = `/** Parses \`${name}\`; unknown keys are kept. */\n`;
   if (node.properties !== undefined) {
+    const objectDoc = `/** Parses \`${name}\`; unknown keys are kept. */\n`;
     const members = renderMembers(node, ctx);
     return (
       `${doc}export interface ${typeName} {\n${members.map((m) => m.tsMember).join("\n")}\n}\n` +
-      `${schemaDoc}export const ${schema}: z.ZodType<${typeName}> = kit.looseObject<${typeName}>({\n` +
+      `${objectDoc}export const ${schema}: z.ZodType<${typeName}> = kit.looseObject<${typeName}>({\n` +
       `${members.map((m) => m.zodMember).join("\n")}\n});\n`
     );
   }
@@ -60,7 +60,7 @@ function renderDefinition(
   // Helpers return the plain zod type; state the alias' type instead of inferring it.
   return (
     `${doc}export type ${typeName} = ${rendered.ts};\n` +
-    `${schemaDoc}export const ${schema}: z.ZodType<${typeName}> = kit.typed<${typeName}>(${zod});\n`
+    `/** Parses \`${name}\`. */\nexport const ${schema}: z.ZodType<${typeName}> = kit.typed<${typeName}>(${zod});\n`
   );
 }
 

@@ -191,3 +191,12 @@ describe("__proto__ keys", () => {
     ]);
   });
 });
+
+describe("in-memory input", () => {
+  it("with a cycle gives errors, not a hang or a throw", () => {
+    const cyclic: Record<string, unknown> = { spec: {} };
+    cyclic.self = cyclic;
+    const result = parseDefinition("v1.VirtualMachine", cyclic);
+    expect(result.ok ? [] : result.errors.map(String)).toEqual(["spec.template: Required value"]);
+  });
+});

@@ -52,9 +52,11 @@ const PROTO_DETAIL = "the field name __proto__ is not allowed";
 function protoKeyPaths(input: unknown): Segment[][] {
   const found: Segment[][] = [];
   const pending: { value: unknown; path: Segment[] }[] = [{ value: input, path: [] }];
+  const visited = new WeakSet<object>(); // JSON has no cycles, but in-memory objects may
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const { value, path } = next;
-    if (typeof value !== "object" || value === null) continue;
+    if (typeof value !== "object" || value === null || visited.has(value)) continue;
+    visited.add(value);
     if (Object.hasOwn(value, PROTO_KEY)) found.push([...path, PROTO_KEY]);
     const entries: [Segment, unknown][] = Array.isArray(value)
       ? value.map((item, i): [Segment, unknown] => [i, item])
@@ -182,7 +184,8 @@ function locateField(root: z.ZodType, segments: readonly Segment[], rootPath: Pa
   let schema: z.ZodType | undefined = root;
   let path = rootPath;
   for (const segment of segments) {
-    const container: z.ZodType | undefined = schema === undefined ? undefined : containerFor(unwrap(schema), segment);
+    const container: z.ZodType | undefined =
+      schema === undefined ? undefined : containerFor(unwrap(schema), segment);
     if (typeof segment === "number") {
       path = (path ?? Path.of("")).index(segment);
       schema = container instanceof z.ZodArray ? (container.element as z.ZodType) : undefined;

@@ -86,10 +86,7 @@ export function setDefaultGuestCPUTopology(spec: VirtualMachineInstanceSpec): vo
   if (current && (current.cores || current.sockets || current.threads)) return;
   const cpu: CPU = (spec.domain.cpu ??= {});
   const resources = spec.domain.resources;
-  const limit =
-    resources?.limits && "cpu" in resources.limits ? resourceQuantity(resources.limits, "cpu") : undefined;
-  const request = resourceQuantity(resources?.requests, "cpu");
-  const source = limit ?? request;
+  const source = resourceQuantity(resources?.limits, "cpu") ?? resourceQuantity(resources?.requests, "cpu");
   cpu.sockets = source === undefined ? 1 : toUint32(source.value());
   cpu.cores = 1;
   cpu.threads = 1;

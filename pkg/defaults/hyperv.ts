@@ -16,7 +16,7 @@ export const VmxFeature: CPUFeature = { name: "vmx", policy: "require" };
 
 interface HypervDependency {
   field: string;
-  /** The feature's state; a read-only snapshot for the features upstream also copies. */
+  /** Read when the walk reaches it, so a prerequisite enabled earlier in the walk counts. */
   state: () => FeatureState | undefined;
   requires: { field: string; get: () => FeatureState | undefined; enable: () => void };
 }

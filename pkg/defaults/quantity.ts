@@ -16,6 +16,10 @@ const SUFFIX_MESSAGE = "unable to parse quantity's suffix";
 const NANO_EXPONENT = -9;
 const NANOS_PER_UNIT = 10n ** 9n;
 const MAX_INT64 = (1n << 63n) - 1n;
+// Go keeps any exponent and any number of digits; exact bigint arithmetic on "1e999999999" would
+// not finish, so absurd sizes are refused (callers treat them as unparsable, like other bad text).
+const MAX_DECIMAL_EXPONENT = 1000;
+const MAX_DIGITS = 1000;
 
 const DECIMAL_SUFFIXES: Readonly<Record<string, number>> = {
   n: -9,
@@ -74,6 +78,7 @@ function splitQuantity(text: string): SplitQuantity {
   if (text[position] === "-" || text[position] === "+") position++;
   while (isDigit(text[position])) position++;
   if (position < text.length) throw new QuantityParseError(FORMAT_MESSAGE);
+  if (integerDigits.length + fractionDigits.length > MAX_DIGITS) throw new QuantityParseError(FORMAT_MESSAGE);
   return { positive, integerDigits, fractionDigits, suffix: text.slice(suffixStart) };
 }
 
@@ -84,7 +89,7 @@ function interpretSuffix(suffix: string): Suffix {
   if (binary !== undefined) return { base: 2, exponent: binary, format: "BinarySI" };
   if (suffix.length > 1 && (suffix[0] === "e" || suffix[0] === "E") && /^[+-]?\d+$/.test(suffix.slice(1))) {
     const exponent = Number(suffix.slice(1));
-    if (Number.isSafeInteger(exponent) && Math.abs(exponent) < 2 ** 31) {
+    if (Number.isSafeInteger(exponent) && Math.abs(exponent) <= MAX_DECIMAL_EXPONENT) {
       return { base: 10, exponent, format: "DecimalExponent" };
     }
   }

@@ -5,6 +5,13 @@ import type { ContainerStatus } from "./k8s-types.js";
 // terminated for good) and lastState the instance before it, as kubelet reports them.
 
 export const CONTAINER_ID_SCHEME = "kvts://";
+/** The start time runtimes report for an instance that never started. */
+export const NEVER_STARTED = "1970-01-01T00:00:00Z";
+
+/** Times as the API writes them: RFC 3339, whole seconds. */
+export function apiTime(date: Date): string {
+  return date.toISOString().replace(/\.\d+Z$/, "Z");
+}
 
 export interface Termination {
   /** Which instance exited (its log file is `<attempt>.log`). */
@@ -104,4 +111,10 @@ export function toContainerStatus(record: ContainerRecord, probe: ProbeState): C
     ...(containerID ? { containerID } : {}),
     started: probe.started,
   };
+}
+
+/** Records an exit: it becomes lastExit, and the exit before it previousExit. */
+export function pushExit(record: ContainerRecord, termination: Termination): void {
+  if (record.lastExit) record.previousExit = record.lastExit;
+  record.lastExit = termination;
 }

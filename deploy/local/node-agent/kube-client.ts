@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Transport } from "../../../pkg/controller/rest.js";
-import { isNotFound } from "../../../pkg/controller/api-error.js";
+import { isConflict, isNotFound } from "../../../pkg/controller/api-error.js";
 import {
   configMapSchema,
   leaseSchema,
@@ -178,13 +178,13 @@ export class RestKubeClient implements KubeClient {
       gracePeriodSeconds: 0,
       preconditions: { uid },
     };
-    await orUndefined(
-      this.transport.request({
-        method: "DELETE",
-        path: `/api/v1/namespaces/${namespace}/pods/${name}`,
-        body: options,
-      }),
-    );
+    const path = `/api/v1/namespaces/${namespace}/pods/${name}`;
+    try {
+      await this.transport.request({ method: "DELETE", path, body: options });
+    } catch (err) {
+      // Gone already, or the name now belongs to a newer pod (the UID precondition failed): nothing to do.
+      if (!isNotFound(err) && !isConflict(err)) throw err;
+    }
   }
 
   getConfigMap(namespace: string, name: string): Promise<ConfigMap | undefined> {

@@ -1,39 +1,34 @@
-import { goDuration, type Backoff } from "./backoff.js";
+import type { Backoff } from "./backoff.js";
 import { lastLogLines } from "./cri-log.js";
-import { buildContainerRequest, extendedResourceRequests, podRef } from "./container-request.js";
+import { extendedResourceRequests, podRef } from "./container-request.js";
 import {
-  CONTAINER_ID_SCHEME,
+  apiTime,
   exitReason,
   newRecord,
+  NEVER_STARTED,
   phaseOf,
+  pushExit,
   toContainerStatus,
+  CONTAINER_ID_SCHEME,
   type ContainerRecord,
-  type Termination,
 } from "./container-record.js";
+import { startOrWait, type StarterDeps } from "./container-starter.js";
 import {
   AdmissionError,
   isExtendedResource,
   type DeviceAllocation,
   type DeviceManager,
 } from "./device-manager.js";
-import { ContainerConfigError, type ObjectSource } from "./env.js";
-import { containerFieldPath, type EventRecorder } from "./events.js";
-import type { NodeAllocatable } from "./downward-api.js";
+import { containerFieldPath } from "./events.js";
 import type { KubeClient } from "./kube-client.js";
 import type { Container, Pod } from "./k8s-types.js";
 import type { Logger } from "./logger.js";
 import { ContainerProbes } from "./prober.js";
 import type { ProbeRunner } from "./probe-runner.js";
-import {
-  ImagePullError,
-  type ContainerProcess,
-  type ExitStatus,
-  type PodRuntime,
-  type Sandbox,
-} from "./pod-runtime.js";
+import type { ContainerProcess, ExitStatus, Sandbox } from "./pod-runtime.js";
 import type { PodState, PodStateStore } from "./pod-state-store.js";
-import { podConditions, podPhase } from "./pod-status.js";
-import { podDescription, restartPolicyOf, shouldRestart } from "./restart-policy.js";
+import { buildPodStatus, isTerminalPhase } from "./pod-status-report.js";
+import { restartPolicyOf, shouldRestart } from "./restart-policy.js";
 import { renderVolumes, UnsupportedVolumeError, VolumeSetUpError, type TokenSource } from "./volumes.js";
 
 // One pod's lifecycle on the node, driven by `sync` (called by the work queue, one call at a time, after
@@ -46,29 +41,20 @@ export const RESYNC_MS = 60_000;
 export const RETRY_MS = 10_000;
 const MIN_GRACE_SECONDS = 2;
 const DEFAULT_GRACE_SECONDS = 30;
-const NEVER_STARTED = "1970-01-01T00:00:00Z";
 
 export type DeviceAllocator = Pick<DeviceManager, "allocate" | "preStart" | "restore" | "release">;
 
-export interface PodWorkerDeps {
+export interface PodWorkerDeps extends StarterDeps {
   nodeName: string;
   nodeIP: string;
   client: KubeClient;
-  runtime: PodRuntime;
   devices: DeviceAllocator;
   tokens: TokenSource & { forget(uid: string): void };
-  objects: ObjectSource;
   probeRunner: ProbeRunner;
-  events: EventRecorder;
   store: PodStateStore;
-  allocatable: () => NodeAllocatable;
-  apiService: { host: string; port: number };
-  crashBackoff: Backoff;
-  imageBackoff: Backoff;
   /** Asks for another sync of this pod (after `afterMs`, or now). */
   enqueue: (uid: string, afterMs?: number) => void;
   log: Logger;
-  now?: () => Date;
 }
 
 export interface SyncOutcome {
@@ -76,9 +62,6 @@ export interface SyncOutcome {
   /** The pod is gone and the worker can be dropped. */
   done?: boolean;
 }
-
-const timestamp = (d: Date): string => d.toISOString().replace(/\.\d+Z$/, "Z");
-const isTerminalPhase = (phase: string | undefined): boolean => phase === "Succeeded" || phase === "Failed";
 
 export class PodWorker {
   readonly uid: string;
@@ -91,6 +74,8 @@ export class PodWorker {
   private admission: "pending" | "admitted" | AdmissionError = "pending";
   private startTime: string | undefined;
   private volumesFingerprint: string | undefined;
+  private volumesRenderedAt: number | undefined;
+  private sandboxEnsured = false;
   private lastStatus: string | undefined;
   private lastSaved: string | undefined;
   private podIPs: string[] = [];
@@ -216,57 +201,8 @@ export class PodWorker {
 
   /** Brings sandbox, volumes and containers towards the spec; returns when to look again. */
   private async runContainers(): Promise<number> {
-    const ref = podRef(this.pod);
-    try {
-      this.sandbox = await this.deps.runtime.runSandbox({
-        ...ref,
-        hostNetwork: this.pod.spec.hostNetwork ?? false,
-      });
-      this.podIPs = this.sandbox.podIPs;
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      this.deps.events.record(
-        this.pod,
-        "Warning",
-        "FailedCreatePodSandBox",
-        `Failed to create pod sandbox: ${message}`,
-      );
-      this.markWaiting("ContainerCreating", message);
-      return RETRY_MS;
-    }
-    this.startTime ??= this.pod.status?.startTime ?? timestamp(this.now());
-
-    try {
-      const volumes = await renderVolumes({
-        pod: this.pod,
-        runtime: this.runtimeFacts(),
-        allocatable: this.deps.allocatable(),
-        objects: this.deps.objects,
-        tokens: this.deps.tokens,
-      });
-      const fingerprint = JSON.stringify(volumes);
-      if (fingerprint !== this.volumesFingerprint) {
-        await this.deps.runtime.setUpVolumes(ref, volumes).catch((err: unknown) => {
-          // The runtime's refusals (a hostPath of the wrong type, ...) wait like a missing object does.
-          if (err instanceof VolumeSetUpError) throw err;
-          throw new VolumeSetUpError("", err instanceof Error ? err.message : String(err), true);
-        });
-        this.volumesFingerprint = fingerprint;
-      }
-    } catch (err) {
-      if (err instanceof VolumeSetUpError) {
-        this.deps.events.record(this.pod, "Warning", "FailedMount", err.message);
-        this.markWaiting("ContainerCreating", err.message);
-        return RETRY_MS;
-      }
-      if (err instanceof UnsupportedVolumeError) {
-        this.deps.events.record(this.pod, "Warning", "Failed", `Error: ${err.message}`);
-        this.markWaiting("CreateContainerConfigError", err.message);
-        return RESYNC_MS;
-      }
-      throw err;
-    }
-
+    const notReady = (await this.ensureSandbox()) ?? (await this.ensureVolumes());
+    if (notReady !== undefined) return notReady;
     const inits = this.pod.spec.initContainers ?? [];
     for (const container of inits) {
       const record = this.recordFor(container);
@@ -290,6 +226,73 @@ export class PodWorker {
     return wake;
   }
 
+  /** Creates the sandbox once per worker (the runtime re-adopts an existing one); a delay when it failed. */
+  private async ensureSandbox(): Promise<number | undefined> {
+    if (this.sandboxEnsured) return undefined;
+    try {
+      const ref = podRef(this.pod);
+      this.sandbox = await this.deps.runtime.runSandbox({
+        ...ref,
+        hostNetwork: this.pod.spec.hostNetwork ?? false,
+      });
+      this.podIPs = this.sandbox.podIPs;
+      this.sandboxEnsured = true;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.deps.events.record(
+        this.pod,
+        "Warning",
+        "FailedCreatePodSandBox",
+        `Failed to create pod sandbox: ${message}`,
+      );
+      this.markWaiting("ContainerCreating", message);
+      return RETRY_MS;
+    }
+    this.startTime ??= this.pod.status?.startTime ?? apiTime(this.now());
+    return undefined;
+  }
+
+  /**
+   * Renders the volumes (fetching objects and tokens) at most once per resync period once they are set
+   * up, and hands changed contents to the runtime; a delay when they cannot be set up yet.
+   */
+  private async ensureVolumes(): Promise<number | undefined> {
+    const now = this.now().getTime();
+    if (this.volumesRenderedAt !== undefined && now - this.volumesRenderedAt < RESYNC_MS) return undefined;
+    try {
+      const volumes = await renderVolumes({
+        pod: this.pod,
+        runtime: this.runtimeFacts(),
+        allocatable: this.deps.allocatable(),
+        objects: this.deps.objects,
+        tokens: this.deps.tokens,
+      });
+      const fingerprint = JSON.stringify(volumes);
+      if (fingerprint !== this.volumesFingerprint) {
+        await this.deps.runtime.setUpVolumes(podRef(this.pod), volumes).catch((err: unknown) => {
+          // The runtime's refusals (a hostPath of the wrong type, ...) wait like a missing object does.
+          if (err instanceof VolumeSetUpError) throw err;
+          throw new VolumeSetUpError("", err instanceof Error ? err.message : String(err), true);
+        });
+        this.volumesFingerprint = fingerprint;
+      }
+      this.volumesRenderedAt = now;
+      return undefined;
+    } catch (err) {
+      if (err instanceof VolumeSetUpError) {
+        this.deps.events.record(this.pod, "Warning", "FailedMount", err.message);
+        this.markWaiting("ContainerCreating", err.message);
+        return RETRY_MS;
+      }
+      if (err instanceof UnsupportedVolumeError) {
+        this.deps.events.record(this.pod, "Warning", "Failed", `Error: ${err.message}`);
+        this.markWaiting("CreateContainerConfigError", err.message);
+        return RESYNC_MS;
+      }
+      throw err;
+    }
+  }
+
   private recordFor(container: Container): ContainerRecord {
     let record = this.records.get(container.name);
     if (!record) {
@@ -310,125 +313,21 @@ export class PodWorker {
     }
   }
 
-  /** Starts the container unless a back-off holds it; returns milliseconds until it should be looked at again. */
+  /** Starts the container unless something holds it; returns when to look at it again. */
   private async startOrWait(container: Container, isInit: boolean): Promise<number> {
-    const record = this.recordFor(container);
-    const fieldPath = containerFieldPath(this.pod, container.name);
-    if (record.everStarted && record.lastExit) {
-      const key = `${this.uid}/${container.name}`;
-      const finishedAt = Date.parse(record.lastExit.finishedAt);
-      if (this.deps.crashBackoff.isInBackOffSince(key, finishedAt)) {
-        const delay = this.deps.crashBackoff.get(key);
-        record.waiting = {
-          reason: "CrashLoopBackOff",
-          message: `back-off ${goDuration(delay)} restarting failed container=${container.name} pod=${podDescription(this.pod)}`,
-        };
-        this.deps.events.record(
-          this.pod,
-          "Warning",
-          "BackOff",
-          `Back-off restarting failed container ${container.name} in pod ${podDescription(this.pod)}`,
-          fieldPath,
-        );
-        return this.deps.crashBackoff.remaining(key, finishedAt);
-      }
-      this.deps.crashBackoff.next(key, finishedAt);
+    const result = await startOrWait(this.deps, {
+      pod: this.pod,
+      container,
+      record: this.recordFor(container),
+      isInit,
+      runtimeFacts: this.runtimeFacts(),
+      allocations: this.allocations[container.name] ?? [],
+    });
+    if ("process" in result) {
+      this.watch(container.name, result.process);
+      return RESYNC_MS;
     }
-
-    const image = container.image ?? "";
-    const imageKey = `${this.uid}/image/${image}`;
-    const now = this.now().getTime();
-    if (this.deps.imageBackoff.isInBackOffSinceUpdate(imageKey, now)) {
-      record.waiting = { reason: "ImagePullBackOff", message: `Back-off pulling image "${image}"` };
-      this.deps.events.record(this.pod, "Normal", "BackOff", `Back-off pulling image "${image}"`, fieldPath);
-      return this.deps.imageBackoff.remainingSinceUpdate(imageKey);
-    }
-    let imageRef;
-    try {
-      imageRef = await this.deps.runtime.pullImage(image);
-    } catch (err) {
-      if (!(err instanceof ImagePullError)) throw err;
-      this.deps.imageBackoff.next(imageKey, now);
-      record.waiting = { reason: "ErrImagePull", message: err.message };
-      this.deps.events.record(
-        this.pod,
-        "Warning",
-        "Failed",
-        `Failed to pull image "${image}": ${err.message}`,
-        fieldPath,
-      );
-      return this.deps.imageBackoff.get(imageKey);
-    }
-    record.imageID = imageRef.imageID;
-
-    const attempt = record.everStarted ? record.restartCount + 1 : 0;
-    let request;
-    try {
-      request = await buildContainerRequest({
-        pod: this.pod,
-        container,
-        attempt,
-        image: imageRef,
-        runtimeFacts: this.runtimeFacts(),
-        allocatable: this.deps.allocatable(),
-        apiService: this.deps.apiService,
-        objects: this.deps.objects,
-        allocations: this.allocations[container.name] ?? [],
-      });
-      for (const allocation of this.allocations[container.name] ?? [])
-        await this.deps.devices.preStart(allocation);
-    } catch (err) {
-      if (!(err instanceof ContainerConfigError)) throw err;
-      record.waiting = { reason: "CreateContainerConfigError", message: err.message };
-      this.deps.events.record(this.pod, "Warning", "Failed", `Error: ${err.message}`, fieldPath);
-      return RETRY_MS;
-    }
-
-    this.deps.events.record(
-      this.pod,
-      "Normal",
-      "Pulled",
-      `Container image "${image}" already present on machine`,
-      fieldPath,
-    );
-    let process: ContainerProcess;
-    try {
-      process = await this.deps.runtime.startContainer(request);
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      record.everStarted = true;
-      record.restartCount = attempt;
-      this.pushExit(record, {
-        attempt,
-        exitCode: 128,
-        reason: "StartError",
-        message,
-        startedAt: NEVER_STARTED,
-        finishedAt: timestamp(this.now()),
-        containerID: `${CONTAINER_ID_SCHEME}${this.uid}-${container.name}-${attempt}`,
-      });
-      this.deps.events.record(this.pod, "Warning", "Failed", `Error: ${message}`, fieldPath);
-      // A container that will be retried shows RunContainerError until the next sync turns it into a
-      // back-off; one that will not is simply terminated with the StartError.
-      if (!shouldRestart(restartPolicyOf(this.pod), isInit, 128)) {
-        record.waiting = undefined;
-        return RESYNC_MS;
-      }
-      record.waiting = { reason: "RunContainerError", message };
-      return 0;
-    }
-    record.everStarted = true;
-    record.restartCount = attempt;
-    record.waiting = undefined;
-    record.running = {
-      containerID: `${CONTAINER_ID_SCHEME}${process.id}`,
-      startedAt: timestamp(process.startedAt),
-      attempt,
-    };
-    this.deps.events.record(this.pod, "Normal", "Created", `Created container: ${container.name}`, fieldPath);
-    this.deps.events.record(this.pod, "Normal", "Started", `Started container ${container.name}`, fieldPath);
-    this.watch(container.name, process);
-    return RESYNC_MS;
+    return result.waitMs;
   }
 
   // ---- running containers ----
@@ -503,21 +402,16 @@ export class PodWorker {
     if (container?.terminationMessagePolicy === "FallbackToLogsOnError" && exit.exitCode !== 0) {
       message = lastLogLines(this.deps.runtime.logPath(podRef(this.pod), record.name, running?.attempt ?? 0));
     }
-    this.pushExit(record, {
+    pushExit(record, {
       attempt: running?.attempt ?? record.restartCount,
       exitCode: exit.exitCode,
       ...(exit.signal ? { signal: exit.signal } : {}),
       reason: reason ?? exitReason(exit.exitCode),
       ...(message ? { message } : {}),
       startedAt: running?.startedAt ?? NEVER_STARTED,
-      finishedAt: timestamp(exit.finishedAt),
+      finishedAt: apiTime(exit.finishedAt),
       containerID: running?.containerID ?? "",
     });
-  }
-
-  private pushExit(record: ContainerRecord, termination: Termination): void {
-    if (record.lastExit) record.previousExit = record.lastExit;
-    record.lastExit = termination;
   }
 
   // ---- status ----
@@ -535,37 +429,20 @@ export class PodWorker {
 
   /** Computes the pod status from the records and patches it when it changed; returns the phase. */
   private async reportStatus(podIsTerminal = false): Promise<string> {
-    const pod = this.pod;
     const statusOf = (c: Container, isInit: boolean) =>
       toContainerStatus(this.recordFor(c), this.probeState(c.name, isInit));
-    const initStatuses = (pod.spec.initContainers ?? []).map((c) => statusOf(c, true));
-    const containerStatuses = pod.spec.containers.map((c) => statusOf(c, false));
-    const all = [...initStatuses, ...containerStatuses];
-    let phase: string = podPhase(pod, all, podIsTerminal);
-    const apiPhase = pod.status?.phase;
-    // Pods never leave a terminal phase.
-    if (isTerminalPhase(apiPhase) && phase !== apiPhase) phase = apiPhase as string;
-    const rejected = this.admission instanceof AdmissionError ? this.admission : undefined;
-    if (rejected) phase = "Failed";
-    const now = timestamp(this.now());
-    const conditions = podConditions(
-      pod,
-      all,
-      phase as "Pending" | "Running" | "Succeeded" | "Failed",
-      Boolean(this.sandbox),
-      now,
-    );
-    const status: Record<string, unknown> = {
-      phase,
-      conditions,
-      hostIP: this.deps.nodeIP,
-      hostIPs: [{ ip: this.deps.nodeIP }],
-      ...(this.podIPs[0] ? { podIP: this.podIPs[0], podIPs: this.podIPs.map((ip) => ({ ip })) } : {}),
+    const { phase, status } = buildPodStatus({
+      pod: this.pod,
+      initContainerStatuses: (this.pod.spec.initContainers ?? []).map((c) => statusOf(c, true)),
+      containerStatuses: this.pod.spec.containers.map((c) => statusOf(c, false)),
+      podIsTerminal,
+      ...(this.admission instanceof AdmissionError ? { rejected: this.admission } : {}),
+      sandboxReady: Boolean(this.sandbox),
+      nodeIP: this.deps.nodeIP,
+      podIPs: this.podIPs,
       ...(this.startTime ? { startTime: this.startTime } : {}),
-      ...(initStatuses.length > 0 ? { initContainerStatuses: initStatuses } : {}),
-      containerStatuses,
-      ...(rejected ? { reason: rejected.reason, message: rejected.message } : {}),
-    };
+      now: apiTime(this.now()),
+    });
     const serialized = JSON.stringify(status);
     if (serialized !== this.lastStatus) {
       try {

@@ -829,7 +829,7 @@ export const WeightedPodAffinityTermSchema: z.ZodType<WeightedPodAffinityTerm> =
  * This format is intended to make it difficult to use these numbers without writing some sort of special handling code in the hopes that that will cause implementors to also use a fixed point implementation.
  */
 export type Quantity = string | number;
-/** Parses `k8s.io.apimachinery.pkg.api.resource.Quantity`; unknown keys are kept. */
+/** Parses `k8s.io.apimachinery.pkg.api.resource.Quantity`. */
 export const QuantitySchema: z.ZodType<Quantity> = kit.typed<Quantity>(
   kit.union([
     kit.pattern(
@@ -1097,7 +1097,7 @@ export const DeleteOptionsSchema: z.ZodType<DeleteOptions> = kit.looseObject<Del
  * Duration is a wrapper around time.Duration which supports correct marshaling to YAML and JSON. In particular, it marshals into strings, which can be used as map keys in json.
  */
 export type Duration = string;
-/** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.Duration`; unknown keys are kept. */
+/** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.Duration`. */
 export const DurationSchema: z.ZodType<Duration> = kit.typed<Duration>(kit.string());
 
 /**
@@ -1108,7 +1108,7 @@ export const DurationSchema: z.ZodType<Duration> = kit.typed<Duration>(kit.strin
  * The exact format is defined in sigs.k8s.io/structured-merge-diff
  */
 export type FieldsV1 = Record<string, unknown>;
-/** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1`; unknown keys are kept. */
+/** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1`. */
 export const FieldsV1Schema: z.ZodType<FieldsV1> = kit.typed<FieldsV1>(kit.record(kit.unknown()));
 
 /**
@@ -1401,7 +1401,7 @@ export const OwnerReferenceSchema: z.ZodType<OwnerReference> = kit.looseObject<O
  * Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.
  */
 export type Patch = Record<string, unknown>;
-/** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.Patch`; unknown keys are kept. */
+/** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.Patch`. */
 export const PatchSchema: z.ZodType<Patch> = kit.typed<Patch>(kit.record(kit.unknown()));
 
 /**
@@ -1583,7 +1583,7 @@ export const StatusDetailsSchema: z.ZodType<StatusDetails> = kit.looseObject<Sta
  * Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON.  Wrappers are provided for many of the factory methods that the time package offers.
  */
 export type Time = string;
-/** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.Time`; unknown keys are kept. */
+/** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.Time`. */
 export const TimeSchema: z.ZodType<Time> = kit.typed<Time>(kit.string());
 
 /**
@@ -1649,14 +1649,14 @@ export const WatchEventSchema: z.ZodType<WatchEvent> = kit.looseObject<WatchEven
  * So what happens? Decode first uses json or yaml to unmarshal the serialized data into your external MyAPIObject. That causes the raw JSON to be stored, but not unpacked. The next step is to copy (using pkg/conversion) into the internal struct. The runtime package's DefaultScheme has conversion functions installed which will unpack the JSON stored in RawExtension, turning it into the correct object type, and storing it in the Object. (TODO: In the case where the object is of an unknown type, a runtime.Unknown object will be created and stored.)
  */
 export type RawExtension = Record<string, unknown>;
-/** Parses `k8s.io.apimachinery.pkg.runtime.RawExtension`; unknown keys are kept. */
+/** Parses `k8s.io.apimachinery.pkg.runtime.RawExtension`. */
 export const RawExtensionSchema: z.ZodType<RawExtension> = kit.typed<RawExtension>(kit.record(kit.unknown()));
 
 /**
  * IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number.
  */
 export type IntOrString = string | number;
-/** Parses `k8s.io.apimachinery.pkg.util.intstr.IntOrString`; unknown keys are kept. */
+/** Parses `k8s.io.apimachinery.pkg.util.intstr.IntOrString`. */
 export const IntOrStringSchema: z.ZodType<IntOrString> = kit.typed<IntOrString>(
   kit.union([kit.string(), kit.int32()]),
 );

@@ -419,7 +419,7 @@ export const ClaimRequestSchema: z.ZodType<ClaimRequest> = kit.looseObject<Claim
  * The struct is currently empty as there is no immediate request for user-facing APIs. This structure simply turns on USB redirection of UsbClientPassthroughMaxNumberOf devices.
  */
 export type ClientPassthroughDevices = Record<string, unknown>;
-/** Parses `v1.ClientPassthroughDevices`; unknown keys are kept. */
+/** Parses `v1.ClientPassthroughDevices`. */
 export const ClientPassthroughDevicesSchema: z.ZodType<ClientPassthroughDevices> =
   kit.typed<ClientPassthroughDevices>(kit.record(kit.unknown()));
 
@@ -640,7 +640,7 @@ export const ConfidentialComputeConfigurationSchema: z.ZodType<ConfidentialCompu
   });
 
 export type ConfigDriveSSHPublicKeyAccessCredentialPropagation = Record<string, unknown>;
-/** Parses `v1.ConfigDriveSSHPublicKeyAccessCredentialPropagation`; unknown keys are kept. */
+/** Parses `v1.ConfigDriveSSHPublicKeyAccessCredentialPropagation`. */
 export const ConfigDriveSSHPublicKeyAccessCredentialPropagationSchema: z.ZodType<ConfigDriveSSHPublicKeyAccessCredentialPropagation> =
   kit.typed<ConfigDriveSSHPublicKeyAccessCredentialPropagation>(kit.record(kit.unknown()));
 
@@ -877,7 +877,7 @@ export const DataVolumeSourceSchema: z.ZodType<DataVolumeSource> = kit.looseObje
 });
 
 export type DataVolumeTemplateDummyStatus = Record<string, unknown>;
-/** Parses `v1.DataVolumeTemplateDummyStatus`; unknown keys are kept. */
+/** Parses `v1.DataVolumeTemplateDummyStatus`. */
 export const DataVolumeTemplateDummyStatusSchema: z.ZodType<DataVolumeTemplateDummyStatus> =
   kit.typed<DataVolumeTemplateDummyStatus>(kit.record(kit.unknown()));
 
@@ -920,7 +920,7 @@ export const DataVolumeTemplateSpecSchema: z.ZodType<DataVolumeTemplateSpec> =
  * DeprecatedInterfaceMacvtap is an alias to the deprecated InterfaceMacvtap that connects to a given network by extending the Kubernetes node's L2 networks via a macvtap interface. Deprecated: Removed in v1.3
  */
 export type DeprecatedInterfaceMacvtap = Record<string, unknown>;
-/** Parses `v1.DeprecatedInterfaceMacvtap`; unknown keys are kept. */
+/** Parses `v1.DeprecatedInterfaceMacvtap`. */
 export const DeprecatedInterfaceMacvtapSchema: z.ZodType<DeprecatedInterfaceMacvtap> =
   kit.typed<DeprecatedInterfaceMacvtap>(kit.record(kit.unknown()));
 
@@ -928,7 +928,7 @@ export const DeprecatedInterfaceMacvtapSchema: z.ZodType<DeprecatedInterfaceMacv
  * DeprecatedInterfacePasst is an alias to the deprecated InterfacePasst Deprecated: Removed in v1.3
  */
 export type DeprecatedInterfacePasst = Record<string, unknown>;
-/** Parses `v1.DeprecatedInterfacePasst`; unknown keys are kept. */
+/** Parses `v1.DeprecatedInterfacePasst`. */
 export const DeprecatedInterfacePasstSchema: z.ZodType<DeprecatedInterfacePasst> =
   kit.typed<DeprecatedInterfacePasst>(kit.record(kit.unknown()));
 
@@ -936,7 +936,7 @@ export const DeprecatedInterfacePasstSchema: z.ZodType<DeprecatedInterfacePasst>
  * DeprecatedInterfaceSlirp is an alias to the deprecated InterfaceSlirp that connects to a given network using QEMU user networking mode. Deprecated: Removed in v1.3
  */
 export type DeprecatedInterfaceSlirp = Record<string, unknown>;
-/** Parses `v1.DeprecatedInterfaceSlirp`; unknown keys are kept. */
+/** Parses `v1.DeprecatedInterfaceSlirp`. */
 export const DeprecatedInterfaceSlirpSchema: z.ZodType<DeprecatedInterfaceSlirp> =
   kit.typed<DeprecatedInterfaceSlirp>(kit.record(kit.unknown()));
 
@@ -1182,12 +1182,12 @@ export const Diag288WatchdogSchema: z.ZodType<Diag288Watchdog> = kit.looseObject
 });
 
 export type DisableFreePageReporting = Record<string, unknown>;
-/** Parses `v1.DisableFreePageReporting`; unknown keys are kept. */
+/** Parses `v1.DisableFreePageReporting`. */
 export const DisableFreePageReportingSchema: z.ZodType<DisableFreePageReporting> =
   kit.typed<DisableFreePageReporting>(kit.record(kit.unknown()));
 
 export type DisableSerialConsoleLog = Record<string, unknown>;
-/** Parses `v1.DisableSerialConsoleLog`; unknown keys are kept. */
+/** Parses `v1.DisableSerialConsoleLog`. */
 export const DisableSerialConsoleLogSchema: z.ZodType<DisableSerialConsoleLog> =
   kit.typed<DisableSerialConsoleLog>(kit.record(kit.unknown()));
 
@@ -1500,7 +1500,7 @@ export const DownwardAPIVolumeSourceSchema: z.ZodType<DownwardAPIVolumeSource> =
   });
 
 export type DownwardMetrics = Record<string, unknown>;
-/** Parses `v1.DownwardMetrics`; unknown keys are kept. */
+/** Parses `v1.DownwardMetrics`. */
 export const DownwardMetricsSchema: z.ZodType<DownwardMetrics> = kit.typed<DownwardMetrics>(
   kit.record(kit.unknown()),
 );
@@ -1509,7 +1509,7 @@ export const DownwardMetricsSchema: z.ZodType<DownwardMetrics> = kit.typed<Downw
  * DownwardMetricsVolumeSource adds a very small disk to VMIs which contains a limited view of host and guest metrics. The disk content is compatible with vhostmd (https://github.com/vhostmd/vhostmd) and vm-dump-metrics.
  */
 export type DownwardMetricsVolumeSource = Record<string, unknown>;
-/** Parses `v1.DownwardMetricsVolumeSource`; unknown keys are kept. */
+/** Parses `v1.DownwardMetricsVolumeSource`. */
 export const DownwardMetricsVolumeSourceSchema: z.ZodType<DownwardMetricsVolumeSource> =
   kit.typed<DownwardMetricsVolumeSource>(kit.record(kit.unknown()));
 
@@ -1869,7 +1869,7 @@ export const FilesystemSchema: z.ZodType<Filesystem> = kit.looseObject<Filesyste
 });
 
 export type FilesystemVirtiofs = Record<string, unknown>;
-/** Parses `v1.FilesystemVirtiofs`; unknown keys are kept. */
+/** Parses `v1.FilesystemVirtiofs`. */
 export const FilesystemVirtiofsSchema: z.ZodType<FilesystemVirtiofs> = kit.typed<FilesystemVirtiofs>(
   kit.record(kit.unknown()),
 );
@@ -2032,7 +2032,7 @@ export const GuestAgentCommandInfoSchema: z.ZodType<GuestAgentCommandInfo> =
  * GuestAgentPing configures the guest-agent based ping probe
  */
 export type GuestAgentPing = Record<string, unknown>;
-/** Parses `v1.GuestAgentPing`; unknown keys are kept. */
+/** Parses `v1.GuestAgentPing`. */
 export const GuestAgentPingSchema: z.ZodType<GuestAgentPing> = kit.typed<GuestAgentPing>(
   kit.record(kit.unknown()),
 );
@@ -2505,7 +2505,7 @@ export const InterfaceBindingPluginSchema: z.ZodType<InterfaceBindingPlugin> =
  * InterfaceBridge connects to a given network via a linux bridge.
  */
 export type InterfaceBridge = Record<string, unknown>;
-/** Parses `v1.InterfaceBridge`; unknown keys are kept. */
+/** Parses `v1.InterfaceBridge`. */
 export const InterfaceBridgeSchema: z.ZodType<InterfaceBridge> = kit.typed<InterfaceBridge>(
   kit.record(kit.unknown()),
 );
@@ -2514,7 +2514,7 @@ export const InterfaceBridgeSchema: z.ZodType<InterfaceBridge> = kit.typed<Inter
  * InterfaceMasquerade connects to a given network using netfilter rules to nat the traffic.
  */
 export type InterfaceMasquerade = Record<string, unknown>;
-/** Parses `v1.InterfaceMasquerade`; unknown keys are kept. */
+/** Parses `v1.InterfaceMasquerade`. */
 export const InterfaceMasqueradeSchema: z.ZodType<InterfaceMasquerade> = kit.typed<InterfaceMasquerade>(
   kit.record(kit.unknown()),
 );
@@ -2523,7 +2523,7 @@ export const InterfaceMasqueradeSchema: z.ZodType<InterfaceMasquerade> = kit.typ
  * InterfacePasstBinding connects to a given network using passt usermode networking.
  */
 export type InterfacePasstBinding = Record<string, unknown>;
-/** Parses `v1.InterfacePasstBinding`; unknown keys are kept. */
+/** Parses `v1.InterfacePasstBinding`. */
 export const InterfacePasstBindingSchema: z.ZodType<InterfacePasstBinding> = kit.typed<InterfacePasstBinding>(
   kit.record(kit.unknown()),
 );
@@ -2532,7 +2532,7 @@ export const InterfacePasstBindingSchema: z.ZodType<InterfacePasstBinding> = kit
  * InterfaceSRIOV connects to a given network by passing-through an SR-IOV PCI device via vfio.
  */
 export type InterfaceSRIOV = Record<string, unknown>;
-/** Parses `v1.InterfaceSRIOV`; unknown keys are kept. */
+/** Parses `v1.InterfaceSRIOV`. */
 export const InterfaceSRIOVSchema: z.ZodType<InterfaceSRIOV> = kit.typed<InterfaceSRIOV>(
   kit.record(kit.unknown()),
 );
@@ -3598,7 +3598,7 @@ export const NUMASchema: z.ZodType<NUMA> = kit.looseObject<NUMA>({
  * NUMAGuestMappingPassthrough instructs kubevirt to model numa topology which is compatible with the CPU pinning on the guest. This will result in a subset of the node numa topology being passed through, ensuring that virtual numa nodes and their memory never cross boundaries coming from the node numa mapping.
  */
 export type NUMAGuestMappingPassthrough = Record<string, unknown>;
-/** Parses `v1.NUMAGuestMappingPassthrough`; unknown keys are kept. */
+/** Parses `v1.NUMAGuestMappingPassthrough`. */
 export const NUMAGuestMappingPassthroughSchema: z.ZodType<NUMAGuestMappingPassthrough> =
   kit.typed<NUMAGuestMappingPassthrough>(kit.record(kit.unknown()));
 
@@ -3655,7 +3655,7 @@ export const NetworkConfigurationSchema: z.ZodType<NetworkConfiguration> =
   });
 
 export type NoCloudSSHPublicKeyAccessCredentialPropagation = Record<string, unknown>;
-/** Parses `v1.NoCloudSSHPublicKeyAccessCredentialPropagation`; unknown keys are kept. */
+/** Parses `v1.NoCloudSSHPublicKeyAccessCredentialPropagation`. */
 export const NoCloudSSHPublicKeyAccessCredentialPropagationSchema: z.ZodType<NoCloudSSHPublicKeyAccessCredentialPropagation> =
   kit.typed<NoCloudSSHPublicKeyAccessCredentialPropagation>(kit.record(kit.unknown()));
 
@@ -4141,7 +4141,7 @@ export const QemuGuestAgentSSHPublicKeyAccessCredentialPropagationSchema: z.ZodT
   });
 
 export type QemuGuestAgentUserPasswordAccessCredentialPropagation = Record<string, unknown>;
-/** Parses `v1.QemuGuestAgentUserPasswordAccessCredentialPropagation`; unknown keys are kept. */
+/** Parses `v1.QemuGuestAgentUserPasswordAccessCredentialPropagation`. */
 export const QemuGuestAgentUserPasswordAccessCredentialPropagationSchema: z.ZodType<QemuGuestAgentUserPasswordAccessCredentialPropagation> =
   kit.typed<QemuGuestAgentUserPasswordAccessCredentialPropagation>(kit.record(kit.unknown()));
 
@@ -4347,7 +4347,7 @@ export const RestartOptionsSchema: z.ZodType<RestartOptions> = kit.looseObject<R
  * Rng represents the random device passed from host
  */
 export type Rng = Record<string, unknown>;
-/** Parses `v1.Rng`; unknown keys are kept. */
+/** Parses `v1.Rng`. */
 export const RngSchema: z.ZodType<Rng> = kit.typed<Rng>(kit.record(kit.unknown()));
 
 export interface SEV {
@@ -4381,7 +4381,7 @@ export const SEVSchema: z.ZodType<SEV> = kit.looseObject<SEV>({
 });
 
 export type SEVAttestation = Record<string, unknown>;
-/** Parses `v1.SEVAttestation`; unknown keys are kept. */
+/** Parses `v1.SEVAttestation`. */
 export const SEVAttestationSchema: z.ZodType<SEVAttestation> = kit.typed<SEVAttestation>(
   kit.record(kit.unknown()),
 );
@@ -4476,7 +4476,7 @@ export const SEVPolicySchema: z.ZodType<SEVPolicy> = kit.looseObject<SEVPolicy>(
 });
 
 export type SEVSNP = Record<string, unknown>;
-/** Parses `v1.SEVSNP`; unknown keys are kept. */
+/** Parses `v1.SEVSNP`. */
 export const SEVSNPSchema: z.ZodType<SEVSNP> = kit.typed<SEVSNP>(kit.record(kit.unknown()));
 
 /**
@@ -4879,7 +4879,7 @@ export const SysprepSourceSchema: z.ZodType<SysprepSource> = kit.looseObject<Sys
 });
 
 export type TDX = Record<string, unknown>;
-/** Parses `v1.TDX`; unknown keys are kept. */
+/** Parses `v1.TDX`. */
 export const TDXSchema: z.ZodType<TDX> = kit.typed<TDX>(kit.record(kit.unknown()));
 
 /**

@@ -177,7 +177,7 @@ export const MigrationPolicySpecSchema: z.ZodType<MigrationPolicySpec> = kit.loo
 );
 
 export type MigrationPolicyStatus = Record<string, unknown>;
-/** Parses `v1alpha1.MigrationPolicyStatus`; unknown keys are kept. */
+/** Parses `v1alpha1.MigrationPolicyStatus`. */
 export const MigrationPolicyStatusSchema: z.ZodType<MigrationPolicyStatus> = kit.typed<MigrationPolicyStatus>(
   kit.record(kit.unknown()),
 );

@@ -142,7 +142,7 @@ export const ConditionSchema: z.ZodType<Condition> = kit.looseObject<Condition>(
  * DataVolumeBlankImage provides the parameters to create a new raw blank image for the PVC
  */
 export type DataVolumeBlankImage = Record<string, unknown>;
-/** Parses `v1beta1.DataVolumeBlankImage`; unknown keys are kept. */
+/** Parses `v1beta1.DataVolumeBlankImage`. */
 export const DataVolumeBlankImageSchema: z.ZodType<DataVolumeBlankImage> = kit.typed<DataVolumeBlankImage>(
   kit.record(kit.unknown()),
 );
@@ -444,7 +444,7 @@ export const DataVolumeSourceSnapshotSchema: z.ZodType<DataVolumeSourceSnapshot>
  * DataVolumeSourceUpload provides the parameters to create a Data Volume by uploading the source
  */
 export type DataVolumeSourceUpload = Record<string, unknown>;
-/** Parses `v1beta1.DataVolumeSourceUpload`; unknown keys are kept. */
+/** Parses `v1beta1.DataVolumeSourceUpload`. */
 export const DataVolumeSourceUploadSchema: z.ZodType<DataVolumeSourceUpload> =
   kit.typed<DataVolumeSourceUpload>(kit.record(kit.unknown()));
 
@@ -1512,7 +1512,7 @@ export const VirtualMachineInstancetypeSpecSchema: z.ZodType<VirtualMachineInsta
   });
 
 export type VirtualMachineOpportunisticUpdateStrategy = Record<string, unknown>;
-/** Parses `v1beta1.VirtualMachineOpportunisticUpdateStrategy`; unknown keys are kept. */
+/** Parses `v1beta1.VirtualMachineOpportunisticUpdateStrategy`. */
 export const VirtualMachineOpportunisticUpdateStrategySchema: z.ZodType<VirtualMachineOpportunisticUpdateStrategy> =
   kit.typed<VirtualMachineOpportunisticUpdateStrategy>(kit.record(kit.unknown()));
 
@@ -1842,7 +1842,7 @@ export const VirtualMachinePoolStatusSchema: z.ZodType<VirtualMachinePoolStatus>
   });
 
 export type VirtualMachinePoolUnmanagedStrategy = Record<string, unknown>;
-/** Parses `v1beta1.VirtualMachinePoolUnmanagedStrategy`; unknown keys are kept. */
+/** Parses `v1beta1.VirtualMachinePoolUnmanagedStrategy`. */
 export const VirtualMachinePoolUnmanagedStrategySchema: z.ZodType<VirtualMachinePoolUnmanagedStrategy> =
   kit.typed<VirtualMachinePoolUnmanagedStrategy>(kit.record(kit.unknown()));
 

@@ -1,4 +1,6 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
+import type { Duplex } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { renderSetupScript, renderWaiterScript, shellQuote } from "./shell.js";
 

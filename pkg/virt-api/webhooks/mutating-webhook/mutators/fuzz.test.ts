@@ -29,16 +29,14 @@ const mutatedExample = fc
     return steps.length === 1 ? replacement : object;
   });
 
-const kubeVirt = fc
-  .jsonValue({ maxDepth: 4 })
-  .map(
-    (configuration) =>
-      ({
-        metadata: { name: "kubevirt" },
-        spec: { configuration },
-        status: { phase: "Deployed" },
-      }) as KubeVirt,
-  );
+const kubeVirt = fc.jsonValue({ maxDepth: 4 }).map(
+  (configuration) =>
+    ({
+      metadata: { name: "kubevirt" },
+      spec: { configuration },
+      status: { phase: "Deployed" },
+    }) as KubeVirt,
+);
 
 function expectAnAnswer(response: MutationResponse): void {
   expect(typeof response.allowed).toBe("boolean");
