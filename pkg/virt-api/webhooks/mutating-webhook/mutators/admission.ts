@@ -2,6 +2,9 @@
 // (the webhook server adds the uid and base64-encodes the patch), and upstream's ways of building them
 // (pkg/util/webhooks: ToAdmissionResponseError, ToAdmissionResponse, ValidateSchema).
 import type { z } from "zod";
+import type { StatusCause } from "../../../../api/generated/k8s.js";
+import { toStatusCauses } from "../../../../api/field.js";
+import { parse } from "../../../../api/parse.js";
 
 export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
 
@@ -19,12 +22,6 @@ export interface JsonPatchOperation {
   op: "add" | "replace" | "remove" | "test";
   path: string;
   value?: unknown;
-}
-
-export interface StatusCause {
-  type?: string;
-  message: string;
-  field?: string;
 }
 
 export interface ResponseStatus {
@@ -69,31 +66,14 @@ export function invalidResponse(causes: StatusCause[]): MutationResponse {
   return { allowed: false, result: { message, code: 422, reason: "Invalid", details: { causes: reported } } };
 }
 
-function fieldPath(path: ReadonlyArray<PropertyKey>): string {
-  let text = "";
-  for (const segment of path) {
-    if (typeof segment === "number") text += `[${segment}]`;
-    else text += text === "" ? String(segment) : `.${String(segment)}`;
-  }
-  return text;
-}
-
 /** Checks an object against its schema as upstream's ValidateSchema does before mutating. */
 export function validateSchema<T>(
   schema: z.ZodType<T>,
   object: unknown,
 ): { ok: true; value: T } | { ok: false; response: MutationResponse } {
-  const parsed = schema.safeParse(object);
-  if (parsed.success) return { ok: true, value: parsed.data };
-  const causes = parsed.error.issues.map((issue) => {
-    const field = fieldPath(issue.path);
-    return {
-      type: "FieldValueInvalid",
-      field,
-      message: field === "" ? issue.message : `${field}: ${issue.message}`,
-    };
-  });
-  return { ok: false, response: invalidResponse(causes) };
+  const parsed = parse(schema, object);
+  if (parsed.ok) return parsed;
+  return { ok: false, response: invalidResponse(toStatusCauses(parsed.errors)) };
 }
 
 /** Replace operations for whole top-level members, as upstream's mutators send. */
