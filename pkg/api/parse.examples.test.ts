@@ -7,22 +7,9 @@ import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import type { DefinitionName } from "./generated/index.js";
 import { isDefinitionName, parseDefinition } from "./parse.js";
+import { definitionOfObject, parseObject } from "./parse-object.js";
 
 const EXAMPLES_DIR = join(import.meta.dirname, "../../test/conformance/upstream-examples");
-
-/** The reference's definition prefix for each kubevirt.io group/version. */
-const PREFIX_BY_API_VERSION: Readonly<Record<string, string>> = {
-  "kubevirt.io/v1": "v1",
-  "kubevirt.io/v1alpha3": "v1",
-  "export.kubevirt.io/v1": "v1",
-  "migrations.kubevirt.io/v1alpha1": "v1alpha1",
-  "backup.kubevirt.io/v1alpha1": "v1alpha1",
-  ...Object.fromEntries(
-    ["pool", "snapshot", "instancetype", "clone"].flatMap((group) =>
-      ["v1alpha1", "v1beta1"].map((version) => [`${group}.kubevirt.io/${version}`, "v1beta1"]),
-    ),
-  ),
-};
 
 interface ExampleDocument {
   label: string;
@@ -31,11 +18,8 @@ interface ExampleDocument {
 }
 
 function definitionOf(object: unknown): DefinitionName | undefined {
-  if (typeof object !== "object" || object === null) return undefined;
-  const { apiVersion, kind } = object as { apiVersion?: unknown; kind?: unknown };
-  const prefix = typeof apiVersion === "string" ? PREFIX_BY_API_VERSION[apiVersion] : undefined;
-  const name = `${prefix}.${String(kind)}`;
-  return prefix !== undefined && isDefinitionName(name) ? name : undefined;
+  const found = definitionOfObject(object);
+  return "definition" in found && isDefinitionName(found.definition) ? found.definition : undefined;
 }
 
 function loadExamples(): ExampleDocument[] {
@@ -71,6 +55,7 @@ describe("upstream examples", () => {
     (_, definition, object) => {
       if (definition === undefined) throw new Error("filtered above");
       const result = parseDefinition(definition, object);
+      expect(parseObject(object).definition).toBe(definition);
       expect(result.ok ? [] : result.errors.map(String)).toEqual([]);
       // Loose schemas: the parsed value is the document, field for field.
       expect(result.ok && result.value).toEqual(object);
