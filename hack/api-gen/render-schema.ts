@@ -94,7 +94,7 @@ function renderUnion(types: string[], format: string | undefined): RenderedSchem
   };
 }
 
-function renderEnum(values: readonly string[]): RenderedSchema {
+function renderEnum(values: readonly unknown[]): RenderedSchema {
   const literals = values.map((v) => JSON.stringify(v));
   return {
     ts: literals.join(" | "),

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { kindByGroupKind, storageVersion } from "../../pkg/api/kinds.js";
 import type { JSONSchemaProps } from "../../pkg/virt-operator/resource/generate/components/crd-types.js";
 import { newCustomResourceDefinition } from "../../pkg/virt-operator/resource/generate/components/crds.js";
-import { parseReferenceDocument } from "../../pkg/virt-operator/resource/generate/components/openapi-reference.js";
+import { parseReferenceDocument } from "../../pkg/api/openapi-reference.js";
 import { repoRoot } from "../all-generators.js";
 import { measureCoverage } from "./coverage.js";
 

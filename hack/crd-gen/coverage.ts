@@ -2,7 +2,7 @@
 // that the CRD schema contains, and, on those paths, whether type, description, required list and enum
 // came along unchanged.
 import type { JSONSchemaProps } from "../../pkg/virt-operator/resource/generate/components/crd-types.js";
-import type { ReferenceDocument } from "../../pkg/virt-operator/resource/generate/components/openapi-reference.js";
+import type { ReferenceDocument } from "../../pkg/api/openapi-reference.js";
 import { crdSchemaPaths, referencePaths } from "./schema-paths.js";
 import type { PathFacts } from "./schema-paths.js";
 

@@ -8,11 +8,11 @@ import {
   lookupDefinition,
   referenceTypeOf,
   refTarget,
-} from "../../pkg/virt-operator/resource/generate/components/openapi-reference.js";
+} from "../../pkg/api/openapi-reference.js";
 import type {
   ReferenceDocument,
   ReferenceSchema,
-} from "../../pkg/virt-operator/resource/generate/components/openapi-reference.js";
+} from "../../pkg/api/openapi-reference.js";
 
 export interface PathFacts {
   /** object, array, string, integer, number, boolean, int-or-string, or "" when untyped. */

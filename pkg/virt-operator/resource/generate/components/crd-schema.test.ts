@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { QUANTITY_PATTERN, structuralSchemaFor } from "./crd-schema.js";
 import type { JSONSchemaProps } from "./crd-types.js";
-import { parseReferenceDocument } from "./openapi-reference.js";
-import type { ReferenceSchema } from "./openapi-reference.js";
+import { parseReferenceDocument } from "../../../../api/openapi-reference.js";
+import type { ReferenceSchema } from "../../../../api/openapi-reference.js";
 
 const ref = (name: string) => ({ $ref: `#/definitions/${name}` });
 

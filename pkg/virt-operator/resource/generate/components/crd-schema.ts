@@ -3,8 +3,8 @@
 // list/map markers carried over, and the reference's serialization types mapped the way Kubernetes
 // CRDs spell them.
 import type { JSONSchemaProps } from "./crd-types.js";
-import { lookupDefinition, referenceTypeOf, refTarget } from "./openapi-reference.js";
-import type { ReferenceDocument, ReferenceSchema } from "./openapi-reference.js";
+import { lookupDefinition, referenceTypeOf, refTarget } from "../../../../api/openapi-reference.js";
+import type { ReferenceDocument, ReferenceSchema } from "../../../../api/openapi-reference.js";
 
 const QUANTITY = "k8s.io.apimachinery.pkg.api.resource.Quantity";
 const INT_OR_STRING = "k8s.io.apimachinery.pkg.util.intstr.IntOrString";

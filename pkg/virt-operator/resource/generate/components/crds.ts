@@ -10,8 +10,8 @@ import type {
   CustomResourceDefinitionVersion,
   JSONSchemaProps,
 } from "./crd-types.js";
-import { parseReferenceDocument } from "./openapi-reference.js";
-import type { ReferenceDocument } from "./openapi-reference.js";
+import { parseReferenceDocument } from "../../../../api/openapi-reference.js";
+import type { ReferenceDocument } from "../../../../api/openapi-reference.js";
 
 export type { CustomResourceDefinition } from "./crd-types.js";
 

@@ -1,5 +1,5 @@
-// Upstream's OpenAPI (swagger 2) document, parsed at the boundary into the few keywords the CRD
-// schema builder reads. Definitions are named like `v1.VirtualMachine`, `k8s.io.api.core.v1.Affinity`.
+// Upstream's OpenAPI (swagger 2) document, parsed at the boundary into the few keywords the API
+// and CRD generators read. Definitions are named like `v1.VirtualMachine`, `k8s.io.api.core.v1.Affinity`.
 import { z } from "zod";
 
 export interface ReferenceSchema {
@@ -43,16 +43,29 @@ const referenceSchema: z.ZodType<ReferenceSchema> = z.looseObject({
 const referenceDocument = z.looseObject({
   swagger: z.literal("2.0"),
   definitions: z.record(z.string(), referenceSchema),
+  paths: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
 });
 
 export interface ReferenceDocument {
   definitions: Record<string, ReferenceSchema>;
+  /** path → method → operation; only operations' response schemas are read. */
+  paths: Record<string, Record<string, unknown>>;
 }
 
 export function parseReferenceDocument(input: unknown): ReferenceDocument {
   const parsed = referenceDocument.safeParse(input);
   if (!parsed.success) throw new Error(`not a swagger 2.0 document: ${z.prettifyError(parsed.error)}`);
-  return { definitions: parsed.data.definitions };
+  return { definitions: parsed.data.definitions, paths: parsed.data.paths };
+}
+
+const responseNode = z.looseObject({ schema: z.looseObject({ $ref: z.string().optional() }).optional() });
+const operationNode = z.looseObject({ responses: z.record(z.string(), responseNode).optional() });
+
+/** The `$ref` targets of an operation's responses, or none when the entry is not an operation. */
+export function responseRefs(operation: unknown): string[] {
+  const parsed = operationNode.safeParse(operation);
+  if (!parsed.success) return [];
+  return Object.values(parsed.data.responses ?? {}).flatMap((r) => (r.schema?.$ref ? [r.schema.$ref] : []));
 }
 
 const DEFINITION_REF_PREFIX = "#/definitions/";
