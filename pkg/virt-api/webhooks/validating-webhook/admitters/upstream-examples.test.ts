@@ -1,0 +1,150 @@
+// Upstream's example objects through the validating admitters, after the mutating webhook's defaults:
+// every example of the skeleton's subset is admitted (and so is the VMI its template makes), every other
+// one is refused, naming each field kubevirt-ts does not support yet.
+import { describe, expect, it } from "vitest";
+import type {
+  VirtualMachineInstance,
+  VirtualMachineInstanceTemplateSpec,
+} from "../../../../api/generated/v1.js";
+import { VirtualMachineInstanceSchema, VirtualMachineSchema } from "../../../../api/generated/v1.js";
+import {
+  clusterWith,
+  fixedUUID,
+  loadUpstreamExamples,
+  type UpstreamExample,
+} from "../../../../defaults/testing.js";
+import { applyVMMutations } from "../../mutating-webhook/mutators/vm-mutator.js";
+import { applyNewVMIMutations } from "../../mutating-webhook/mutators/vmi-mutator.js";
+import type { ValidationContext, Verdict } from "./admission.js";
+import { admitReplicaSet } from "./replicaset-admitter.js";
+import { admitVMICreate } from "./vmi-create-admitter.js";
+import { admitVirtualMachine } from "./vms-admitter.js";
+
+const CONTROLLER = "system:serviceaccount:kubevirt:kubevirt-controller";
+const context: ValidationContext = {
+  clusterConfig: clusterWith(),
+  kubeVirtServiceAccounts: new Set([CONTROLLER]),
+};
+const ADMITTED_KINDS = new Set([
+  "VirtualMachineInstance",
+  "VirtualMachine",
+  "VirtualMachineInstanceReplicaSet",
+]);
+
+/** Examples outside the skeleton's subset, with the field of every cause they get. */
+const OUTSIDE_THE_SUBSET: Readonly<Record<string, readonly string[]>> = {
+  "vm-alpine-datavolume.yaml#0": ["spec.template.spec.volumes[0].dataVolume", "spec.dataVolumeTemplates"],
+  "vm-alpine-multipvc.yaml#0": [
+    "spec.template.spec.volumes[0].persistentVolumeClaim",
+    "spec.template.spec.volumes[1].persistentVolumeClaim",
+  ],
+  "vm-cirros-clarge-virtio.yaml#0": ["spec.instancetype", "spec.preference"],
+  "vm-cirros-clarge-windows.yaml#0": ["spec.instancetype", "spec.preference"],
+  "vm-cirros-clarge.yaml#0": ["spec.instancetype"],
+  "vm-cirros-cluster-csmall.yaml#0": ["spec.instancetype"],
+  "vm-cirros-csmall.yaml#0": ["spec.instancetype"],
+  // Upstream refuses sidecars without the Sidecar gate; kubevirt-ts refuses them in any case.
+  "vm-cirros-with-sidecar-hook-configmap.yaml#0": [
+    "spec.template.metadata.annotations",
+    "spec.template.metadata.annotations[hooks.kubevirt.io/hookSidecars]",
+  ],
+  "vm-windows-clarge-windows.yaml#0": [
+    "spec.template.spec.volumes[0].persistentVolumeClaim",
+    "spec.instancetype",
+    "spec.preference",
+  ],
+  "vmi-dra-pgpu.yaml#0": ["spec.domain.devices.gpus", "spec.resourceClaims"],
+  "vmi-gpu.yaml#0": ["spec.domain.devices.gpus"],
+  "vmi-host-disk.yaml#0": ["spec.volumes[0]", "spec.volumes[0].hostDisk"],
+  "vmi-multus-multiple-net.yaml#0": ["spec.networks[1].multus"],
+  "vmi-multus-ptp.yaml#0": ["spec.networks[0].multus"],
+  "vmi-pvc.yaml#0": ["spec.volumes[0].persistentVolumeClaim"],
+  "vmi-sriov.yaml#0": ["spec.domain.devices.interfaces[1].sriov", "spec.networks[1].multus"],
+  "vmi-usb.yaml#0": ["spec.HostDevices", "spec.domain.devices.hostDevices"],
+  "vmi-windows.yaml#0": ["spec.volumes[0].persistentVolumeClaim"],
+  "vmi-with-sidecar-hook-configmap.yaml#0": [
+    "metadata.annotations",
+    "metadata.annotations[hooks.kubevirt.io/hookSidecars]",
+  ],
+  "vmi-with-sidecar-hook.yaml#0": [
+    "metadata.annotations",
+    "metadata.annotations[hooks.kubevirt.io/hookSidecars]",
+  ],
+};
+
+function mutatedVMI(vmi: VirtualMachineInstance): VirtualMachineInstance {
+  const result = applyNewVMIMutations(vmi, context.clusterConfig, { newUUID: fixedUUID });
+  if (!result.ok) throw new Error(result.message);
+  return result.value;
+}
+
+/** The VMI a VM or replica set creates from its template, as the mutating webhook leaves it. */
+function vmiFromTemplate(template: VirtualMachineInstanceTemplateSpec): VirtualMachineInstance {
+  return mutatedVMI({
+    apiVersion: "kubevirt.io/v1",
+    kind: "VirtualMachineInstance",
+    metadata: { ...template.metadata, name: "from-template", namespace: "default" },
+    spec: template.spec ?? { domain: { devices: {} } },
+  });
+}
+
+function templateOf(example: UpstreamExample): VirtualMachineInstanceTemplateSpec {
+  const spec = example.object.spec as { template: VirtualMachineInstanceTemplateSpec };
+  return spec.template;
+}
+
+/** Admits an example as the apiserver would send it (after the mutating webhook). */
+function admit(example: UpstreamExample): Verdict {
+  const { object } = example;
+  switch (object.kind) {
+    case "VirtualMachineInstance": {
+      const vmi = mutatedVMI(VirtualMachineInstanceSchema.parse(object));
+      return admitVMICreate({ operation: "CREATE", object: vmi, username: "alice" }, context);
+    }
+    case "VirtualMachine": {
+      const vm = applyVMMutations(VirtualMachineSchema.parse(object), "CREATE", {
+        ...context,
+        newUUID: fixedUUID,
+      });
+      return admitVirtualMachine({ operation: "CREATE", object: vm, username: "alice" }, context);
+    }
+    default:
+      return admitReplicaSet({ operation: "CREATE", object, username: "alice" }, context);
+  }
+}
+
+const examples = loadUpstreamExamples().filter((example) => ADMITTED_KINDS.has(String(example.object.kind)));
+const inSubset = examples.filter((example) => !(example.name in OUTSIDE_THE_SUBSET));
+const outside = examples.filter((example) => example.name in OUTSIDE_THE_SUBSET);
+
+describe("upstream examples through the validating admitters", () => {
+  it("finds examples on both sides", () => {
+    expect(inSubset.length).toBeGreaterThanOrEqual(15);
+    expect(outside.map((example) => example.name).sort()).toEqual(Object.keys(OUTSIDE_THE_SUBSET).sort());
+  });
+
+  describe.each(inSubset.map((example) => [example.name, example] as const))("%s", (_name, example) => {
+    it("is admitted", () => {
+      expect(admit(example).causes).toEqual([]);
+    });
+
+    if (example.object.kind !== "VirtualMachineInstance") {
+      it("makes a VMI from its template that is admitted", () => {
+        const vmi = vmiFromTemplate(templateOf(example));
+        expect(
+          admitVMICreate({ operation: "CREATE", object: vmi, username: CONTROLLER }, context).causes,
+        ).toEqual([]);
+      });
+    }
+  });
+
+  describe.each(outside.map((example) => [example.name, example] as const))("%s", (name, example) => {
+    it("is refused, naming what kubevirt-ts does not support yet", () => {
+      const causes = admit(example).causes;
+      expect(causes.map((cause) => cause.field)).toEqual(OUTSIDE_THE_SUBSET[name]);
+      expect(causes.some((cause) => cause.message?.includes("is not supported by kubevirt-ts yet"))).toBe(
+        true,
+      );
+    });
+  });
+});

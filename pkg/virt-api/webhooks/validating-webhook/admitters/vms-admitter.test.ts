@@ -1,0 +1,166 @@
+// The VM admitter end to end: the template is validated with defaults applied, run strategy rules,
+// staged answers, warnings, and features kubevirt-ts cannot serve yet.
+import { describe, expect, it } from "vitest";
+import type { VirtualMachine } from "../../../../api/generated/v1.js";
+import { clusterWith } from "../../../../defaults/testing.js";
+import type { AdmissionOperation, ValidationContext } from "./admission.js";
+import { specPath } from "./causes.js";
+import {
+  admitVirtualMachine,
+  RunningDeprecationWarning,
+  validateVirtualMachineSpec,
+} from "./vms-admitter.js";
+import { duplicate, invalid, notSupported, required, specWith, validSpec } from "./testing.js";
+
+const context: ValidationContext = { clusterConfig: clusterWith(), kubeVirtServiceAccounts: new Set() };
+
+function vm(
+  spec: Partial<VirtualMachine["spec"]> = {},
+  metadata: VirtualMachine["metadata"] = { name: "vm" },
+): VirtualMachine {
+  return {
+    apiVersion: "kubevirt.io/v1",
+    kind: "VirtualMachine",
+    metadata,
+    spec: { runStrategy: "Always", template: { spec: validSpec() }, ...spec },
+  };
+}
+
+const admit = (object: unknown, operation: AdmissionOperation = "CREATE") =>
+  admitVirtualMachine({ operation, object, username: "alice" }, context);
+
+describe("VM admitter", () => {
+  it("admits the skeleton's VM", () => {
+    expect(admit(vm())).toEqual({ causes: [], warnings: [] });
+  });
+
+  it("refuses running together with runStrategy, with upstream's message", () => {
+    expect(admit(vm({ running: true })).causes).toEqual([
+      invalid(
+        "spec.running",
+        "Running and RunStrategy are mutually exclusive. Note that Running is deprecated, please use RunStrategy instead",
+      ),
+    ]);
+  });
+
+  it("warns that running is deprecated", () => {
+    expect(admit(vm({ runStrategy: undefined, running: false }))).toEqual({
+      causes: [],
+      warnings: [RunningDeprecationWarning],
+    });
+  });
+
+  it("validates the template at spec.template.spec", () => {
+    const spec = specWith((s) => s.domain.devices.disks?.push({ name: "orphan" }));
+    expect(admit(vm({ template: { spec } })).causes).toEqual([
+      invalid(
+        "spec.template.spec.domain.devices.disks[2].name",
+        "spec.template.spec.domain.devices.disks[2].Name 'orphan' not found.",
+      ),
+    ]);
+  });
+
+  it("does not ask a template to use every volume or to request memory (VMI-only rules)", () => {
+    const spec = specWith((s) => {
+      s.volumes?.push({ name: "spare", emptyDisk: { capacity: "1Gi" } });
+      s.domain.resources = {};
+    });
+    expect(admit(vm({ template: { spec } })).causes).toEqual([]);
+  });
+
+  it("validates the template after the VM defaults (a missing interface is defaulted)", () => {
+    const spec = specWith((s) => {
+      delete s.domain.devices.interfaces;
+      delete s.networks;
+    });
+    expect(admit(vm({ template: { spec } })).causes).toEqual([]);
+  });
+
+  it("refuses discontinued bindings on creation only, then by the binding rule", () => {
+    const spec = specWith((s) => (s.domain.devices.interfaces = [{ name: "default", slirp: {} }]));
+    expect(admit(vm({ template: { spec } })).causes).toEqual([
+      invalid(
+        "spec.domain.devices.interfaces[0].slirp",
+        "Slirp interface support has been discontinued since v1.3",
+      ),
+    ]);
+    expect(admit(vm({ template: { spec } }), "UPDATE").causes).toEqual([
+      invalid(
+        "spec.template.spec.domain.devices.interfaces[0]",
+        "logical default interface must have exactly one binding method or binding plugin",
+      ),
+    ]);
+  });
+
+  it("collects every cause of the spec stage", () => {
+    const spec = specWith((s) => {
+      s.domain.devices.interfaces?.push({ name: "default", masquerade: {} });
+      s.domain.devices.disks?.push({ name: "orphan" });
+    });
+    expect(admit(vm({ running: true, template: { spec } })).causes).toEqual([
+      duplicate(
+        "spec.template.spec.domain.devices.interfaces[1].name",
+        "Only one interface can be connected to one specific network",
+      ),
+      invalid(
+        "spec.template.spec.domain.devices.disks[2].name",
+        "spec.template.spec.domain.devices.disks[2].Name 'orphan' not found.",
+      ),
+      invalid(
+        "spec.running",
+        "Running and RunStrategy are mutually exclusive. Note that Running is deprecated, please use RunStrategy instead",
+      ),
+    ]);
+  });
+
+  it("checks live-update bounds (the socket rule also fires from the template rules, as upstream)", () => {
+    const spec = specWith((s) => {
+      s.domain.cpu = { sockets: 4, maxSockets: 2 };
+      s.domain.memory = { guest: "1Gi", maxGuest: "512Mi" };
+    });
+    const sockets = invalid(
+      "spec.template.spec.domain.cpu.sockets",
+      "Number of sockets in CPU topology is greater than the maximum sockets allowed",
+    );
+    expect(admit(vm({ template: { spec } })).causes).toEqual([
+      sockets,
+      sockets,
+      invalid(
+        "spec.template.spec.domain.memory.guest",
+        "Guest memory is greater than the configured maxGuest memory",
+      ),
+    ]);
+  });
+
+  it("answers a spec without template like upstream", () => {
+    const spec = { runStrategy: "Always" } as unknown as VirtualMachine["spec"];
+    expect(validateVirtualMachineSpec(specPath(), spec, context.clusterConfig, false)).toEqual([
+      required("spec.template", "missing virtual machine template."),
+    ]);
+  });
+
+  it("lets a VM being deleted through", () => {
+    const deleting = vm({ running: true }, { name: "vm", deletionTimestamp: "2024-01-01T00:00:00Z" });
+    expect(admit(deleting).causes).toEqual([]);
+  });
+
+  it("refuses instance types, preferences and data volume templates, which kubevirt-ts cannot serve yet", () => {
+    const causes = admit(
+      vm({ instancetype: { name: "u1.small" }, preference: { name: "fedora" }, dataVolumeTemplates: [] }),
+    ).causes;
+    expect(causes).toEqual([
+      notSupported("spec.instancetype", "the instancetype reference is not supported by kubevirt-ts yet"),
+      notSupported("spec.preference", "the preference reference is not supported by kubevirt-ts yet"),
+      notSupported(
+        "spec.dataVolumeTemplates",
+        "the dataVolumeTemplates field is not supported by kubevirt-ts yet",
+      ),
+    ]);
+  });
+
+  it("answers schema errors with their paths", () => {
+    expect(admit({ apiVersion: "kubevirt.io/v1", kind: "VirtualMachine", spec: {} }).causes).toEqual([
+      required("spec.template", "Required value"),
+    ]);
+  });
+});
