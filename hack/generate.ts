@@ -1,5 +1,5 @@
 // Regenerates every generated file of the repo from its source of truth
-// (api/openapi-spec/swagger.json). `--check` writes nothing and exits 1 on drift.
+// (api/openapi-spec/swagger.json, hack/libvirt-gen/protocol). `--check` writes nothing and exits 1 on drift.
 import { readFileSync } from "node:fs";
 import { generateAll, repoRoot } from "./all-generators.js";
 import { checkGeneratedFiles, writeGeneratedFiles } from "./write-generated.js";

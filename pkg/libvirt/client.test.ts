@@ -1,0 +1,234 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { LibvirtClient } from "./client.js";
+import type { DomainEvent } from "./client.js";
+import { LibvirtNotSupportedError, LibvirtProtocolError } from "./errors.js";
+import type { Packet } from "./framing.js";
+import {
+  VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+  VIR_DOMAIN_EVENT_STARTED,
+  VIR_DOMAIN_EVENT_STARTED_BOOTED,
+  VIR_DOMAIN_JOB_UNBOUNDED,
+  VIR_DOMAIN_RUNNING,
+  VIR_DOMAIN_RUNNING_BOOTED,
+  VIR_TYPED_PARAM_BOOLEAN,
+  VIR_TYPED_PARAM_ULLONG,
+} from "./generated/libvirt-api.js";
+import {
+  QEMU_PROC_DOMAIN_MONITOR_COMMAND,
+  QEMU_PROGRAM,
+  QemuDomainMonitorCommandArgsCodec,
+} from "./generated/qemu-protocol.js";
+import * as remote from "./generated/remote-protocol.js";
+import { VIR_NET_MESSAGE, VIR_NET_OK } from "./generated/virnet-protocol.js";
+import type { DecodedMessage } from "./rpc-client.js";
+import { FakeDaemon } from "./testdata/fake-daemon.js";
+import { decodeXdr, encodeXdr } from "./xdr.js";
+import type { XdrCodec } from "./xdr.js";
+
+const dom = { name: "vm1", uuid: Buffer.alloc(16, 1), id: 1 };
+
+let daemon: FakeDaemon;
+let client: LibvirtClient;
+
+/** Waits for the client's next call and answers it with `ret` encoded by `codec`. */
+async function answerNext<T>(codec?: XdrCodec<T>, ret?: T): Promise<Packet> {
+  const packets = await daemon.waitForPackets(daemon.received.length + 1);
+  const call = packets[packets.length - 1] as Packet;
+  daemon.reply(call, codec ? encodeXdr(codec, ret as T) : new Uint8Array());
+  return call;
+}
+
+function sendEvent<T>(procedure: number, codec: XdrCodec<T>, message: T): void {
+  const header = {
+    prog: remote.REMOTE_PROGRAM,
+    vers: 1,
+    proc: procedure,
+    type: VIR_NET_MESSAGE,
+    serial: 0,
+    status: VIR_NET_OK,
+  } as const;
+  daemon.send(header, encodeXdr(codec, message));
+}
+
+beforeEach(async () => {
+  daemon = new FakeDaemon();
+  await daemon.start();
+  client = await LibvirtClient.connect(daemon.socketPath);
+});
+
+afterEach(async () => {
+  await client.rpc.connection.close();
+  await daemon.stop();
+});
+
+describe("LibvirtClient calls", () => {
+  it("connectOpen sends the URI with the remote program's CONNECT_OPEN", async () => {
+    const opened = client.connectOpen("qemu:///session");
+    const call = await answerNext();
+    await opened;
+    expect(call.header).toMatchObject({
+      prog: remote.REMOTE_PROGRAM,
+      vers: 1,
+      proc: remote.REMOTE_PROC_CONNECT_OPEN,
+    });
+    expect(decodeXdr(remote.RemoteConnectOpenArgsCodec, call.payload)).toEqual({
+      name: "qemu:///session",
+      flags: 0,
+    });
+  });
+
+  it("domainGetState decodes the state and reason", async () => {
+    const state = client.domainGetState(dom);
+    const call = await answerNext(remote.RemoteDomainGetStateRetCodec, {
+      state: VIR_DOMAIN_RUNNING,
+      reason: VIR_DOMAIN_RUNNING_BOOTED,
+    });
+    expect(await state).toEqual({ state: VIR_DOMAIN_RUNNING, reason: VIR_DOMAIN_RUNNING_BOOTED });
+    expect(decodeXdr(remote.RemoteDomainGetStateArgsCodec, call.payload)).toEqual({ dom, flags: 0 });
+  });
+
+  it("domainLookupByUUID accepts the printed form of a UUID", async () => {
+    const found = client.domainLookupByUUID("01010101-0101-0101-0101-010101010101");
+    const call = await answerNext(remote.RemoteDomainLookupByUuidRetCodec, { dom });
+    expect(await found).toEqual(dom);
+    expect(decodeXdr(remote.RemoteDomainLookupByUuidArgsCodec, call.payload).uuid).toEqual(dom.uuid);
+  });
+
+  it("qemuDomainMonitorCommand goes to the QEMU program", async () => {
+    const answer = client.qemuDomainMonitorCommand(dom, '{"execute":"query-status"}');
+    const call = await answerNext(remote.RemoteNonnullStringCodec, '{"return":{}}');
+    expect(await answer).toBe('{"return":{}}');
+    expect(call.header).toMatchObject({ prog: QEMU_PROGRAM, proc: QEMU_PROC_DOMAIN_MONITOR_COMMAND });
+    expect(decodeXdr(QemuDomainMonitorCommandArgsCodec, call.payload).cmd).toBe('{"execute":"query-status"}');
+  });
+
+  it("domainGetJobStats turns typed parameters into a record", async () => {
+    const stats = client.domainGetJobStats(dom);
+    await answerNext(remote.RemoteDomainGetJobStatsRetCodec, {
+      type: VIR_DOMAIN_JOB_UNBOUNDED,
+      params: [
+        { field: "memory_total", value: { type: VIR_TYPED_PARAM_ULLONG, ul: 1n << 60n } },
+        { field: "auto_converge", value: { type: VIR_TYPED_PARAM_BOOLEAN, b: 1 } },
+      ],
+    });
+    expect(await stats).toEqual({
+      type: VIR_DOMAIN_JOB_UNBOUNDED,
+      params: { memory_total: 1n << 60n, auto_converge: true },
+    });
+  });
+
+  it("rejects a reply that does not decode as the procedure's result", async () => {
+    const version = client.getVersion().catch((e: unknown) => e);
+    await answerNext(remote.RemoteNonnullStringCodec, "not a hyper");
+    expect(await version).toBeInstanceOf(LibvirtProtocolError);
+    expect(String(await version)).toMatch(/REMOTE_PROC_CONNECT_GET_VERSION: undecodable reply/);
+  });
+
+  it.each([
+    [
+      "a streaming call",
+      () => client.rpc.remote("REMOTE_PROC_DOMAIN_SCREENSHOT", { dom, screen: 0, flags: 0 }),
+      /streams data/,
+    ],
+    [
+      "a call passing file descriptors",
+      () => client.rpc.remote("REMOTE_PROC_DOMAIN_CREATE_WITH_FILES", { dom, flags: 0 }),
+      /passes file descriptors/,
+    ],
+    [
+      "an event",
+      () => client.rpc.remote("REMOTE_PROC_DOMAIN_EVENT_LIFECYCLE", undefined),
+      /sent by the daemon/,
+    ],
+    [
+      "migration",
+      () => client.domainMigratePerform3Params(),
+      /domainMigratePerform3Params is not supported yet/,
+    ],
+  ])("refuses %s without sending anything", async (_name, attempt, message) => {
+    const failure = await attempt().catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(LibvirtNotSupportedError);
+    expect(String(failure)).toMatch(message);
+    expect(daemon.received).toHaveLength(0);
+  });
+});
+
+describe("LibvirtClient domain events", () => {
+  const lifecycle = (callbackID: number) => ({
+    callbackID,
+    msg: { dom, event: VIR_DOMAIN_EVENT_STARTED, detail: VIR_DOMAIN_EVENT_STARTED_BOOTED },
+  });
+
+  it("delivers a subscription's events typed, and others to onUnroutedMessage", async () => {
+    const events: DomainEvent[] = [];
+    const unrouted: DecodedMessage[] = [];
+    client.onUnroutedMessage((message) => unrouted.push(message));
+    const subscribing = client.subscribeDomainEvents(VIR_DOMAIN_EVENT_ID_LIFECYCLE, null, (event) =>
+      events.push(event),
+    );
+    const register = await answerNext(remote.RemoteConnectDomainEventCallbackRegisterAnyRetCodec, {
+      callbackID: 7,
+    });
+    const subscription = await subscribing;
+    expect(decodeXdr(remote.RemoteConnectDomainEventCallbackRegisterAnyArgsCodec, register.payload)).toEqual({
+      eventID: VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+      dom: null,
+    });
+
+    sendEvent(
+      remote.REMOTE_PROC_DOMAIN_EVENT_CALLBACK_LIFECYCLE,
+      remote.RemoteDomainEventCallbackLifecycleMsgCodec,
+      lifecycle(7),
+    );
+    sendEvent(
+      remote.REMOTE_PROC_DOMAIN_EVENT_CALLBACK_LIFECYCLE,
+      remote.RemoteDomainEventCallbackLifecycleMsgCodec,
+      lifecycle(8),
+    );
+    sendEvent(
+      remote.REMOTE_PROC_DOMAIN_EVENT_CALLBACK_REBOOT,
+      remote.RemoteDomainEventCallbackRebootMsgCodec,
+      {
+        callbackID: 7,
+        msg: { dom },
+      },
+    );
+    await expect.poll(() => events.length + unrouted.length).toBe(3);
+    expect(events).toEqual([
+      {
+        kind: "lifecycle",
+        callbackID: 7,
+        domain: dom,
+        event: VIR_DOMAIN_EVENT_STARTED,
+        detail: VIR_DOMAIN_EVENT_STARTED_BOOTED,
+        eventName: "VIR_DOMAIN_EVENT_STARTED",
+        detailName: "VIR_DOMAIN_EVENT_STARTED_BOOTED",
+      },
+      { kind: "reboot", callbackID: 7, domain: dom },
+    ]);
+    expect(unrouted).toEqual([
+      { program: "remote", procedure: "REMOTE_PROC_DOMAIN_EVENT_CALLBACK_LIFECYCLE", message: lifecycle(8) },
+    ]);
+
+    const unsubscribing = subscription.unsubscribe();
+    const deregister = await answerNext();
+    await unsubscribing;
+    expect(deregister.header.proc).toBe(remote.REMOTE_PROC_CONNECT_DOMAIN_EVENT_CALLBACK_DEREGISTER_ANY);
+    sendEvent(
+      remote.REMOTE_PROC_DOMAIN_EVENT_CALLBACK_LIFECYCLE,
+      remote.RemoteDomainEventCallbackLifecycleMsgCodec,
+      lifecycle(7),
+    );
+    await expect.poll(() => unrouted.length).toBe(2);
+    expect(events).toHaveLength(2);
+  });
+
+  it("reports a message that does not decode instead of dropping it", async () => {
+    const unrouted: DecodedMessage[] = [];
+    client.onUnroutedMessage((message) => unrouted.push(message));
+    sendEvent(remote.REMOTE_PROC_DOMAIN_EVENT_CALLBACK_LIFECYCLE, remote.RemoteNonnullStringCodec, "garbage");
+    await expect.poll(() => unrouted.length).toBe(1);
+    expect(unrouted[0]).toMatchObject({ procedure: "REMOTE_PROC_DOMAIN_EVENT_CALLBACK_LIFECYCLE" });
+    expect("error" in unrouted[0]! && unrouted[0].error.name).toBe("XdrDecodeError");
+  });
+});
