@@ -6,7 +6,6 @@ import { topLevelKinds } from "./kinds.js";
 import { locateDefinition } from "./names.js";
 import { renderIndex } from "./render-index.js";
 import { renderModule } from "./render-module.js";
-import { schemaKitSource } from "./render-module.js";
 import { parseSwagger } from "./swagger.js";
 
 export const GENERATED_DIR = "pkg/api/generated";
@@ -23,10 +22,7 @@ export function generateApiSources(swagger: unknown): GeneratedFile[] {
     path: `${GENERATED_DIR}/${module}.ts`,
     content: renderModule(module, byModule.get(module) ?? [], doc.definitions),
   }));
-  unformatted.push(
-    { path: `${GENERATED_DIR}/index.ts`, content: renderIndex(names, topLevelKinds(doc)) },
-    { path: `${GENERATED_DIR}/schema-kit.ts`, content: schemaKitSource() },
-  );
+  unformatted.push({ path: `${GENERATED_DIR}/index.ts`, content: renderIndex(names, topLevelKinds(doc)) });
   const formatted = formatTypeScript(unformatted.map((f) => f.content));
   return unformatted.map((file, i) => ({ path: file.path, content: formatted[i] ?? file.content }));
 }

@@ -1,6 +1,5 @@
 // One generated module: every definition of one version prefix as an interface (or type
 // alias) plus its zod schema, sorted by name so the output is stable.
-import { readFileSync } from "node:fs";
 import { locateDefinition, schemaName } from "./names.js";
 import { jsDoc, renderMembers, renderSchema } from "./render-schema.js";
 import type { RenderContext } from "./render-schema.js";
@@ -32,7 +31,7 @@ export function renderModule(
     .sort()
     .map((m) => `import * as ${m} from "./${m}.js";\n`)
     .join("");
-  return `${GENERATED_HEADER}import type { z } from "zod";\nimport * as kit from "./schema-kit.js";\n${imports}\n${bodies.join("\n")}`;
+  return `${GENERATED_HEADER}import type { z } from "zod";\nimport * as kit from "../schema-kit.js";\n${imports}\n${bodies.join("\n")}`;
 }
 
 function renderDefinition(
@@ -62,10 +61,4 @@ function renderDefinition(
     `${doc}export type ${typeName} = ${rendered.ts};\n` +
     `/** Parses \`${name}\`. */\nexport const ${schema}: z.ZodType<${typeName}> = kit.typed<${typeName}>(${zod});\n`
   );
-}
-
-/** The helpers every generated module composes its schemas with (hack/api-gen/schema-kit.ts). */
-export function schemaKitSource(): string {
-  const source = readFileSync(new URL("./schema-kit.ts", import.meta.url), "utf8");
-  return GENERATED_HEADER + source;
 }

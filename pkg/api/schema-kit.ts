@@ -1,4 +1,4 @@
-// Copied verbatim into pkg/api/generated/schema-kit.ts. Generated schemas are composed only
+// The helpers every generated schema module (pkg/api/generated) is composed with. Generated schemas are composed only
 // through these helpers, which take and return the plain `z.ZodType`: the compiler then never
 // infers (or compares) a deep zod type per definition. Each exported schema is annotated with
 // its interface instead. Letting tsc infer the whole graph cost ~27 s of type-checking.
