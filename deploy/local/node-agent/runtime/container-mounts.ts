@@ -1,19 +1,11 @@
 import { mkdir, stat } from "node:fs/promises";
 import { secureJoin } from "./path-resolver.js";
+import type { VolumeMount } from "../pod-runtime.js";
 import type { PreparedVolume, SourceKind } from "./volumes.js";
 
 // A container's volumeMounts turned into bind mounts: which host path goes where, read-only or not. subPath
 // is resolved inside its volume (a symlink in the volume cannot point it elsewhere) and created when missing,
 // as kubelet does.
-
-export interface VolumeMountRequest {
-  name: string;
-  mountPath: string;
-  subPath?: string;
-  readOnly?: boolean;
-  /** Accepted for completeness; mounts behave as `None` (see the runtime README notes). */
-  mountPropagation?: string;
-}
 
 export interface ContainerMount {
   /** Host path bind-mounted into the container. */
@@ -35,15 +27,15 @@ async function kindOf(target: string): Promise<SourceKind> {
 
 export async function resolveVolumeMounts(
   containerName: string,
-  volumes: ReadonlyMap<string, PreparedVolume>,
-  requests: readonly VolumeMountRequest[],
+  volumes: readonly PreparedVolume[],
+  requests: readonly VolumeMount[],
 ): Promise<ContainerMount[]> {
   const mounts: ContainerMount[] = [];
   for (const request of requests) {
-    const volume = volumes.get(request.name);
+    const volume = volumes.find((candidate) => candidate.name === request.volume);
     if (!volume) {
       throw new MountConfigError(
-        `cannot find volume "${request.name}" to mount into container "${containerName}"`,
+        `cannot find volume "${request.volume}" to mount into container "${containerName}"`,
       );
     }
     if (!request.mountPath.startsWith("/")) {
@@ -54,7 +46,7 @@ export async function resolveVolumeMounts(
     if (request.subPath) {
       if (volume.kind !== "directory") {
         throw new MountConfigError(
-          `subPath ${request.subPath} of volume "${request.name}" needs a directory volume`,
+          `subPath ${request.subPath} of volume "${request.volume}" needs a directory volume`,
         );
       }
       source = await secureJoin(volume.source, request.subPath);
@@ -62,7 +54,7 @@ export async function resolveVolumeMounts(
       if (existing === undefined) await mkdir(source, { recursive: true });
       kind = existing ?? "directory";
     }
-    mounts.push({ source, destination: request.mountPath, readOnly: request.readOnly ?? false, kind });
+    mounts.push({ source, destination: request.mountPath, readOnly: request.readOnly, kind });
   }
   return mounts;
 }

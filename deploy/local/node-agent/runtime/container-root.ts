@@ -91,8 +91,12 @@ class PlanBuilder {
   /** Resolves `destination` in the view so far and makes a mount point of the right kind there. */
   async mountPoint(destination: string, kind: "directory" | "file"): Promise<string> {
     const resolved = await resolveInView(this.layers, destination, this.probe);
-    if (resolved.kind === undefined)
-      this.steps.push({ op: kind === "file" ? "touch" : "mkdir", target: this.at(resolved.path) });
+    if (resolved.kind === undefined && kind === "directory") {
+      this.steps.push({ op: "mkdir", target: this.at(resolved.path) });
+    } else if (resolved.kind === undefined) {
+      this.steps.push({ op: "mkdir", target: this.at(path.posix.dirname(resolved.path)) });
+      this.steps.push({ op: "touch", target: this.at(resolved.path) });
+    }
     return resolved.path;
   }
 

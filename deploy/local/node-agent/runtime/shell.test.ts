@@ -1,8 +1,11 @@
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import type { Duplex } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { renderSetupScript, renderWaiterScript, shellQuote } from "./shell.js";
+import { renderSetupScript, renderSupervisorScript, shellQuote } from "./shell.js";
 
 function echoThroughShell(words: string[]): string[] {
   const script = `for word in ${words.map(shellQuote).join(" ")}; do printf '%s\\n' "$word"; done`;
@@ -55,31 +58,70 @@ describe("renderSetupScript", () => {
   });
 });
 
-describe("renderWaiterScript", () => {
+describe("renderSupervisorScript", () => {
+  const options = { unsharePath: "/usr/bin/unshare", rootDir: "/", workingDir: "/" };
+
   it("waits for the go-ahead on fd 3, then runs the command in its root as the given user", () => {
-    const script = renderWaiterScript({
-      unsharePath: "/usr/bin/unshare",
+    const script = renderSupervisorScript({
+      ...options,
       rootDir: "/s/root",
       workingDir: "/w",
+      statusFile: "/st",
       uid: 107,
       gid: 107,
     });
     expect(script).toContain(
-      `exec '/usr/bin/unshare' '--root=/s/root' '--wd=/w' '--setgid=107' '--setuid=107' -- "$@"`,
+      `'/usr/bin/unshare' '--root=/s/root' '--wd=/w' '--setgid=107' '--setuid=107' -- "$@"`,
     );
     execFileSync("/bin/sh", ["-n", "-c", script]);
   });
 
-  it("gives up with exit 125 when the agent closes the socket instead", () => {
-    const script = renderWaiterScript({ unsharePath: "/usr/bin/unshare", rootDir: "/", workingDir: "/" });
-    let status: number | undefined;
-    try {
-      execFileSync("/bin/sh", ["-c", script, "waiter", "true"], {
-        stdio: ["ignore", "ignore", "ignore", "pipe"],
-      });
-    } catch (error) {
-      status = (error as { status: number }).status;
+  async function runSupervised(
+    command: string[],
+    statusFile: string,
+    release: boolean,
+    signal?: NodeJS.Signals,
+  ) {
+    const script = renderSupervisorScript({ ...options, statusFile });
+    const child = spawn("/bin/sh", ["-c", script, "supervisor", ...command], {
+      stdio: ["ignore", "ignore", "ignore", "pipe"],
+      detached: true,
+    });
+    const control = child.stdio[3] as Duplex;
+    const [ready] = (await once(control, "data")) as [Buffer];
+    expect(ready.toString()).toBe("ready\n");
+    control.end(release ? "run\n" : undefined);
+    if (signal) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      process.kill(-(child.pid as number), signal);
     }
-    expect(status).toBe(125);
+    const [code] = (await once(child, "exit")) as [number];
+    return code;
+  }
+
+  it("gives up with exit 125 when the agent closes the socket instead", async () => {
+    expect(await runSupervised(["true"], "/nonexistent/status", false)).toBe(125);
   });
+
+  // unshare --root needs CAP_SYS_CHROOT.
+  const root = process.getuid?.() === 0;
+  if (!root) console.warn("skipping the supervised runs: they chroot, which needs root");
+
+  it.skipIf(!root)(
+    "records the command's exit status and survives the group's SIGTERM to do so",
+    async () => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), "kvts-supervisor-"));
+      try {
+        const statusFile = path.join(dir, "status");
+        expect(await runSupervised(["sh", "-c", "exit 7"], statusFile, true)).toBe(7);
+        expect(await readFile(statusFile, "utf8")).toBe("7\n");
+        const trapping = ["sh", "-c", "trap 'exit 3' TERM; while :; do sleep 0.05; done"];
+        expect(await runSupervised(trapping, statusFile, true, "SIGTERM")).toBe(3);
+        expect(await readFile(statusFile, "utf8")).toBe("3\n");
+        expect(await runSupervised(["sleep", "5"], statusFile, true, "SIGTERM")).toBe(143);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -2,9 +2,10 @@ import type { MountStep } from "./container-root.js";
 
 // The two small shell programs behind a container start. The setup script performs a planned list of
 // mount steps inside the container's mount namespace (run by the agent through nsenter, with a clean
-// environment). The waiter is what the container's process runs first: it reports that its namespaces
-// exist, waits for the agent's go-ahead, then becomes the container's command in its new root. Every
-// value is single-quoted, so paths and arguments never reach the shell as code.
+// environment). The supervisor is the process the agent spawns into the container's namespaces: it reports
+// that they exist, waits for the agent's go-ahead, runs the container's command in its new root and
+// records the exit status. Every value is single-quoted, so paths and arguments never reach the shell as
+// code.
 
 /** Quotes one word for POSIX sh. */
 export function shellQuote(word: string): string {
@@ -57,25 +58,26 @@ export function renderSetupScript(steps: readonly MountStep[]): string {
   return ["set -e", ...steps.flatMap(renderStep), ""].join("\n");
 }
 
-/** Exit code of a waiter that never got the go-ahead (the start was abandoned). */
+/** Exit code of a supervisor that never got the go-ahead (the start was abandoned). */
 export const ABANDONED_START_EXIT_CODE = 125;
 
-export interface WaiterOptions {
+export interface SupervisorOptions {
   unsharePath: string;
   rootDir: string;
   workingDir: string;
+  /** Where the command's exit status is written, for an agent that was away when it ended. */
+  statusFile: string;
   uid?: number;
   gid?: number;
 }
 
-/** The waiter; the container's argv follows as "$@", and fd 3 is the agent's control socket. */
-export function renderWaiterScript(options: WaiterOptions): string {
+/** The supervisor; the container's argv follows as "$@", and fd 3 is the agent's control socket. */
+export function renderSupervisorScript(options: SupervisorOptions): string {
   const identity =
     options.uid !== undefined
       ? [`--setgid=${options.gid ?? 0}`, `--setuid=${options.uid}`].map(shellQuote)
       : [];
-  const exec = [
-    "exec",
+  const run = [
     shellQuote(options.unsharePath),
     shellQuote(`--root=${options.rootDir}`),
     shellQuote(`--wd=${options.workingDir}`),
@@ -89,7 +91,13 @@ export function renderWaiterScript(options: WaiterOptions): string {
     `IFS= read -r go <&3 || ${abandon}`,
     `[ "$go" = run ] || ${abandon}`,
     "exec 3<&-",
-    exec,
+    // A caught signal is reset in the command, which still gets it from the process group; the shell
+    // itself keeps waiting, so it can record how the command ended.
+    "trap : TERM INT HUP QUIT",
+    run,
+    "status=$?",
+    `printf '%s\\n' "$status" > ${shellQuote(options.statusFile)}`,
+    'exit "$status"',
     "",
   ].join("\n");
 }

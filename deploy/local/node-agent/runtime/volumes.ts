@@ -3,18 +3,13 @@ import path from "node:path";
 import { runCommand } from "./exec.js";
 import type { RunCommand } from "./exec.js";
 import { mountsUnder, readMountInfo } from "./mountinfo.js";
-import type { NodeLayout, VolumePlugin } from "./node-layout.js";
+import type { VolumeFile, VolumeRequest, VolumeSource } from "../pod-runtime.js";
+import type { NodeLayout } from "./node-layout.js";
 import { secureJoin } from "./path-resolver.js";
-import type { FileProjection } from "./volume-files.js";
 
 // Volumes of a pod, set up on the node's side before any container starts: emptyDir directories (tmpfs for
 // medium Memory) where kubelet keeps them, hostPath sources inside the node root with kubelet's type checks,
 // and the files of configMap/secret/downwardAPI/projected volumes. Containers bind-mount the results.
-
-export type VolumeSpec =
-  | { name: string; type: "emptyDir"; medium?: string; sizeLimitBytes?: number }
-  | { name: string; type: "hostPath"; path: string; hostPathType?: string }
-  | { name: string; type: Exclude<VolumePlugin, "emptyDir">; files: FileProjection[] };
 
 export type SourceKind = "directory" | "file" | "other";
 
@@ -88,13 +83,13 @@ export async function checkHostPathType(
 }
 
 /** Writes projected files under `dir`, replacing what was there; paths cannot leave `dir`. */
-export async function writeVolumeFiles(dir: string, files: FileProjection[]): Promise<void> {
+export async function writeVolumeFiles(dir: string, files: readonly VolumeFile[]): Promise<void> {
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true, mode: 0o755 });
   for (const file of files) {
     const target = await secureJoin(dir, file.path);
     await mkdir(path.dirname(target), { recursive: true, mode: 0o755 });
-    await writeFile(target, file.data);
+    await writeFile(target, file.content);
     await chmod(target, file.mode);
   }
 }
@@ -105,14 +100,16 @@ export class PodVolumes {
     private readonly run: RunCommand = runCommand,
   ) {}
 
-  async prepare(podUID: string, specs: VolumeSpec[]): Promise<Map<string, PreparedVolume>> {
-    const prepared = new Map<string, PreparedVolume>();
-    for (const spec of specs) {
+  async prepare(podUID: string, requests: readonly VolumeRequest[]): Promise<PreparedVolume[]> {
+    const prepared: PreparedVolume[] = [];
+    for (const request of requests) {
       try {
-        prepared.set(spec.name, await this.prepareOne(podUID, spec));
+        prepared.push({
+          name: request.name,
+          ...(await this.prepareOne(podUID, request.name, request.source)),
+        });
       } catch (error) {
-        if (error instanceof VolumeSetupError) throw error;
-        throw new VolumeSetupError(spec.name, (error as Error).message);
+        throw new VolumeSetupError(request.name, (error as Error).message);
       }
     }
     return prepared;
@@ -129,29 +126,37 @@ export class PodVolumes {
     await rm(podDir, { recursive: true, force: true });
   }
 
-  private async prepareOne(podUID: string, spec: VolumeSpec): Promise<PreparedVolume> {
-    switch (spec.type) {
+  private async prepareOne(
+    podUID: string,
+    name: string,
+    source: VolumeSource,
+  ): Promise<Omit<PreparedVolume, "name">> {
+    switch (source.kind) {
       case "emptyDir":
-        return { name: spec.name, source: await this.emptyDir(podUID, spec), kind: "directory" };
+        return { source: await this.emptyDir(podUID, name, source), kind: "directory" };
       case "hostPath": {
-        const source = await this.layout.hostPathSource(spec.path);
-        return { name: spec.name, source, kind: await checkHostPathType(source, spec.hostPathType) };
+        const hostPath = await this.layout.hostPathSource(source.path);
+        return { source: hostPath, kind: await checkHostPathType(hostPath, source.type) };
       }
-      default: {
-        const source = this.layout.volumeDir(podUID, spec.type, spec.name);
-        await writeVolumeFiles(source, spec.files);
-        return { name: spec.name, source, kind: "directory" };
+      case "files": {
+        const dir = this.layout.volumeDir(podUID, source.plugin, name);
+        await writeVolumeFiles(dir, source.files);
+        return { source: dir, kind: "directory" };
       }
     }
   }
 
-  private async emptyDir(podUID: string, spec: Extract<VolumeSpec, { type: "emptyDir" }>): Promise<string> {
-    const dir = this.layout.volumeDir(podUID, "emptyDir", spec.name);
+  private async emptyDir(
+    podUID: string,
+    name: string,
+    source: Extract<VolumeSource, { kind: "emptyDir" }>,
+  ): Promise<string> {
+    const dir = this.layout.volumeDir(podUID, "emptyDir", name);
     await mkdir(dir, { recursive: true });
-    const medium = spec.medium ?? "";
+    const medium = source.medium ?? "";
     if (medium === "Memory") {
       if (!mountsUnder(await readMountInfo(), dir).includes(dir)) {
-        const size = spec.sizeLimitBytes !== undefined ? `,size=${spec.sizeLimitBytes}` : "";
+        const size = source.sizeLimitBytes !== undefined ? `,size=${source.sizeLimitBytes}` : "";
         await this.run("mount", ["-t", "tmpfs", "-o", `mode=0777${size}`, "tmpfs", dir]);
       }
     } else if (medium !== "") {

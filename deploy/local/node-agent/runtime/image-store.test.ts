@@ -1,0 +1,118 @@
+import { existsSync } from "node:fs";
+import { lstat, mkdir, mkdtemp, readFile, readlink, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isDynamicElf } from "./busybox-image.js";
+import { parseImageReference } from "./image-reference.js";
+import { ImageStore, LocalImagePullError, matchLocalImage } from "./image-store.js";
+
+let cacheDir: string;
+let store: ImageStore;
+
+beforeAll(async () => {
+  cacheDir = await mkdtemp(path.join(os.tmpdir(), "kvts-images-"));
+  store = new ImageStore({ cacheDir, checkoutDir: "/checkout" });
+});
+
+afterAll(async () => {
+  await rm(cacheDir, { recursive: true, force: true });
+});
+
+describe("the image table", () => {
+  it.each([
+    ["quay.io/kubevirt/virt-handler:v1.5.0", { kind: "component", component: "virt-handler" }],
+    ["registry:5000/kubevirt/virt-launcher:devel", { kind: "component", component: "virt-launcher" }],
+    ["virt-operator", { kind: "component", component: "virt-operator" }],
+    [`localhost/virt-api@sha256:${"0".repeat(64)}`, { kind: "component", component: "virt-api" }],
+    ["example.org/x/virt-controller:1", { kind: "component", component: "virt-controller" }],
+    ["busybox", { kind: "busybox" }],
+    ["busybox:1.36.1", { kind: "busybox" }],
+    ["registry.k8s.io/e2e-test-images/busybox:1.36.1-1", { kind: "busybox" }],
+    ["kubevirt-ts/test-guest:latest", { kind: "directory", name: "test-guest" }],
+    ["quay.io/kubevirt/cirros-container-disk-demo:v1.5.0", { kind: "directory", name: "test-guest" }],
+    ["registry:5000/kubevirt/cirros-container-disk-demo:devel", { kind: "directory", name: "test-guest" }],
+  ])("maps %s", (image, expected) => {
+    expect(matchLocalImage(parseImageReference(image))).toMatchObject(expected);
+  });
+
+  it.each(["nginx", "quay.io/kubevirt/virt-handler-extra", "quay.io/kubevirt/fedora-container-disk-demo"])(
+    "knows nothing of %s",
+    (image) => {
+      expect(matchLocalImage(parseImageReference(image))).toBeUndefined();
+    },
+  );
+});
+
+describe("ImageStore.pull", () => {
+  it("fails unknown images the way kubelet reports a missing image", async () => {
+    const error = await store.pull("nginx:1.27").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LocalImagePullError);
+    expect((error as Error).message).toMatch(
+      /^rpc error: code = NotFound desc = failed to pull and unpack image "docker\.io\/library\/nginx:1\.27": failed to resolve reference "docker\.io\/library\/nginx:1\.27": docker\.io\/library\/nginx:1\.27: not found/,
+    );
+  });
+
+  it("fails malformed names with kubelet's parse message", async () => {
+    await expect(store.pull("Not/Valid")).rejects.toThrow(
+      `couldn't parse image reference "Not/Valid": invalid reference format`,
+    );
+  });
+
+  it("runs component binaries from the checkout through wrappers at their upstream paths", async () => {
+    const image = await store.pull("quay.io/kubevirt/virt-launcher:v1.5.0");
+    expect(image.rootfs).toEqual({ kind: "host" });
+    expect(image.entrypoint).toEqual(["/usr/bin/virt-launcher"]);
+    expect(image.executables.map((file) => file.path)).toContain("/usr/bin/virt-launcher-monitor");
+    const wrapper = image.executables.find((file) => file.path === "/usr/bin/virt-tail");
+    expect(wrapper?.content).toMatch(/^#!\/bin\/sh\nexec '.*node.*' '--import' 'file:\/\/.*tsx.*' /);
+    expect(wrapper?.content).toContain(`'/checkout/cmd/virt-tail/main.ts' "$@"`);
+    expect(image.entryPoints["/usr/bin/virt-tail"]).toBe("/checkout/cmd/virt-tail/main.ts");
+    expect(image.imageID).toMatch(/^quay\.io\/kubevirt\/virt-launcher@sha256:[0-9a-f]{64}$/);
+  });
+
+  it("says how to build the test guest when it is missing", async () => {
+    await expect(store.pull("quay.io/kubevirt/cirros-container-disk-demo")).rejects.toThrow(
+      `the local image directory ${path.join(cacheDir, "images/test-guest")} does not exist; build it with deploy/local/guest/build-test-guest.sh`,
+    );
+  });
+
+  it("resolves the test guest and its aliases to the built directory", async () => {
+    await mkdir(path.join(cacheDir, "images/test-guest/disk"), { recursive: true });
+    for (const name of [
+      "kubevirt-ts/test-guest:latest",
+      "registry:5000/kubevirt/cirros-container-disk-demo:devel",
+    ]) {
+      const image = await store.pull(name);
+      expect(image.rootfs).toEqual({ kind: "directory", path: path.join(cacheDir, "images/test-guest") });
+    }
+  });
+
+  const staticBusybox = existsSync("/bin/busybox");
+  it.skipIf(!staticBusybox)(
+    "builds a busybox image with applets from the host's busybox-static",
+    async () => {
+      const image = await store.pull("busybox:1.36");
+      const root = path.join(cacheDir, "images/busybox");
+      expect(image.rootfs).toEqual({ kind: "directory", path: root });
+      expect(image.cmd).toEqual(["sh"]);
+      expect(await readlink(path.join(root, "bin/sh"))).toBe("busybox");
+      expect(await readlink(path.join(root, "bin/httpd"))).toBe("busybox");
+      expect((await lstat(path.join(root, "tmp"))).mode & 0o7777).toBe(0o1777);
+      expect(await readFile(path.join(root, "etc/passwd"), "utf8")).toMatch(/^root:x:0:0:/);
+      await store.pull("busybox"); // a second pull reuses the built image
+    },
+  );
+  if (!staticBusybox)
+    console.warn("skipping the busybox image test: /bin/busybox is missing (busybox-static)");
+});
+
+describe("isDynamicElf", () => {
+  it("tells a static executable from one needing the dynamic loader", async () => {
+    expect(isDynamicElf(await readFile(process.execPath).then((b) => b.subarray(0, 4096)))).toBe(true);
+    if (existsSync("/bin/busybox")) {
+      expect(isDynamicElf((await readFile("/bin/busybox")).subarray(0, 4096))).toBe(false);
+    }
+    expect(() => isDynamicElf(Buffer.from("#!/bin/sh\n".padEnd(64)))).toThrow(/not a 64-bit ELF/);
+  });
+});

@@ -1,0 +1,236 @@
+import { createHash } from "node:crypto";
+import { stat } from "node:fs/promises";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { ensureBusyboxImage } from "./busybox-image.js";
+import type { ExecutableFile } from "./container-root.js";
+import { formatImageReference, imageBaseName, parseImageReference, repositoryOf } from "./image-reference.js";
+import type { ImageReference } from "./image-reference.js";
+import { shellQuote } from "./shell.js";
+
+// The local image store: what an image name means on this machine, since nothing is pulled from a registry.
+// The table below is the one place that maps names to local images. Component images of this suite run
+// this checkout's entry points (cmd/<binary>/main.ts) through tsx on the host's files, with a wrapper at
+// /usr/bin/<binary> for each binary the upstream image holds, so the pod spec's command works as written.
+// busybox is the host's static busybox; the test guest is a directory built by deploy/local/guest.
+
+/** Binaries each upstream component image ships, by image name. */
+export const COMPONENT_BINARIES: Readonly<Record<string, readonly string[]>> = {
+  "virt-operator": ["virt-operator"],
+  "virt-api": ["virt-api"],
+  "virt-controller": ["virt-controller"],
+  "virt-handler": ["virt-handler", "virt-chroot"],
+  "virt-launcher": [
+    "virt-launcher",
+    "virt-launcher-monitor",
+    "virt-tail",
+    "virt-freezer",
+    "virt-probe",
+    "container-disk",
+  ],
+};
+
+export type LocalImage =
+  | { kind: "component"; component: string }
+  | { kind: "busybox" }
+  /** A directory under <cacheDir>/images/<name>, run chrooted. */
+  | { kind: "directory"; name: string; buildHint: string };
+
+interface ImageRule {
+  matches(reference: ImageReference): boolean;
+  image: LocalImage;
+}
+
+const TEST_GUEST: LocalImage = {
+  kind: "directory",
+  name: "test-guest",
+  buildHint: "build it with deploy/local/guest/build-test-guest.sh",
+};
+/** Upstream's demo containerDisk names, stand-ins for the test guest so upstream examples run unchanged. */
+const TEST_GUEST_REPOSITORIES = [
+  "docker.io/kubevirt-ts/test-guest",
+  "quay.io/kubevirt/cirros-container-disk-demo",
+  "registry:5000/kubevirt/cirros-container-disk-demo",
+];
+
+export const IMAGE_RULES: readonly ImageRule[] = [
+  ...Object.keys(COMPONENT_BINARIES).map((component) => ({
+    matches: (reference: ImageReference) => imageBaseName(reference) === component,
+    image: { kind: "component", component } as const,
+  })),
+  { matches: (reference) => imageBaseName(reference) === "busybox", image: { kind: "busybox" } },
+  { matches: (reference) => TEST_GUEST_REPOSITORIES.includes(repositoryOf(reference)), image: TEST_GUEST },
+];
+
+export function matchLocalImage(reference: ImageReference): LocalImage | undefined {
+  return IMAGE_RULES.find((rule) => rule.matches(reference))?.image;
+}
+
+export const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+export interface ResolvedImage {
+  /** As the pod spec names it. */
+  image: string;
+  /** Normalized, e.g. docker.io/library/busybox:latest. */
+  reference: string;
+  imageID: string;
+  rootfs: { kind: "host" } | { kind: "directory"; path: string };
+  /** The image's ENTRYPOINT and CMD, used when the pod spec leaves command/args out. */
+  entrypoint: string[];
+  cmd: string[];
+  env: Record<string, string>;
+  workingDir: string;
+  /** Files the image holds on top of its root (wrappers of component binaries). */
+  executables: ExecutableFile[];
+  /** For wrappers: the entry point each one runs, so a missing one fails the start clearly. */
+  entryPoints: Record<string, string>;
+}
+
+/** Why an image cannot be used, worded as kubelet shows containerd's pull errors. */
+export class LocalImagePullError extends Error {
+  override readonly name = "LocalImagePullError";
+}
+
+export interface ImageStoreOptions {
+  /** Default `${XDG_CACHE_HOME:-~/.cache}/kubevirt-ts`. */
+  cacheDir?: string;
+  /** The checkout whose cmd/<binary>/main.ts component images run; default: this checkout. */
+  checkoutDir?: string;
+  /** The host's static busybox. */
+  busyboxBinary?: string;
+}
+
+export function defaultCacheDir(): string {
+  const base = process.env["XDG_CACHE_HOME"] || path.join(os.homedir(), ".cache");
+  return path.join(base, "kubevirt-ts");
+}
+
+const THIS_CHECKOUT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
+
+function notFound(reference: string, detail: string): LocalImagePullError {
+  return new LocalImagePullError(
+    `rpc error: code = NotFound desc = failed to pull and unpack image "${reference}": ${detail}`,
+  );
+}
+
+export class ImageStore {
+  readonly cacheDir: string;
+  readonly checkoutDir: string;
+  private readonly busyboxBinary: string;
+  private readonly tsxLoader: string;
+
+  constructor(options: ImageStoreOptions = {}) {
+    this.cacheDir = options.cacheDir ?? defaultCacheDir();
+    this.checkoutDir = options.checkoutDir ?? THIS_CHECKOUT;
+    this.busyboxBinary = options.busyboxBinary ?? "/bin/busybox";
+    // tsx comes from the runtime's own dependencies, whichever checkout the entry points come from.
+    this.tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+  }
+
+  imageDir(name: string): string {
+    return path.join(this.cacheDir, "images", name);
+  }
+
+  /** Resolves an image name to what runs, or throws LocalImagePullError with kubelet's wording. */
+  async pull(image: string): Promise<ResolvedImage> {
+    let parsed: ImageReference;
+    try {
+      parsed = parseImageReference(image);
+    } catch (error) {
+      throw new LocalImagePullError((error as Error).message);
+    }
+    const reference = formatImageReference(parsed);
+    const local = matchLocalImage(parsed);
+    if (!local) {
+      throw notFound(
+        reference,
+        `failed to resolve reference "${reference}": ${reference}: not found in the kubevirt-ts local image store ` +
+          "(it holds this suite's component images, busybox and kubevirt-ts/test-guest)",
+      );
+    }
+    const base = { image, reference, imageID: imageIdOf(repositoryOf(parsed), local) };
+    switch (local.kind) {
+      case "component":
+        return { ...base, ...(await this.component(local.component)) };
+      case "busybox":
+        return { ...base, ...(await this.busybox(reference)) };
+      case "directory":
+        return { ...base, ...(await this.directory(reference, local)) };
+    }
+  }
+
+  private async component(
+    component: string,
+  ): Promise<Omit<ResolvedImage, "image" | "reference" | "imageID">> {
+    const binaries = COMPONENT_BINARIES[component] ?? [];
+    const entryPoints: Record<string, string> = {};
+    const executables = binaries.map((binary) => {
+      const wrapper = `/usr/bin/${binary}`;
+      const entryPoint = path.join(this.checkoutDir, "cmd", binary, "main.ts");
+      entryPoints[wrapper] = entryPoint;
+      const exec = [process.execPath, "--import", this.tsxLoader, entryPoint].map(shellQuote).join(" ");
+      return { path: wrapper, content: `#!/bin/sh\nexec ${exec} "$@"\n` };
+    });
+    return {
+      rootfs: { kind: "host" },
+      entrypoint: [`/usr/bin/${component}`],
+      cmd: [],
+      env: { PATH: DEFAULT_PATH, ...(await this.tsconfigEnv()) },
+      workingDir: "/",
+      executables,
+      entryPoints,
+    };
+  }
+
+  /** Points tsx at the checkout's tsconfig: containers run from "/", where tsx would find none. */
+  private async tsconfigEnv(): Promise<Record<string, string>> {
+    const tsconfig = path.join(this.checkoutDir, "tsconfig.json");
+    return (await stat(tsconfig).catch(() => undefined)) ? { TSX_TSCONFIG_PATH: tsconfig } : {};
+  }
+
+  private async busybox(reference: string): Promise<Omit<ResolvedImage, "image" | "reference" | "imageID">> {
+    if (!(await stat(this.busyboxBinary).catch(() => undefined))) {
+      throw notFound(
+        reference,
+        `${this.busyboxBinary} is missing: install the Debian package busybox-static`,
+      );
+    }
+    let dir: string;
+    try {
+      dir = await ensureBusyboxImage(this.imageDir("busybox"), this.busyboxBinary);
+    } catch (error) {
+      throw notFound(reference, (error as Error).message);
+    }
+    return directoryImage(dir, ["sh"]);
+  }
+
+  private async directory(
+    reference: string,
+    local: Extract<LocalImage, { kind: "directory" }>,
+  ): Promise<Omit<ResolvedImage, "image" | "reference" | "imageID">> {
+    const dir = this.imageDir(local.name);
+    if (!(await stat(dir).catch(() => undefined))?.isDirectory()) {
+      throw notFound(reference, `the local image directory ${dir} does not exist; ${local.buildHint}`);
+    }
+    return directoryImage(dir, []);
+  }
+}
+
+function directoryImage(dir: string, cmd: string[]): Omit<ResolvedImage, "image" | "reference" | "imageID"> {
+  return {
+    rootfs: { kind: "directory", path: dir },
+    entrypoint: [],
+    cmd,
+    env: { PATH: DEFAULT_PATH },
+    workingDir: "/",
+    executables: [],
+    entryPoints: {},
+  };
+}
+
+function imageIdOf(repository: string, local: LocalImage): string {
+  const digest = createHash("sha256").update(JSON.stringify(local)).digest("hex");
+  return `${repository}@sha256:${digest}`;
+}

@@ -1,0 +1,340 @@
+import { randomBytes } from "node:crypto";
+import { access, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { ImagePullError } from "../pod-runtime.js";
+import type {
+  ContainerRequest,
+  ExecResult,
+  ImageRef,
+  PodRef,
+  PodRuntime,
+  RecoveredContainer,
+  Sandbox,
+  SandboxRequest,
+  VolumeRequest,
+} from "../pod-runtime.js";
+import { CgroupTree } from "./cgroup.js";
+import { LOCAL_CLUSTER_NETWORK } from "./cluster-network-config.js";
+import type { ClusterNetworkConfig } from "./cluster-network-config.js";
+import { ClusterNetwork } from "./cluster-network.js";
+import { ContainerStartError, containerArgv, findExecutable, runAsIdentity } from "./container-command.js";
+import { resolveVolumeMounts } from "./container-mounts.js";
+import type { ContainerMount } from "./container-mounts.js";
+import { ContainerProcesses, DEBIAN_TOOLS, fromRecordedExit } from "./container-process.js";
+import type { ContainerHandle, HostTools } from "./container-process.js";
+import { planContainerRoot } from "./container-root.js";
+import { listContainerStates } from "./container-state.js";
+import { hostNetworkHostsFile, hostnameFile, podHostsFile } from "./etc-files.js";
+import { runCommand } from "./exec.js";
+import type { RunCommand } from "./exec.js";
+import { ImageStore, LocalImagePullError } from "./image-store.js";
+import type { ImageStoreOptions, ResolvedImage } from "./image-store.js";
+import { IpAllocator } from "./ipam.js";
+import { readMountInfo, topLevelMounts } from "./mountinfo.js";
+import type { MountEntry } from "./mountinfo.js";
+import { netnsName } from "./names.js";
+import { NodeLayout } from "./node-layout.js";
+import { NodeNetwork } from "./node-network.js";
+import { PodRecords } from "./pod-records.js";
+import { PodSandboxes, netnsFile } from "./pod-sandbox.js";
+import { PodVolumes } from "./volumes.js";
+
+// One node's pod runtime: the node agent's Kubernetes side drives it through the PodRuntime interface
+// (deploy/local/node-agent/pod-runtime.ts). It owns the node bridge, pod sandboxes, volumes, the image
+// store and container processes, and keeps what a restarted agent needs in the node's state directory.
+
+export interface NodeRuntimeConfig {
+  nodeName: string;
+  /** The agent's state directory; the node keeps <stateDir>/<node>/{root,runtime}. */
+  stateDir: string;
+  /** e.g. 10.244.1.0/24; the node's address is the first host address. */
+  podCidr: string;
+  /** The cluster network this node joins; default: the local cluster's. */
+  cluster?: ClusterNetworkConfig;
+  /** Whether this node ensures the host-wide guard, routes and sink (idempotent; default true). */
+  ensureClusterNetwork?: boolean;
+  images?: ImageStoreOptions;
+  tools?: HostTools;
+  run?: RunCommand;
+}
+
+const REQUIRED_TOOLS: Array<[string, string]> = [
+  ["/usr/bin/nsenter", "util-linux"],
+  ["/usr/bin/unshare", "util-linux"],
+  ["/usr/bin/mkfifo", "coreutils"],
+  ["/usr/sbin/nft", "nftables"],
+  ["/usr/sbin/ip", "iproute2"],
+];
+
+export class NodeRuntime implements PodRuntime {
+  readonly layout: NodeLayout;
+  readonly network: NodeNetwork;
+  readonly clusterNetwork: ClusterNetwork;
+  readonly images: ImageStore;
+  private readonly sandboxes: PodSandboxes;
+  private readonly volumes: PodVolumes;
+  private readonly records: PodRecords;
+  private readonly containers = new Map<string, ContainerHandle>();
+  private readonly resolvedImages = new Map<string, ResolvedImage>();
+  private processes!: ContainerProcesses;
+  private cgroups: CgroupTree | undefined;
+
+  private constructor(private readonly config: NodeRuntimeConfig) {
+    const run = config.run ?? runCommand;
+    const cluster = config.cluster ?? LOCAL_CLUSTER_NETWORK;
+    this.layout = new NodeLayout(config.stateDir, config.nodeName);
+    this.clusterNetwork = new ClusterNetwork(cluster, run);
+    this.network = new NodeNetwork(
+      { nodeName: config.nodeName, podCidr: config.podCidr, interfacePrefix: cluster.interfacePrefix },
+      run,
+    );
+    const ipam = new IpAllocator(this.network.podCidr, this.layout.ipamDir);
+    this.sandboxes = new PodSandboxes(this.network, ipam, cluster.interfacePrefix, run);
+    this.volumes = new PodVolumes(this.layout, run);
+    this.records = new PodRecords(this.layout);
+    this.images = new ImageStore(config.images);
+  }
+
+  /** Sets the node up (idempotent: safe on every agent start) and returns its runtime. */
+  static async create(config: NodeRuntimeConfig): Promise<NodeRuntime> {
+    for (const [tool, pkg] of REQUIRED_TOOLS) {
+      await access(tool).catch(() => {
+        throw new Error(`${tool} is missing: install the Debian package ${pkg}`);
+      });
+    }
+    const runtime = new NodeRuntime(config);
+    await runtime.layout.ensure();
+    if (config.ensureClusterNetwork ?? true) await runtime.clusterNetwork.ensure();
+    await runtime.network.ensure();
+    runtime.cgroups = await CgroupTree.detect();
+    runtime.processes = new ContainerProcesses(
+      runtime.cgroups,
+      config.tools ?? DEBIAN_TOOLS,
+      config.run ?? runCommand,
+    );
+    return runtime;
+  }
+
+  get nodeIP(): string {
+    return this.network.nodeIP;
+  }
+
+  async runSandbox(request: SandboxRequest): Promise<Sandbox> {
+    await this.records.remember(request);
+    const sandbox = await this.sandboxes.ensure({ podUID: request.uid, hostNetwork: request.hostNetwork });
+    const hostname = request.hostNetwork ? this.config.nodeName : request.name;
+    const hosts = request.hostNetwork
+      ? hostNetworkHostsFile(await readFile("/etc/hosts", "utf8").catch(() => ""))
+      : podHostsFile([sandbox.podIP], hostname);
+    await this.writePodFile(this.layout.etcHostsPath(request.uid), hosts);
+    await this.writePodFile(this.hostnamePath(request.uid), hostnameFile(hostname));
+    return { podIPs: [sandbox.podIP] };
+  }
+
+  async stopSandbox(pod: PodRef): Promise<void> {
+    await this.sandboxes.teardown(pod.uid);
+  }
+
+  async setUpVolumes(pod: PodRef, volumes: VolumeRequest[]): Promise<void> {
+    await this.records.remember(pod);
+    await this.records.saveVolumes(pod.uid, await this.volumes.prepare(pod.uid, volumes));
+  }
+
+  async removePod(pod: PodRef): Promise<void> {
+    const running = [...this.containers.values()].filter((handle) => handle.record.pod.uid === pod.uid);
+    await Promise.all(running.map((handle) => handle.stop(0)));
+    for (const handle of running) this.containers.delete(handle.id);
+    await this.sandboxes.teardown(pod.uid);
+    await this.volumes.teardown(pod.uid);
+    await rm(this.layout.podLogDir(pod), { recursive: true, force: true });
+    await rm(this.layout.runtimePodDir(pod.uid), { recursive: true, force: true });
+    if (this.cgroups) await this.cgroups.remove(this.cgroups.pathOf([this.config.nodeName, pod.uid]));
+  }
+
+  async pullImage(image: string): Promise<ImageRef> {
+    try {
+      const resolved = await this.images.pull(image);
+      this.resolvedImages.set(image, resolved);
+      return { image, imageID: resolved.imageID };
+    } catch (error) {
+      if (error instanceof LocalImagePullError) throw new ImagePullError(error.message);
+      throw error;
+    }
+  }
+
+  async startContainer(request: ContainerRequest): Promise<ContainerHandle> {
+    const image =
+      this.resolvedImages.get(request.image.image) ?? (await this.images.pull(request.image.image));
+    const argv = containerArgv(image, request.command, request.args);
+    const mounts = [
+      ...(await resolveVolumeMounts(
+        request.name,
+        await this.records.volumes(request.pod.uid),
+        request.mounts,
+      )),
+      ...(await this.hostMounts(request)),
+    ];
+    const stateDir = this.layout.containerStateDir(request.pod.uid, request.name);
+    const hostMounts = image.rootfs.kind === "host" ? await this.hostMountsToCarry() : [];
+    const plan = await planContainerRoot({
+      scratchDir: path.join(stateDir, "rootfs"),
+      rootfs: image.rootfs.kind === "host" ? { kind: "host", hostMounts } : image.rootfs,
+      privileged: request.privileged,
+      mounts,
+      etcFiles: [
+        { destination: "/etc/hosts", source: this.layout.etcHostsPath(request.pod.uid) },
+        { destination: "/etc/hostname", source: this.hostnamePath(request.pod.uid) },
+      ],
+      executables: image.executables,
+      devices: await Promise.all(
+        request.devices.map(async (device) => ({
+          hostPath: await this.layout.hostPathSource(device.hostPath),
+          containerPath: device.containerPath,
+        })),
+      ),
+      workingDir: request.workingDir ?? image.workingDir,
+    });
+    const env: Record<string, string> = {
+      ...image.env,
+      HOSTNAME: await this.hostname(request.pod.uid),
+      ...request.env,
+    };
+    const executable = await findExecutable(plan.layers, argv[0] as string, {
+      path: env["PATH"] ?? "",
+      workingDir: plan.workingDir,
+      provided: new Set(image.executables.map((file) => file.path)),
+    });
+    const entryPoint = image.entryPoints[executable];
+    if (entryPoint) {
+      await access(entryPoint).catch(() => {
+        throw new ContainerStartError(
+          `exec: "${argv[0]}": its entry point ${entryPoint} does not exist in this checkout`,
+        );
+      });
+    }
+    const identity = await runAsIdentity(plan.layers, request.runAsUser, request.runAsGroup);
+    const netnsPath = request.hostNetwork
+      ? undefined
+      : netnsFile(netnsName(this.netnsPrefix, request.pod.uid));
+    if (netnsPath) {
+      await access(netnsPath).catch(() => {
+        throw new ContainerStartError(
+          `the pod's network namespace ${netnsPath} does not exist: run the sandbox first`,
+        );
+      });
+    }
+    const handle = await this.processes.start({
+      id: randomBytes(32).toString("hex"),
+      pod: request.pod,
+      name: request.name,
+      attempt: request.attempt,
+      argv,
+      env,
+      plan,
+      ...(identity ? { identity } : {}),
+      ...(netnsPath ? { netnsPath } : {}),
+      stateDir,
+      logPath: this.logPath(request.pod, request.name, request.attempt),
+      cgroupParts: [this.config.nodeName, request.pod.uid, `${request.name}-${request.attempt}`],
+    });
+    this.track(handle);
+    return handle;
+  }
+
+  async stopContainer(id: string, gracePeriodMs: number): Promise<void> {
+    await this.containers.get(id)?.stop(gracePeriodMs);
+  }
+
+  async exec(id: string, command: string[], timeoutMs: number): Promise<ExecResult> {
+    const handle = this.containers.get(id);
+    if (!handle) return { exitCode: 126, output: `container ${id} is not running` };
+    return this.processes.exec(handle.pid, command, timeoutMs);
+  }
+
+  logPath(pod: PodRef, container: string, attempt: number): string {
+    return this.layout.containerLogPath(pod, container, attempt);
+  }
+
+  async recoverContainers(): Promise<RecoveredContainer[]> {
+    const recovered: RecoveredContainer[] = [];
+    for (const state of await listContainerStates(path.join(this.layout.runtimeDir, "pods"))) {
+      const known = this.containers.get(state.id);
+      const adopted = known
+        ? { handle: known, state }
+        : await this.processes.adopt(this.layout.containerStateDir(state.pod.uid, state.name));
+      if (!adopted) continue;
+      if (adopted.handle) this.track(adopted.handle);
+      const base = { pod: state.pod, name: state.name, attempt: state.attempt, id: state.id };
+      if (adopted.handle && !adopted.state.exit) recovered.push({ ...base, process: adopted.handle });
+      else if (adopted.state.exit) recovered.push({ ...base, exit: fromRecordedExit(adopted.state.exit) });
+      else recovered.push(base);
+    }
+    return recovered;
+  }
+
+  async recoverPods(): Promise<PodRef[]> {
+    return this.records.pods();
+  }
+
+  /** Removes every pod and the node's bridge (`make down`); the host-wide network only when asked. */
+  async teardownNode(options: { clusterNetwork?: boolean } = {}): Promise<void> {
+    const containers = await this.recoverContainers();
+    const pods = new Map(
+      [...(await this.records.pods()), ...containers.map((c) => c.pod)].map((p) => [p.uid, p]),
+    );
+    for (const pod of pods.values()) await this.removePod(pod);
+    for (const uid of await this.sandboxes.recordedPods()) await this.sandboxes.teardown(uid);
+    await this.network.teardown();
+    if (this.cgroups) {
+      await this.cgroups.remove(this.cgroups.pathOf([this.config.nodeName]));
+      await this.cgroups.pruneTree();
+    }
+    if (options.clusterNetwork) await this.clusterNetwork.teardown();
+  }
+
+  private get netnsPrefix(): string {
+    return (this.config.cluster ?? LOCAL_CLUSTER_NETWORK).interfacePrefix;
+  }
+
+  private track(handle: ContainerHandle): void {
+    this.containers.set(handle.id, handle);
+    void handle.exited.then(() => this.containers.delete(handle.id));
+  }
+
+  private hostnamePath(uid: string): string {
+    return path.join(this.layout.runtimePodDir(uid), "hostname");
+  }
+
+  private async hostname(uid: string): Promise<string> {
+    return (await readFile(this.hostnamePath(uid), "utf8").catch(() => "localhost\n")).trim();
+  }
+
+  private async writePodFile(file: string, content: string): Promise<void> {
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, content, { mode: 0o644 });
+  }
+
+  /** The host's mounts a host-rootfs container sees again; pods' own mounts (memory emptyDirs under the
+   * state directory) reach containers only through their volumes. */
+  private async hostMountsToCarry(): Promise<MountEntry[]> {
+    const stateDir = path.resolve(this.config.stateDir);
+    return topLevelMounts(await readMountInfo()).filter(
+      (mount) => mount.mountPoint !== stateDir && !mount.mountPoint.startsWith(`${stateDir}/`),
+    );
+  }
+
+  private async hostMounts(request: ContainerRequest): Promise<ContainerMount[]> {
+    return Promise.all(
+      request.hostMounts.map(async (mount) => {
+        const source = await this.layout.hostPathSource(mount.hostPath);
+        const stats = await stat(source);
+        return {
+          source,
+          destination: mount.containerPath,
+          readOnly: mount.readOnly,
+          kind: stats.isDirectory() ? ("directory" as const) : ("file" as const),
+        };
+      }),
+    );
+  }
+}
