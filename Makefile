@@ -4,7 +4,7 @@ SHELL := /bin/bash
 
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: help deps build generate verify-generated lint typecheck test test-unit test-integration up down
+.PHONY: help deps host-deps binaries build generate lint typecheck test test-unit test-integration up down
 
 help:
 	@echo "make up     - a local cluster with KubeVirt installed and a demo VM"
@@ -17,6 +17,14 @@ $(NPM_STAMP): package.json package-lock.json
 	@touch $@
 
 deps: $(NPM_STAMP)
+
+# Debian packages (idempotent: installs only what is missing).
+host-deps:
+	bash deploy/local/install-deps.sh
+
+# kube-apiserver & co. and etcd from upstream Go modules; cached, rebuilt only when pins change.
+binaries:
+	bash deploy/local/build-binaries.sh
 
 build: deps
 	npx tsc -p tsconfig.build.json
@@ -31,11 +39,17 @@ lint: deps
 typecheck: deps
 	npx tsc -p tsconfig.json --noEmit
 
-test-unit: deps
+test-unit: deps host-deps
 	npx vitest run --project unit
 
-test-integration: deps
+test-integration: deps host-deps binaries
 	npx vitest run --project integration
 
-test: deps typecheck lint
+test: deps host-deps binaries typecheck lint
 	npx vitest run
+
+up: deps host-deps binaries
+	npx tsx deploy/local/up.ts
+
+down: deps
+	npx tsx deploy/local/down.ts

@@ -17,6 +17,7 @@ export default defineConfig({
           name: "integration",
           include: ["test/integration/**/*.test.ts"],
           environment: "node",
+          globalSetup: ["test/integration/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 600_000,
           fileParallelism: false,

@@ -7,9 +7,17 @@
 #   busybox-static  what `busybox` images run, and the test guest's userland
 #   openssl         certificate checks in tests
 #   procps          sysctl
+#   libvirt-daemon(-driver-qemu), qemu-system-x86, qemu-utils
+#                   the VM layer: virt-launcher's private libvirtd and QEMU (TCG), qcow2 overlays
+#   genisoimage     cloud-init NoCloud ISOs
+#   mtools, syslinux, syslinux-common
+#                   the test guest's BIOS-bootable disk, built without loop devices
 #   golang-go is not listed: the Go toolchain comes with the machine (go >= 1.26 is required).
+# With arguments, installs just those packages (the same way).
 set -euo pipefail
-PACKAGES=(iproute2 nftables util-linux busybox-static openssl procps ca-certificates)
+PACKAGES=(iproute2 nftables util-linux busybox-static openssl procps ca-certificates
+  libvirt-daemon libvirt-daemon-driver-qemu qemu-system-x86 qemu-utils genisoimage mtools syslinux syslinux-common)
+if (($# > 0)); then PACKAGES=("$@"); fi
 
 missing=()
 for package in "${PACKAGES[@]}"; do
@@ -17,7 +25,7 @@ for package in "${PACKAGES[@]}"; do
   [[ "$status" == "installed" ]] || missing+=("$package")
 done
 if ((${#missing[@]} == 0)); then
-  echo "host packages: all present (${PACKAGES[*]})"
+  echo "host packages: all present"
   exit 0
 fi
 if [[ $EUID -ne 0 ]]; then
