@@ -7,6 +7,7 @@
 # A cold build compiles a few thousand packages; progress lines show how far it got.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=go-env.sh
 source "$here/go-env.sh"
 
 KUBE_COMPONENTS=(kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubectl)
@@ -14,7 +15,7 @@ PROGRESS_EVERY_SECONDS="${PROGRESS_EVERY_SECONDS:-30}"
 
 inputs_hash() {
   local module_dir="$1"
-  { go version; cat "$0" "$module_dir/go.mod" "$module_dir/go.sum" "$module_dir/main.go"; } | sha256sum | cut -d' ' -f1
+  { go version; cat "$here/build-binaries.sh" "$module_dir/go.mod" "$module_dir/go.sum" "$module_dir/main.go"; } | sha256sum | cut -d' ' -f1
 }
 
 # Reads `go build -v` output (one package name per line) and prints a progress line at most
@@ -49,7 +50,7 @@ build_module() {
   echo "[$name] downloading modules"
   (cd "$module_dir" && go mod download)
   total=$(cd "$module_dir" && go list -deps . | wc -l)
-  echo "[$name] building $total packages with -p 2 (a cold build takes a while; cached afterwards)"
+  echo "[$name] building (up to $total packages with -p 2; a cold build takes many minutes, later ones reuse $GOCACHE)"
   (cd "$module_dir" && go build -trimpath -p 2 -v -ldflags "$ldflags" -o "$output.new" . 2>&1) |
     show_progress "$name" "$total" "$started"
   # pipefail makes a failed go build fail the pipeline above; only a good binary gets here.
@@ -63,9 +64,10 @@ kube_ldflags() {
   release="$(cd "$here/go/kube" && go list -m -f '{{.Version}}' k8s.io/kubernetes)"
   major="${release#v}" && major="${major%%.*}"
   minor="${release#v*.}" && minor="${minor%%.*}"
-  # The module zip carries no git metadata, so gitCommit stays empty as in any source build.
+  # A module zip carries no git metadata: gitCommit is set empty rather than left at the source
+  # tree's unexpanded "$Format:%H$" placeholder.
   echo "-s -w -X $pkg.gitVersion=$release -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor" \
-    "-X $pkg.gitTreeState=clean -X $pkg.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    "-X $pkg.gitCommit= -X $pkg.gitTreeState=clean -X $pkg.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 }
 
 build_module kube "$here/go/kube" "$KVTS_BIN/kube" "$(kube_ldflags)"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the build scripts: where the Go toolchain keeps its caches and where the
 # built binaries go. Everything lives outside the checkout so a fresh clone reuses it.
 KVTS_CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/kubevirt-ts"

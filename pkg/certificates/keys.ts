@@ -29,13 +29,16 @@ export async function generateKeyPair(algorithm: KeyAlgorithm = "ecdsa-p256"): P
 }
 
 export async function privateKeyToPem(key: PrivateKey): Promise<string> {
-  const der = await crypto.subtle.exportKey("pkcs8", key);
-  return x509.PemConverter.encode(der, "PRIVATE KEY");
+  return pemText(await crypto.subtle.exportKey("pkcs8", key), "PRIVATE KEY");
 }
 
 export async function publicKeyToPem(key: webcrypto.CryptoKey): Promise<string> {
-  const der = await crypto.subtle.exportKey("spki", key);
-  return x509.PemConverter.encode(der, "PUBLIC KEY");
+  return pemText(await crypto.subtle.exportKey("spki", key), "PUBLIC KEY");
+}
+
+/** PEM as every other tool writes it: LF line ends and a final newline, so files concatenate. */
+export function pemText(der: ArrayBuffer, label: string): string {
+  return `${x509.PemConverter.encode(der, label).replace(/\r\n/g, "\n").trimEnd()}\n`;
 }
 
 /**

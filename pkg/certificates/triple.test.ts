@@ -112,7 +112,8 @@ describe.each<KeyAlgorithm>(["ecdsa-p256", "rsa-2048"])("certificate triple with
   it("round-trips through PEM and can keep signing after being reloaded", async () => {
     const pem: PemKeyPair = await toPem(ca);
     expect(pem.certPem).toMatch(/^-----BEGIN CERTIFICATE-----/);
-    expect(pem.keyPem).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+    expect(pem.keyPem).toMatch(/^-----BEGIN PRIVATE KEY-----\n[^\r]*\n-----END PRIVATE KEY-----\n$/);
+    expect(pem.certPem).toMatch(/\n-----END CERTIFICATE-----\n$/);
     const reloaded = await fromPem(pem);
     const leaf = await newClientKeyPair(reloaded, { commonName: "late", keyAlgorithm });
     expect(await isSignedBy(leaf.cert, ca.cert)).toBe(true);
@@ -155,6 +156,6 @@ describe("newSigningKeyPem", () => {
       type: "spki",
       format: "pem",
     });
-    expect(derived).toBe(pem.publicKeyPem.replace(/\r\n/g, "\n").trimEnd() + "\n");
+    expect(derived).toBe(pem.publicKeyPem);
   });
 });

@@ -4,7 +4,7 @@
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import type { KeyAlgorithm, KeyPair, PrivateKey } from "./keys.js";
-import { crypto, generateKeyPair, privateKeyFromPem, privateKeyToPem } from "./keys.js";
+import { crypto, generateKeyPair, pemText, privateKeyFromPem, privateKeyToPem } from "./keys.js";
 
 /** A certificate with the private key that belongs to it. */
 export interface CertificateKeyPair {
@@ -96,7 +96,10 @@ export function serviceDnsNames(
 }
 
 export async function toPem(pair: CertificateKeyPair): Promise<PemKeyPair> {
-  return { certPem: pair.cert.toString("pem"), keyPem: await privateKeyToPem(pair.privateKey) };
+  return {
+    certPem: pemText(pair.cert.rawData, "CERTIFICATE"),
+    keyPem: await privateKeyToPem(pair.privateKey),
+  };
 }
 
 /** Loads a pair written by `toPem`, e.g. a CA kept on disk or in a Secret to sign more certificates. */

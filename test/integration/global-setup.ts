@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { knownProcesses, runningProcesses } from "../../deploy/local/cluster/inventory.js";
 import { layout } from "../../deploy/local/cluster/layout.js";
+import { leftovers } from "../../deploy/local/cluster/leftovers.js";
 import { startControlPlane } from "../../deploy/local/cluster/start.js";
 import { stopCluster, stopProcesses } from "../../deploy/local/cluster/stop.js";
 
@@ -12,9 +13,6 @@ const say = (line: string) => console.log(`[integration] ${line}`);
 
 export default async function setup(): Promise<() => Promise<void>> {
   const l = layout();
-  if (process.getuid?.() !== 0) {
-    throw new Error("integration tests need root: the cluster creates links, network namespaces and mounts");
-  }
   const build = spawnSync("bash", [join(l.repoRoot, "deploy/local/build-binaries.sh")], { stdio: "inherit" });
   if (build.status !== 0) throw new Error(`deploy/local/build-binaries.sh failed (exit ${build.status})`);
 
@@ -33,6 +31,9 @@ export default async function setup(): Promise<() => Promise<void>> {
     }
     if (runningBefore.length === 0) {
       await stopCluster(l, say);
+      // the cluster was ours from start to end: `down` must have removed every trace of it
+      const left = await leftovers(l);
+      if (left.length > 0) throw new Error(`left behind after stopping the cluster:\n  ${left.join("\n  ")}`);
       return;
     }
     const startedHere = knownProcesses(l).filter((name) => !runningBefore.includes(name));

@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 
 export interface ProcessTree {
   /** The cgroup folder; its `cgroup.procs` lists every member PID. */
@@ -64,13 +65,27 @@ export async function killMembers(tree: ProcessTree): Promise<void> {
   }
 }
 
-/** Removes the cgroup folder and, when it is the last one, the checkout's parent folder. */
-export async function removeProcessTree(tree: ProcessTree): Promise<void> {
-  for (const dir of [tree.dir, join(tree.dir, "..")]) {
+/**
+ * Removes the cgroup folder and, when it is the last one, the checkout's parent folder. The kernel
+ * keeps a cgroup busy for a moment after its last member exited, so a busy folder is retried briefly.
+ */
+export async function removeProcessTree(tree: ProcessTree): Promise<boolean> {
+  if (!(await removeCgroupDir(tree.dir))) return false;
+  await removeCgroupDir(join(tree.dir, ".."), 0); // busy while other trees of the checkout exist
+  return true;
+}
+
+async function removeCgroupDir(dir: string, retryMs = 3_000): Promise<boolean> {
+  const deadline = Date.now() + retryMs;
+  for (;;) {
     try {
       await rmdir(dir);
-    } catch {
-      return; // not empty (other processes still tracked) or already gone
+      return true;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return true;
+      if (code !== "EBUSY" || Date.now() >= deadline) return false;
+      await sleep(100);
     }
   }
 }

@@ -1,4 +1,4 @@
-// The host side of the control plane's network: a dummy link holding the apiserver's advertise
+// The host side of the control plane's network: a dummy (or port-less bridge) link holding the apiserver's advertise
 // address (reachable from pod netns through the node bridges, never bound on the outside
 // interface) and IPv4 forwarding, whose previous value is saved so `down` can put it back.
 import { existsSync } from "node:fs";
@@ -16,7 +16,12 @@ export async function linkExists(name: string): Promise<boolean> {
 
 export async function ensureControlPlaneLink(): Promise<void> {
   const link = topology.controlPlaneLink;
-  if (!(await linkExists(link))) await mustRun("ip", ["link", "add", link, "type", "dummy"]);
+  if (!(await linkExists(link))) {
+    // Kernels built without the dummy driver (no modules here) still have bridges; a bridge without
+    // ports holds a local address just as well.
+    const dummy = await runCommand("ip", ["link", "add", link, "type", "dummy"]);
+    if (dummy.code !== 0) await mustRun("ip", ["link", "add", link, "type", "bridge"]);
+  }
   await mustRun("ip", ["addr", "replace", `${topology.advertiseAddress}/32`, "dev", link]);
   await mustRun("ip", ["link", "set", link, "up"]);
 }

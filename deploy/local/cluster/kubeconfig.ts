@@ -1,6 +1,7 @@
 // Kubeconfig files with the credentials embedded, so each one is a single self-contained file.
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { stringify } from "yaml";
+import { writeIfChanged } from "./write-if-changed.js";
 
 export interface KubeconfigInput {
   server: string;
@@ -41,5 +42,5 @@ export async function renderKubeconfig(input: KubeconfigInput): Promise<string> 
 }
 
 export async function writeKubeconfig(path: string, input: KubeconfigInput): Promise<void> {
-  await writeFile(path, await renderKubeconfig(input), { mode: 0o600 });
+  await writeIfChanged(path, await renderKubeconfig(input), 0o600);
 }

@@ -3,7 +3,7 @@
 // lives; two kube-proxies there would rewrite one table against each other, so one instance
 // serves every node (pod traffic to a service IP always crosses the host's netfilter).
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import type { Layout } from "./layout.js";
@@ -12,6 +12,7 @@ import { pkiFiles } from "./pki.js";
 import type { ProcessSpec } from "./supervisor.js";
 import type { NodeSpec } from "./topology.js";
 import { topology } from "./topology.js";
+import { writeIfChanged } from "./write-if-changed.js";
 
 export const nodeAgentMain = (l: Layout): string => join(l.repoRoot, "deploy/local/node-agent/main.ts");
 export const nodeAgentName = (node: NodeSpec): string => `node-agent-${node.name}`;
@@ -71,7 +72,7 @@ export function kubeProxyConfiguration(l: Layout, hostname: string): Record<stri
 export async function writeKubeProxyConfig(l: Layout): Promise<void> {
   await mkdir(l.configDir, { recursive: true });
   const firstNode = topology.nodes[0].name;
-  await writeFile(kubeProxyConfigPath(l), stringify(kubeProxyConfiguration(l, firstNode)));
+  await writeIfChanged(kubeProxyConfigPath(l), stringify(kubeProxyConfiguration(l, firstNode)));
 }
 
 export const nodeAgentAvailable = (l: Layout): boolean => existsSync(nodeAgentMain(l));

@@ -39,6 +39,11 @@ async function ensureRunning(
 
 /** etcd, kube-apiserver, kube-controller-manager, kube-scheduler; true when all were running already. */
 export async function startControlPlane(l: Layout, say: Say): Promise<{ alreadyRunning: boolean }> {
+  if (process.getuid?.() !== 0) {
+    throw new Error(
+      "the local cluster needs root: it adds a link, network namespaces, nftables rules and mounts",
+    );
+  }
   const missing = missingBinaries(l);
   if (missing.length > 0) {
     throw new Error(

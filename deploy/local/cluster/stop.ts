@@ -27,8 +27,28 @@ export async function stopCluster(l: Layout, say: Say): Promise<void> {
   await unmountAllUnder(l.stateDir);
   await removeControlPlaneLink();
   await restoreForwarding(l.stateDir);
-  await rm(l.stateDir, { recursive: true, force: true });
-  say(`removed ${l.stateDir}`);
+  await removeState(l);
+  say(`removed the cluster's state from ${l.stateDir}`);
+}
+
+/** The state `up` wrote, then the folder itself if nothing else lives there. */
+async function removeState(l: Layout): Promise<void> {
+  for (const path of [
+    l.pkiDir,
+    l.etcdDataDir,
+    l.logsDir,
+    l.pidsDir,
+    l.configDir,
+    l.nodesDir,
+    l.adminKubeconfig,
+  ]) {
+    await rm(path, { recursive: true, force: true });
+  }
+  try {
+    await rmdir(l.stateDir);
+  } catch {
+    // other files are kept there (not ours to delete) or it is gone already
+  }
 }
 
 /** Stops just the named processes (latest started first), leaving state and host network alone. */
@@ -40,8 +60,7 @@ export async function stopProcesses(l: Layout, names: string[], say: Say): Promi
 }
 
 async function stopNamed(l: Layout, name: string, say: Say, graceMs?: number): Promise<void> {
-  await stopProcess(l, name, graceMs);
-  say(`stopped ${name}`);
+  if (await stopProcess(l, name, graceMs)) say(`stopped ${name}`);
 }
 
 /** kube-proxy leaves its nftables tables behind on exit; its own --cleanup mode removes them. */
@@ -64,10 +83,5 @@ async function stopUnrecorded(l: Layout, say: Say): Promise<void> {
   for (const entry of await readdir(checkoutDir, { withFileTypes: true })) {
     if (entry.isDirectory()) await stopNamed(l, entry.name, say, 1_000);
   }
-  try {
-    await rmdir(checkoutDir);
-  } catch {
-    // still busy: say so rather than hide it
-    say(`warning: ${checkoutDir} still has processes`);
-  }
+  if (existsSync(checkoutDir)) say(`warning: ${checkoutDir} still holds processes`);
 }

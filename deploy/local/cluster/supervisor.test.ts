@@ -26,10 +26,11 @@ describe("process supervisor", () => {
     expect(readFileSync(pidFile(l, "sleeper"), "utf8").split("\n")[0]).toBe(String(pid));
     expect(await runningPid(l, "sleeper")).toBe(pid);
     const started = Date.now();
-    await stopProcess(l, "sleeper", 5_000);
+    expect(await stopProcess(l, "sleeper", 5_000)).toBe(true);
     expect(Date.now() - started).toBeLessThan(4_000);
     expect(await runningPid(l, "sleeper")).toBeUndefined();
     expect(existsSync(pidFile(l, "sleeper"))).toBe(false);
+    expect(await stopProcess(l, "sleeper")).toBe(false); // a second stop finds nothing to do
   });
 
   it("SIGKILLs a process that ignores SIGTERM once the grace period is over", async () => {

@@ -71,9 +71,10 @@ async function runningRecord(l: Layout, name: string): Promise<PidRecord | undef
 
 /**
  * SIGTERM, up to `graceMs` for it to exit, then SIGKILL; afterwards everything it left in its
- * process tree (children that outlived it) is killed too. Safe when it is not running.
+ * process tree (children that outlived it) is killed too. Safe when it is not running; true when
+ * there was something to stop.
  */
-export async function stopProcess(l: Layout, name: string, graceMs = 10_000): Promise<void> {
+export async function stopProcess(l: Layout, name: string, graceMs = 10_000): Promise<boolean> {
   const record = await runningRecord(l, name);
   if (record) {
     signal(record.pid, "SIGTERM");
@@ -83,8 +84,10 @@ export async function stopProcess(l: Layout, name: string, graceMs = 10_000): Pr
     }
   }
   const tree = await processTree(l.stateDir, name);
+  const leftovers = tree ? await membersOf(tree) : [];
   if (tree) await emptyProcessTree(tree);
   await rm(pidFile(l, name), { force: true });
+  return record !== undefined || leftovers.length > 0;
 }
 
 /** PIDs still in the process tree of `name` (empty when cgroups are unavailable). */

@@ -56,7 +56,7 @@ func main() {
 // runKubectl mirrors upstream's kubectl main: verbosity is read before the command is
 // built so plugin lookup and kuberc loading log at the requested level.
 func runKubectl() {
-	_ = logs.GlogSetter(kubectlcmd.GetLogVerbosity(os.Args))
+	_, _ = logs.GlogSetter(kubectlcmd.GetLogVerbosity(os.Args))
 	if err := cli.RunNoErrOutput(kubectlcmd.NewDefaultKubectlCommand()); err != nil {
 		kubectlutil.CheckErr(err)
 	}

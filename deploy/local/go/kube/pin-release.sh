@@ -7,6 +7,7 @@
 set -euo pipefail
 release="${1:?usage: $0 v1.MINOR.PATCH}"
 here="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=../../go-env.sh
 source "$here/../../go-env.sh"
 cd "$here"
 
