@@ -8,6 +8,7 @@
 #   openssl         certificate checks in tests
 #   procps          sysctl
 #   libvirt-daemon(-driver-qemu), qemu-system-x86, qemu-utils
+#                   libvirt-clients + libxml2-utils: virt-xml-validate checks generated domain XML
 #                   the VM layer: virt-launcher's private libvirtd and QEMU (TCG), qcow2 overlays
 #   genisoimage     cloud-init NoCloud ISOs
 #   mtools, syslinux, syslinux-common
@@ -16,7 +17,8 @@
 # With arguments, installs just those packages (the same way).
 set -euo pipefail
 PACKAGES=(iproute2 nftables util-linux busybox-static openssl procps ca-certificates
-  libvirt-daemon libvirt-daemon-driver-qemu qemu-system-x86 qemu-utils genisoimage mtools syslinux syslinux-common)
+  libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients libxml2-utils qemu-system-x86 qemu-utils
+  genisoimage mtools syslinux syslinux-common)
 if (($# > 0)); then PACKAGES=("$@"); fi
 
 missing=()

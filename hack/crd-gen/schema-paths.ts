@@ -4,15 +4,8 @@
 //   spec.template.spec.domain.devices.disks[].name    `[]` = an array's items
 //   spec.nodeSelector{}                                `{}` = a map's values
 import type { JSONSchemaProps } from "../../pkg/virt-operator/resource/generate/components/crd-types.js";
-import {
-  lookupDefinition,
-  referenceTypeOf,
-  refTarget,
-} from "../../pkg/api/openapi-reference.js";
-import type {
-  ReferenceDocument,
-  ReferenceSchema,
-} from "../../pkg/api/openapi-reference.js";
+import { lookupDefinition, referenceTypeOf, refTarget } from "../../pkg/api/openapi-reference.js";
+import type { ReferenceDocument, ReferenceSchema } from "../../pkg/api/openapi-reference.js";
 
 export interface PathFacts {
   /** object, array, string, integer, number, boolean, int-or-string, or "" when untyped. */
