@@ -1,0 +1,155 @@
+// What the converter needs to know beyond the VMI (upstream converter/types ConverterContext):
+// where the launcher put each disk image and socket, which tap device virt-handler made for each
+// interface, and the cluster switches that shape the domain. `upstreamLayoutContext` fills it
+// with upstream's paths inside the launcher pod.
+import { createHash } from "node:crypto";
+import { posix } from "node:path";
+import type { Network, VirtualMachineInstance } from "../../../api/generated/v1.js";
+
+/** A containerDisk: a writable qcow2 overlay whose backing file is the image from the container. */
+export interface ContainerDiskPaths {
+  kind: "containerDisk";
+  overlayPath: string;
+  imagePath: string;
+  /** The image's format as `qemu-img info` reports it (upstream's DisksInfo). */
+  imageFormat: string;
+}
+export interface EmptyDiskPaths {
+  kind: "emptyDisk";
+  path: string;
+}
+export interface CloudInitNoCloudPaths {
+  kind: "cloudInitNoCloud";
+  isoPath: string;
+}
+export type VolumePaths = ContainerDiskPaths | EmptyDiskPaths | CloudInitNoCloudPaths;
+
+/** The host side of an interface, prepared by virt-handler in the pod's network namespace. */
+export interface InterfacePlumbing {
+  tapDevice: string;
+  /** The MAC to give the guest when the VMI names none (e.g. the pod NIC's, as upstream's bridge binding does). */
+  mac?: string;
+  mtu?: number;
+}
+
+/** SMBIOS system fields from the cluster configuration (KubeVirt CR `smbios`). */
+export interface SMBios {
+  manufacturer: string;
+  product: string;
+  version: string;
+  sku: string;
+  family: string;
+}
+
+export interface ConverterContext {
+  /** `spec.configuration.developerConfiguration.useEmulation` of the KubeVirt CR. */
+  allowEmulation: boolean;
+  /** Whether /dev/kvm is usable in the launcher. */
+  hypervisorDeviceAvailable: boolean;
+  emulatorPath: string;
+  serialConsoleSocket: string;
+  vncSocket: string;
+  /** Where the kernel-boot container's kernel and initrd were put (by their base names). */
+  kernelBootDir: string;
+  /** By volume name. */
+  volumes: ReadonlyMap<string, VolumePaths>;
+  /** By interface name. */
+  interfaces: ReadonlyMap<string, InterfacePlumbing>;
+  smbios?: SMBios;
+  /** Seconds; 0 leaves the balloon without a stats period. */
+  memBalloonStatsPeriod: number;
+  /** Cluster-wide switches (KubeVirt CR); the VMI can still ask for the serial console log itself. */
+  freePageReportingDisabled: boolean;
+  serialConsoleLogDisabled: boolean;
+}
+
+// Upstream's fixed directories inside the launcher pod.
+export const VirtPrivateDir = "/var/run/kubevirt-private";
+export const VirtShareDir = "/var/run/kubevirt";
+export const EphemeralDiskDir = "/var/run/kubevirt-ephemeral-disks";
+export const ContainerDiskDir = posix.join(VirtShareDir, "container-disks");
+export const KernelBootDir = posix.join(ContainerDiskDir, "kernel-boot");
+export const EmptyDiskDir = "/var/run/libvirt/empty-disks";
+export const DefaultEmulatorPath = "/usr/bin/qemu-system-x86_64";
+/** Upstream's default `memBalloonStatsPeriod` in the KubeVirt configuration. */
+export const DefaultMemBalloonStatsPeriod = 10;
+
+const TapNameForPrimaryIface = "tap0";
+const HashedIfacePrefix = "pod";
+const MaxIfaceNameLen = 11;
+
+/** The pod interface name of a secondary (Multus) network: "pod" + the start of sha256(name). */
+export function hashedPodInterfaceName(networkName: string): string {
+  const digest = createHash("sha256").update(networkName).digest("hex");
+  return HashedIfacePrefix + digest.slice(0, MaxIfaceNameLen);
+}
+
+/** The tap virt-handler creates for a network: tap0 for the pod network, tap<hash> for secondary ones. */
+export function tapDeviceName(network: Network): string {
+  if (network.multus && !network.multus.default) {
+    return "tap" + hashedPodInterfaceName(network.name).slice(HashedIfacePrefix.length);
+  }
+  return TapNameForPrimaryIface;
+}
+
+export interface UpstreamLayoutOptions {
+  allowEmulation: boolean;
+  hypervisorDeviceAvailable: boolean;
+  /** Format of each containerDisk image, by volume name (the launcher probes it with qemu-img). */
+  containerDiskFormat: (volumeName: string) => string;
+  smbios?: SMBios;
+}
+
+function upstreamVolumePaths(
+  vmi: VirtualMachineInstance,
+  options: UpstreamLayoutOptions,
+): Map<string, VolumePaths> {
+  const paths = new Map<string, VolumePaths>();
+  const { name = "", namespace = "" } = vmi.metadata ?? {};
+  (vmi.spec.volumes ?? []).forEach((volume, index) => {
+    if (volume.containerDisk) {
+      paths.set(volume.name, {
+        kind: "containerDisk",
+        overlayPath: posix.join(EphemeralDiskDir, "disk-data", volume.name, "disk.qcow2"),
+        imagePath: posix.join(ContainerDiskDir, `disk_${index}.img`),
+        imageFormat: options.containerDiskFormat(volume.name),
+      });
+    } else if (volume.emptyDisk) {
+      paths.set(volume.name, { kind: "emptyDisk", path: posix.join(EmptyDiskDir, `${volume.name}.qcow2`) });
+    } else if (volume.cloudInitNoCloud) {
+      const isoPath = posix.join(EphemeralDiskDir, "cloud-init-data", namespace, name, "noCloud.iso");
+      paths.set(volume.name, { kind: "cloudInitNoCloud", isoPath });
+    }
+  });
+  return paths;
+}
+
+function upstreamInterfaces(vmi: VirtualMachineInstance): Map<string, InterfacePlumbing> {
+  const plumbing = new Map<string, InterfacePlumbing>();
+  for (const network of vmi.spec.networks ?? []) {
+    plumbing.set(network.name, { tapDevice: tapDeviceName(network) });
+  }
+  return plumbing;
+}
+
+/** A context with upstream's launcher-pod layout and configuration defaults. */
+export function upstreamLayoutContext(
+  vmi: VirtualMachineInstance,
+  options: UpstreamLayoutOptions,
+): ConverterContext {
+  const privateDir = posix.join(VirtPrivateDir, vmi.metadata?.uid ?? "");
+  return {
+    allowEmulation: options.allowEmulation,
+    hypervisorDeviceAvailable: options.hypervisorDeviceAvailable,
+    emulatorPath: DefaultEmulatorPath,
+    serialConsoleSocket: posix.join(privateDir, "virt-serial0"),
+    vncSocket: posix.join(privateDir, "virt-vnc"),
+    kernelBootDir: KernelBootDir,
+    volumes: upstreamVolumePaths(vmi, options),
+    interfaces: upstreamInterfaces(vmi),
+    smbios: options.smbios,
+    memBalloonStatsPeriod: DefaultMemBalloonStatsPeriod,
+    freePageReportingDisabled: false,
+    serialConsoleLogDisabled: false,
+  };
+}

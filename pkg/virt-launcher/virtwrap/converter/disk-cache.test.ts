@@ -1,0 +1,123 @@
+import { existsSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Disk } from "../api/schema.js";
+import type { DirectIOChecker } from "./disk-cache.js";
+import { nodeDirectIOChecker, setDriverCacheMode, setOptimalIOMode } from "./disk-cache.js";
+
+function fileDisk(cache?: string, backingFile?: string): Disk {
+  return {
+    device: "disk",
+    type: "file",
+    source: { file: "/images/overlay.qcow2" },
+    target: { bus: "virtio", device: "vda" },
+    driver: { name: "qemu", type: "qcow2", cache },
+    backingStore: backingFile ? { type: "file", source: { file: backingFile } } : undefined,
+  };
+}
+
+/** Direct I/O works everywhere except on the paths listed; "throws" paths fail the probe itself. */
+function checkerWithout(...noDirectIO: string[]): DirectIOChecker {
+  const answer = (path: string): boolean => {
+    if (path.includes("throws")) throw new Error("probe failed");
+    return !noDirectIO.includes(path);
+  };
+  return { checkBlockDevice: answer, checkFile: answer };
+}
+
+describe("setDriverCacheMode", () => {
+  it.each([
+    ["none where the file system does direct I/O", fileDisk(), checkerWithout(), "none"],
+    ["writethrough where it does not", fileDisk(), checkerWithout("/images/overlay.qcow2"), "writethrough"],
+    [
+      "writethrough when only the backing image's file system lacks it",
+      fileDisk(undefined, "/images/base.img"),
+      checkerWithout("/images/base.img"),
+      "writethrough",
+    ],
+    [
+      "writethrough when the probe fails",
+      fileDisk(undefined, "/throws/base.img"),
+      checkerWithout(),
+      "writethrough",
+    ],
+    [
+      "the user's own choice, unprobed",
+      fileDisk("writeback"),
+      checkerWithout("/images/overlay.qcow2"),
+      "writeback",
+    ],
+  ])("chooses %s", (_rule, disk, checker, expected) => {
+    setDriverCacheMode(disk, checker);
+    expect(disk.driver?.cache).toBe(expected);
+  });
+
+  it("refuses cache none on a file system without direct I/O, in upstream's words", () => {
+    expect(() => setDriverCacheMode(fileDisk("none"), checkerWithout("/images/overlay.qcow2"))).toThrow(
+      "Unable to use 'none' cache mode, file system where /images/overlay.qcow2 is stored does not support direct I/O",
+    );
+  });
+
+  it("leaves an empty CD-ROM alone and refuses a disk with no backing path", () => {
+    const cdrom: Disk = {
+      device: "cdrom",
+      type: "block",
+      source: {},
+      target: {},
+      driver: { name: "qemu", type: "raw" },
+    };
+    setDriverCacheMode(cdrom, checkerWithout());
+    expect(cdrom.driver?.cache).toBeUndefined();
+    expect(() => setDriverCacheMode({ ...cdrom, device: "disk" }, checkerWithout())).toThrow(
+      "unable to set a driver cache mode, disk has no backend path",
+    );
+  });
+});
+
+describe("setOptimalIOMode", () => {
+  it.each([
+    ["native for a preallocated image with cache none", "none", undefined, true, "native"],
+    ["QEMU's default for a sparse image", "none", undefined, false, undefined],
+    ["QEMU's default without O_DIRECT", "writethrough", undefined, true, undefined],
+    ["the user's own choice", "none", "threads", true, "threads"],
+  ])("keeps %s", (_rule, cache, io, preallocated, expected) => {
+    const disk = fileDisk(cache);
+    if (disk.driver) disk.driver.io = io;
+    setOptimalIOMode(disk, () => preallocated);
+    expect(disk.driver?.io).toBe(expected);
+  });
+});
+
+describe("nodeDirectIOChecker", () => {
+  const dir = mkdtempSync(join(tmpdir(), "directio-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("agrees with itself on an existing file and on a missing one, and removes what it created", () => {
+    const existing = join(dir, "image.raw");
+    writeFileSync(existing, Buffer.alloc(4096));
+    const missing = join(dir, "not-yet.qcow2");
+    // Same directory, same file system: the same answer either way.
+    expect(nodeDirectIOChecker.checkFile(missing)).toBe(nodeDirectIOChecker.checkFile(existing));
+    expect(existsSync(missing)).toBe(false);
+    expect(existsSync(existing)).toBe(true);
+  });
+
+  // statfs magic numbers of file systems that do O_DIRECT (tmpfs does too since Linux 6.6, so it is
+  // no negative example; the fakes above cover the file systems that refuse it).
+  const directIOFileSystems = new Map([
+    [0xef53, "ext4"],
+    [0x58465342, "xfs"],
+    [0x9123683e, "btrfs"],
+  ]);
+  const fileSystem = directIOFileSystems.get(statfsSync(dir).type);
+  if (fileSystem === undefined)
+    console.warn(`skipping the direct I/O probe: ${dir} is on an unlisted file system`);
+  it.skipIf(fileSystem === undefined)(`finds direct I/O on ${fileSystem ?? "?"}`, () => {
+    expect(nodeDirectIOChecker.checkFile(join(dir, "disk.img"))).toBe(true);
+  });
+
+  it("fails for a path it cannot open", () => {
+    expect(() => nodeDirectIOChecker.checkFile(join(dir, "no-such-dir", "x"))).toThrow(/ENOENT/);
+  });
+});

@@ -1,0 +1,88 @@
+// Disk cache and I/O modes, chosen once the launcher has the images in place (upstream
+// converter.go SetDriverCacheMode and SetOptimalIOMode, called from the domain manager): cache
+// "none" (O_DIRECT) where the file system allows it, else "writethrough"; io "native" for
+// O_DIRECT on block devices and preallocated images.
+import { closeSync, constants, existsSync, openSync, rmSync } from "node:fs";
+import type { Disk } from "../api/schema.js";
+import { ConversionError } from "./errors.js";
+
+export interface DirectIOChecker {
+  checkBlockDevice(path: string): boolean;
+  /** A missing file is created for the check and removed again. */
+  checkFile(path: string): boolean;
+}
+
+function isErrno(error: unknown, code: string): boolean {
+  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
+}
+
+/** Opens with O_DIRECT; EINVAL means the file system cannot do direct I/O (QEMU's own probe). */
+function supportsDirectIO(path: string, flags: number): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, flags | constants.O_DIRECT, 0o600);
+  } catch (error) {
+    if (!isErrno(error, "EINVAL")) throw error;
+    closeSync(openSync(path, flags, 0o600));
+    return false;
+  }
+  closeSync(fd);
+  return true;
+}
+
+export const nodeDirectIOChecker: DirectIOChecker = {
+  checkBlockDevice: (path) => supportsDirectIO(path, constants.O_RDONLY),
+  checkFile: (path) => {
+    if (existsSync(path)) return supportsDirectIO(path, constants.O_RDONLY);
+    try {
+      return supportsDirectIO(path, constants.O_RDONLY | constants.O_CREAT);
+    } finally {
+      rmSync(path, { force: true });
+    }
+  },
+};
+
+/** A failed probe counts as "no direct I/O", as upstream only logs it. */
+function probe(check: () => boolean): boolean {
+  try {
+    return check();
+  } catch {
+    return false;
+  }
+}
+
+function backendPath(disk: Disk): { path: string; isBlock: boolean } {
+  if (disk.type === "block") return { path: disk.source.dev ?? "", isBlock: true };
+  return { path: disk.source.file ?? "", isBlock: false };
+}
+
+export function setDriverCacheMode(disk: Disk, checker: DirectIOChecker): void {
+  const { path, isBlock } = backendPath(disk);
+  if (path === "") {
+    if (disk.device === "cdrom") return;
+    throw new ConversionError("unable to set a driver cache mode, disk has no backend path");
+  }
+  const driver = (disk.driver ??= { name: "qemu", type: "raw" });
+  const mode = driver.cache ?? "";
+  let directIO = true;
+  if (mode === "" || mode === "none") {
+    directIO = probe(() => (isBlock ? checker.checkBlockDevice(path) : checker.checkFile(path)));
+    // An overlay is only as direct as the file system of its backing image.
+    const backingFile = disk.backingStore?.source?.file;
+    if (backingFile) directIO = probe(() => checker.checkFile(backingFile)) && directIO;
+  }
+  if (mode === "none" && !directIO) {
+    throw new ConversionError(
+      `Unable to use '${mode}' cache mode, file system where ${path} is stored does not support direct I/O`,
+    );
+  }
+  if (mode === "") driver.cache = directIO ? "none" : "writethrough";
+}
+
+export function setOptimalIOMode(disk: Disk, isPreAllocated: (path: string) => boolean): void {
+  const driver = disk.driver;
+  const { path, isBlock } = backendPath(disk);
+  if (!driver || driver.io || path === "") return;
+  // io=native needs O_DIRECT; sparse files are left to QEMU's default (threads).
+  if (driver.cache === "none" && (isBlock || isPreAllocated(path))) driver.io = "native";
+}
