@@ -1,0 +1,111 @@
+// The client for KubeVirt's aggregated API (subresources.kubevirt.io), authenticated and
+// TLS-configured from the kubeconfig (certificates, tokens, exec/auth providers).
+import http from "node:http";
+import https from "node:https";
+import WebSocket from "ws";
+import type { ClientConfig } from "../clientconfig/clientconfig.js";
+import { ApiError, apiErrorFrom, statusMessage } from "./errors.js";
+
+export const SUBRESOURCE_GROUP = "subresources.kubevirt.io";
+export const SUBRESOURCE_VERSION = "v1";
+/** The WebSocket subprotocol of console and VNC streams. */
+export const PLAIN_STREAM_PROTOCOL = "plain.kubevirt.io";
+
+export type NamespacedResource = "virtualmachines" | "virtualmachineinstances";
+
+export class SubresourceClient {
+  constructor(private readonly config: ClientConfig) {}
+
+  /** The absolute path of a namespaced subresource. */
+  subresourcePath(resource: NamespacedResource, name: string, subresource: string): string {
+    const { namespace } = this.config;
+    const segments = ["namespaces", namespace, resource, name, subresource].map(encodeURIComponent);
+    return `/apis/${SUBRESOURCE_GROUP}/${SUBRESOURCE_VERSION}/${segments.join("/")}`;
+  }
+
+  async put(path: string, body: unknown): Promise<void> {
+    await this.request("PUT", path, JSON.stringify(body));
+  }
+
+  async getJson(path: string): Promise<unknown> {
+    const text = await this.request("GET", path);
+    return JSON.parse(text) as unknown;
+  }
+
+  /** Opens a stream subresource; rejects with an ApiError carrying the status when the upgrade is refused. */
+  async dial(path: string): Promise<WebSocket> {
+    const url = this.url(path);
+    url.protocol = url.protocol === "http:" ? "ws:" : "wss:";
+    const options: https.RequestOptions = {};
+    await this.config.kubeConfig.applyToHTTPSOptions(options);
+    return new Promise((resolve, reject) => {
+      const socket = new WebSocket(url, [PLAIN_STREAM_PROTOCOL], { ...options, headers: headersOf(options) });
+      socket.once("open", () => resolve(socket));
+      socket.once("unexpected-response", (_request, response) => {
+        readBody(response).then(
+          (body) => reject(upgradeRefused(response.statusCode ?? 0, body)),
+          (error: unknown) => reject(error),
+        );
+      });
+      socket.once("error", (error) => reject(new Error(`Can't connect to websocket: ${error.message}`)));
+    });
+  }
+
+  private url(path: string): URL {
+    const url = new URL(this.config.server);
+    url.pathname = url.pathname.replace(/\/$/, "") + path;
+    return url;
+  }
+
+  private async request(method: string, path: string, body?: string): Promise<string> {
+    const url = this.url(path);
+    const options: https.RequestOptions = { method, headers: { Accept: "application/json" } };
+    if (body !== undefined) {
+      options.headers = { ...options.headers, "Content-Type": "application/json" };
+    }
+    await this.config.kubeConfig.applyToHTTPSOptions(options);
+    const send = url.protocol === "http:" ? http.request : https.request;
+    return new Promise((resolve, reject) => {
+      const request = send(url, options, (response) => {
+        readBody(response).then((text) => {
+          const code = response.statusCode ?? 0;
+          if (code >= 200 && code < 300) resolve(text);
+          else reject(apiErrorFrom(code, text));
+        }, reject);
+      });
+      // client-go words transport failures as `Put "<url>": <cause>`
+      const verb = method.charAt(0) + method.slice(1).toLowerCase();
+      request.on("error", (error) => reject(new Error(`${verb} "${url.href}": ${error.message}`)));
+      request.end(body);
+    });
+  }
+}
+
+function headersOf(options: https.RequestOptions): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [key, value] of Object.entries(options.headers ?? {})) {
+    if (typeof value === "string" || typeof value === "number") headers[key] = String(value);
+  }
+  if (options.auth) headers.Authorization = `Basic ${Buffer.from(options.auth).toString("base64")}`;
+  return headers;
+}
+
+function readBody(response: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    response.on("data", (chunk: Buffer) => chunks.push(chunk));
+    response.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    response.on("error", reject);
+  });
+}
+
+/** A refused upgrade: the Status message when the server sent one, else the code, as client-go words it. */
+function upgradeRefused(statusCode: number, body: string): ApiError {
+  const message = statusMessage(body);
+  if (message) return new ApiError(message, statusCode);
+  const detail = body.trim() ? `: application info: ${body.trim()}` : "";
+  return new ApiError(
+    `Can't connect to websocket (${statusCode}): websocket: bad handshake${detail}`,
+    statusCode,
+  );
+}
