@@ -77,6 +77,16 @@ describe("KubeConfigTransport", () => {
     });
   });
 
+  it("sends a DELETE's DeleteOptions body with its length", async () => {
+    const options = { kind: "DeleteOptions", gracePeriodSeconds: 0, preconditions: { uid: "u1" } };
+    const out = await transport.request({
+      method: "DELETE",
+      path: "/api/v1/namespaces/d/pods/p",
+      body: options,
+    });
+    expect(out).toEqual({ echoed: options });
+  });
+
   it("turns an error answer into an ApiError carrying the Status", async () => {
     const err = await transport.request({ method: "GET", path: "/missing" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);

@@ -95,7 +95,11 @@ export class KubeConfigTransport implements Transport {
   async request(r: RestRequest): Promise<unknown> {
     const payload = r.body === undefined ? undefined : JSON.stringify(r.body);
     const headers: Record<string, string> = { Accept: "application/json" };
-    if (payload !== undefined) headers["Content-Type"] = r.contentType ?? "application/json";
+    if (payload !== undefined) {
+      headers["Content-Type"] = r.contentType ?? "application/json";
+      // Node does not chunk a DELETE body: without a length the apiserver never reads DeleteOptions.
+      headers["Content-Length"] = String(Buffer.byteLength(payload));
+    }
     const { req, response } = await this.open(r.method, r.path, r.query, headers, r.signal);
     req.end(payload);
     const res = await response;
