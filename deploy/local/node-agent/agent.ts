@@ -1,4 +1,5 @@
 import { mkdir, readFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import path from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { KubeConfigTransport } from "../../../pkg/controller/rest.js";
@@ -29,6 +30,25 @@ import { ServiceAccountTokens } from "./service-account-tokens.js";
 
 export const RUNTIME_VERSION = "kubevirt-ts://0.1.0";
 
+/** Retries a start-up step until it succeeds (like kubelet's registration loop), 1 s doubling to 10 s. */
+async function untilSucceeds<T>(
+  what: string,
+  step: () => Promise<T>,
+  log: Logger,
+  signal: AbortSignal,
+): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await step();
+    } catch (err) {
+      if (signal.aborted) throw err;
+      const delay = Math.min(1000 * 2 ** attempt, 10_000);
+      log.warn({ err, retryInMs: delay }, `could not ${what}; retrying`);
+      await sleep(delay);
+    }
+  }
+}
+
 export interface AgentOptions {
   flags: AgentFlags;
   runtime: PodRuntime;
@@ -44,6 +64,7 @@ export class NodeAgent {
   private server: KubeletServer | undefined;
   private devices: DeviceManager | undefined;
   private pods: PodManager | undefined;
+  private port = 0;
 
   constructor(private readonly options: AgentOptions) {}
 
@@ -86,7 +107,12 @@ export class NodeAgent {
           name: flags.node,
           internalIP: flags.nodeIP,
           podCIDR: flags.podCIDR,
-          kubeletVersion: await client.serverVersion(),
+          kubeletVersion: await untilSucceeds(
+            "read the apiserver version",
+            () => client.serverVersion(),
+            log,
+            signal,
+          ),
           runtimeVersion: RUNTIME_VERSION,
         },
         hostFacts,
@@ -94,7 +120,7 @@ export class NodeAgent {
       },
       log,
     );
-    const node = await registrar.register();
+    const node = await untilSucceeds("register the node", () => registrar.register(), log, signal);
     new NodeLease(client, flags.node, () => node.metadata.uid, log).run(signal);
     registrar.run(signal);
 
@@ -145,12 +171,18 @@ export class NodeAgent {
       log,
     });
     const port = await this.server.start();
+    this.port = port;
     await devices.start();
 
-    await informer.prime();
+    await untilSucceeds("list the node's pods", () => informer.prime(), log, signal);
     const { adopted, removed } = await manager.adopt();
     log.info({ adopted: adopted.length, removed: removed.length, kubeletPort: port }, "node agent running");
     void informer.run(signal);
+  }
+
+  /** The port the kubelet endpoints listen on (useful with --kubelet-port 0). */
+  get kubeletPort(): number {
+    return this.port;
   }
 
   /** Stops serving and watching; pods keep running for the next start to adopt. */

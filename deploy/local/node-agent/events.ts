@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { KubeClient } from "./kube-client.js";
 import type { Pod } from "./k8s-types.js";
 import type { Logger } from "./logger.js";
+import { apiTime } from "./container-record.js";
 
 // core/v1 Events about pods, as kubelet posts them (source component "kubelet", the node as host), so
 // `kubectl describe pod` tells what happened. Identical events within ten minutes are posted once,
@@ -33,7 +34,7 @@ export class KubeEventRecorder implements EventRecorder {
     this.recent.set(key, now);
     if (this.recent.size > 5000) this.recent.clear();
     const namespace = pod.metadata.namespace ?? "default";
-    const timestamp = new Date(now).toISOString().replace(/\.\d+Z$/, "Z");
+    const timestamp = apiTime(new Date(now));
     const event = {
       apiVersion: "v1",
       kind: "Event",

@@ -52,6 +52,8 @@ export class FakeKubeClient implements KubeClient {
   readonly secrets = new Map<string, Secret>();
   readonly events: Json[] = [];
   version = "v1.34.1";
+  /** Pretend deletions succeed but keep the pod (a lagging or refusing apiserver). */
+  ignoreDeletes = false;
   /** The time TokenRequest expirations are computed from. */
   clock: () => number = Date.now;
   private revision = 1;
@@ -198,6 +200,7 @@ export class FakeKubeClient implements KubeClient {
 
   async deletePodNow(namespace: string, name: string, uid: string): Promise<void> {
     this.record("delete", `pod/${namespace}/${name}`, { uid });
+    if (this.ignoreDeletes) return;
     const pod = this.pods.get(`${namespace}/${name}`);
     if (!pod || (pod.metadata as Json).uid !== uid) return;
     this.pods.delete(`${namespace}/${name}`);

@@ -125,8 +125,18 @@ export class FakePodRuntime implements PodRuntime {
     return `/nonexistent/var/log/pods/${pod.namespace}_${pod.name}_${pod.uid}/${container}/${attempt}.log`;
   }
 
+  /** The configured leftovers, plus every process still running (as after an agent restart). */
   async recoverContainers(): Promise<RecoveredContainer[]> {
-    return this.recovered;
+    const live = this.processes
+      .filter((p) => !p.done)
+      .map((p) => ({
+        pod: p.request.pod,
+        name: p.request.name,
+        attempt: p.request.attempt,
+        id: p.id,
+        process: p,
+      }));
+    return [...this.recovered, ...live];
   }
 
   async recoverPods(): Promise<PodRef[]> {

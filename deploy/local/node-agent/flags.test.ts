@@ -34,7 +34,7 @@ describe("parseFlags", () => {
 
   it("names every missing or malformed flag", () => {
     expect(() => parseFlags(["--node", "Node_1", "--pod-cidr", "10.244.1.0"])).toThrow(
-      /--node: must be a DNS-1123 subdomain[\s\S]*--pod-cidr: must be an IPv4 CIDR[\s\S]*--kubeconfig/,
+      /--node: must be a DNS-1123 subdomain[\s\S]*--pod-cidr: must be an IPv4 CIDR[\s\S]*--kubeconfig: is required/,
     );
   });
 

@@ -8,13 +8,15 @@ import { z } from "zod";
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 const CIDR = /^(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})\/(\d{1,2})$/;
 
+const required = () => z.string({ error: "is required" });
+
 const flagsSchema = z.object({
-  node: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a DNS-1123 subdomain"),
-  podCIDR: z.string().regex(CIDR, "must be an IPv4 CIDR such as 10.244.1.0/24"),
-  kubeconfig: z.string().min(1),
-  stateDir: z.string().min(1),
-  caCert: z.string().min(1),
-  caKey: z.string().min(1),
+  node: required().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a DNS-1123 subdomain"),
+  podCIDR: required().regex(CIDR, "must be an IPv4 CIDR such as 10.244.1.0/24"),
+  kubeconfig: required().min(1),
+  stateDir: required().min(1),
+  caCert: required().min(1),
+  caKey: required().min(1),
   nodeIP: z.string().regex(IPV4, "must be an IPv4 address").optional(),
   kubeletPort: z.coerce.number().int().min(0).max(65535).default(10250),
   apiServiceIP: z.string().regex(IPV4).default("10.96.0.1"),

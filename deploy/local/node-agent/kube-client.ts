@@ -172,15 +172,25 @@ export class RestKubeClient implements KubeClient {
   }
 
   async deletePodNow(namespace: string, name: string, uid: string): Promise<void> {
+    const path = `/api/v1/namespaces/${namespace}/pods/${name}`;
+    // The UID precondition travels in the body; until the transport frames DELETE bodies (it sends no
+    // Content-Length, so the apiserver never sees them) the grace period also goes in the query and the
+    // UID is checked here first.
+    const current = await this.getPod(namespace, name);
+    if (!current || current.metadata.uid !== uid) return;
     const options = {
       kind: "DeleteOptions",
       apiVersion: "v1",
       gracePeriodSeconds: 0,
       preconditions: { uid },
     };
-    const path = `/api/v1/namespaces/${namespace}/pods/${name}`;
     try {
-      await this.transport.request({ method: "DELETE", path, body: options });
+      await this.transport.request({
+        method: "DELETE",
+        path,
+        query: { gracePeriodSeconds: 0 },
+        body: options,
+      });
     } catch (err) {
       // Gone already, or the name now belongs to a newer pod (the UID precondition failed): nothing to do.
       if (!isNotFound(err) && !isConflict(err)) throw err;

@@ -57,8 +57,8 @@ async function serveLogs(
   const abort = new AbortController();
   req.on("close", () => abort.abort());
   res.writeHead(200, { "Content-Type": "text/plain", "Transfer-Encoding": "chunked" });
-  // An early empty write commits the headers, so a follow on a quiet container is not left hanging.
-  res.write("");
+  // Send the headers now, so a follow on a quiet container is not left hanging.
+  res.flushHeaders();
   await streamLog(
     file.path,
     options,

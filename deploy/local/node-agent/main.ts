@@ -7,7 +7,13 @@ import { parseFlags } from "./flags.js";
 import { createLogger } from "./logger.js";
 import { createPodRuntime } from "./runtime-adapter.js";
 
-const flags = parseFlags(process.argv.slice(2));
+let flags;
+try {
+  flags = parseFlags(process.argv.slice(2));
+} catch (err) {
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exit(2);
+}
 const log = createLogger(flags.node);
 const { runtime, nodeRoot, close } = await createPodRuntime(flags, log);
 const agent = new NodeAgent({ flags, runtime, nodeRoot, log });

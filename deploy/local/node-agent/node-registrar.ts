@@ -12,6 +12,7 @@ import {
   type NodeIdentity,
 } from "./node-object.js";
 import type { Logger } from "./logger.js";
+import { apiTime } from "./container-record.js";
 
 // Registers the Node and keeps its status current, the way kubelet does: status is computed every
 // 10 s but written only when something other than heartbeat times changed, or every 5 minutes, since
@@ -74,22 +75,27 @@ export class NodeRegistrar {
   private async reconcileExisting(identity: NodeIdentity, host: HostFacts): Promise<Node> {
     const existing = await this.client.getNode(identity.name);
     if (!existing) throw new Error(`node ${identity.name} vanished during registration`);
-    const patch: Record<string, unknown> = { metadata: { labels: nodeLabels(identity, host) } };
-    // The pod CIDR can be set once; a node registered without one gets ours.
-    if (!existing.spec?.podCIDR) patch.spec = { podCIDR: identity.podCIDR, podCIDRs: [identity.podCIDR] };
-    else if (existing.spec.podCIDR !== identity.podCIDR) {
-      this.log.warn(
-        { existing: existing.spec.podCIDR, wanted: identity.podCIDR },
-        "node keeps its earlier pod CIDR",
-      );
+    let node = await this.client.patchNode(identity.name, {
+      metadata: { labels: nodeLabels(identity, host) },
+    });
+    // The pod CIDR can be set once; a node registered without one gets ours if the apiserver lets us.
+    const current = existing.spec?.podCIDR;
+    if (current && current !== identity.podCIDR) {
+      this.log.warn({ existing: current, wanted: identity.podCIDR }, "node keeps its earlier pod CIDR");
+    } else if (!current) {
+      const spec = { podCIDR: identity.podCIDR, podCIDRs: [identity.podCIDR] };
+      node = await this.client.patchNode(identity.name, { spec }).catch((err: unknown) => {
+        this.log.warn({ err }, "could not set the node's pod CIDR");
+        return node;
+      });
     }
-    return this.client.patchNode(identity.name, patch);
+    return node;
   }
 
   /** Computes the status and writes it when it changed, when `force` is set, or when the report period passed. */
   async syncStatus(force = false): Promise<boolean> {
     const now = this.now();
-    const conditions = nodeConditions(this.conditions, now.toISOString().replace(/\.\d+Z$/, "Z"));
+    const conditions = nodeConditions(this.conditions, apiTime(now));
     const status = nodeStatus(
       this.options.identity,
       this.options.hostFacts(),

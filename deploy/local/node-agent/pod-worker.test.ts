@@ -367,7 +367,7 @@ describe("PodWorker", () => {
     });
     const started = Date.now();
     const outcome = await h.sync();
-    expect(outcome.done).toBe(true);
+    expect(outcome).toEqual({ requeueAfterMs: 10_000 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(1900); // the 2 s minimum for the stubborn one
     expect(h.runtime.stops.map((s) => s.graceMs)).toEqual([2000, 2000]);
     expect(h.runtime.removed).toEqual(["uid-1"]);
@@ -379,6 +379,22 @@ describe("PodWorker", () => {
       status: { containerStatuses: ContainerStatus[] };
     };
     expect(final.status.containerStatuses.map((c) => c.state?.terminated?.exitCode)).toEqual([143, 137]);
+    // Once the informer no longer has the pod, the worker is done.
+    expect(await h.sync()).toEqual({ done: true });
+  });
+
+  it("keeps asking for the deletion while the pod object remains, without starting anything again", async () => {
+    const h = await harness({ containers: [busybox("app")] });
+    await h.sync();
+    h.client.ignoreDeletes = true;
+    const pod = h.client.pods.get("apps/web") as Record<string, Record<string, unknown>>;
+    h.client.putPod({ ...pod, metadata: { ...pod.metadata, deletionTimestamp: "2025-01-01T00:01:00Z" } });
+    await h.sync();
+    const statusWrites = h.client.writes("patch-status").length;
+    expect(await h.sync()).toEqual({ requeueAfterMs: 10_000 });
+    expect(h.client.writes("delete", "pod/apps/web")).toHaveLength(2);
+    expect(h.client.writes("patch-status")).toHaveLength(statusWrites);
+    expect(h.runtime.processes).toHaveLength(1);
   });
 
   it("allocates device plugin resources and hands the devices and envs to the container", async () => {

@@ -1,4 +1,3 @@
-import type { Backoff } from "./backoff.js";
 import { lastLogLines } from "./cri-log.js";
 import { extendedResourceRequests, podRef } from "./container-request.js";
 import {
@@ -59,7 +58,7 @@ export interface PodWorkerDeps extends StarterDeps {
 
 export interface SyncOutcome {
   requeueAfterMs?: number;
-  /** The pod is gone and the worker can be dropped. */
+  /** The pod is gone from the apiserver and cleaned up: the worker can be dropped. */
   done?: boolean;
 }
 
@@ -147,8 +146,12 @@ export class PodWorker {
   // ---- the sync loop ----
 
   async sync(pod: Pod | undefined): Promise<SyncOutcome> {
-    if (this.finished) return { done: true };
-    if (!pod) return this.forget();
+    if (!pod) return this.finished ? { done: true } : this.forget();
+    if (this.finished) {
+      // Cleaned up, but the pod object is still there: ask again until the informer sees it go.
+      await this.deps.client.deletePodNow(this.namespace, this.name, this.uid);
+      return { requeueAfterMs: RETRY_MS };
+    }
     this.pod = pod;
     if (pod.metadata.deletionTimestamp) return this.terminateAndDelete();
     if (isTerminalPhase(pod.status?.phase)) this.stopped = true;
@@ -490,9 +493,10 @@ export class PodWorker {
     await this.stopEverything(this.gracePeriodMs());
     await this.reportStatus(true);
     await this.cleanUp();
-    await this.deps.client.deletePodNow(this.namespace, this.name, this.uid);
     this.finished = true;
-    return { done: true };
+    await this.deps.client.deletePodNow(this.namespace, this.name, this.uid);
+    // The worker stays until the pod is seen gone, so a late event cannot start the pod over.
+    return { requeueAfterMs: RETRY_MS };
   }
 
   /** The pod vanished from the apiserver (force deletion): stop and clean up without reporting. */
