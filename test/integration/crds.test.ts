@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { definitionOfObject } from "../../pkg/api/parse-object.js";
-import { cluster, kubectl } from "./harness.js";
+import { cluster, eventually, kubectl, kubectlOk as run } from "./harness.js";
 
 // The generated CRDs, loaded into the real kube-apiserver: accepted as structural schemas,
 // explained like upstream, validating upstream's examples, printing upstream's columns.
@@ -11,12 +11,6 @@ import { cluster, kubectl } from "./harness.js";
 const crdDir = join(cluster.repoRoot, "manifests/generated/crds");
 const examplesDir = join(cluster.repoRoot, "test/conformance/upstream-examples");
 const namespace = "crds-test";
-
-async function run(args: string[], input?: string): Promise<string> {
-  const result = await kubectl(args, input === undefined ? {} : { input });
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(" ")}: ${result.stderr}`);
-  return result.stdout;
-}
 
 /** Upstream example documents of kubevirt kinds (anything else is not ours to serve). */
 function kubevirtExamples(): { label: string; yaml: string }[] {
@@ -30,18 +24,6 @@ function kubevirtExamples(): { label: string; yaml: string }[] {
         return [{ label: `${file}#${i}`, yaml: doc.toString() }];
       }),
     );
-}
-
-async function eventually(probe: () => Promise<string>, timeoutMs = 30_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await probe();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
 }
 
 beforeAll(async () => {

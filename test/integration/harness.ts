@@ -48,3 +48,27 @@ export async function ensureNodes(): Promise<void> {
   await waitForReadyNodes(cluster, say);
   await startKubeProxy(cluster, say);
 }
+
+/** kubectl that throws with its stderr on a non-zero exit, answering stdout. */
+export async function kubectlOk(args: string[], input?: string): Promise<string> {
+  const result = await kubectl(args, input === undefined ? {} : { input });
+  if (result.code !== 0) throw new Error(`kubectl ${args.join(" ")}: ${result.stderr}`);
+  return result.stdout;
+}
+
+/** Retries `probe` until it resolves (the world converges), rethrowing its last error after `timeoutMs`. */
+export async function eventually<T>(
+  probe: () => Promise<T>,
+  timeoutMs = 60_000,
+  intervalMs = 500,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await probe();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+  }
+}

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newCA, newServerKeyPair, serviceDnsNames, toPem } from "../../pkg/certificates/triple.js";
-import { cluster, ensureNodes, kubectl } from "./harness.js";
+import { cluster, ensureNodes, eventually, kubectl, kubectlOk as run } from "./harness.js";
 
 // What KubeVirt leans on the local cluster for: the apiserver calling an admission webhook and
 // an aggregated API that a Pod serves, through a Service, at the Pod's IP.
@@ -11,25 +11,7 @@ const service = "extension";
 const group = "test.kubevirt-ts.io";
 const fixture = join(cluster.repoRoot, "test/integration/fixtures/extension-server.mjs");
 
-async function run(args: string[], input?: string): Promise<string> {
-  const result = await kubectl(args, input === undefined ? {} : { input });
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(" ")}: ${result.stderr}`);
-  return result.stdout;
-}
-
 const apply = (object: unknown) => run(["apply", "-f", "-"], JSON.stringify(object));
-
-async function eventually<T>(probe: () => Promise<T>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await probe();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
-  }
-}
 
 beforeAll(async () => {
   await ensureNodes();
