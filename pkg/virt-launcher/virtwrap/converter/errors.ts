@@ -15,7 +15,7 @@ export interface UnsupportedCause {
   message: string;
 }
 
-/** Parts of the VMI that kubevirt-ts does not implement yet; every such part is listed. */
+/** Parts of the VMI that kubevirt-ts does not implement yet, every one listed, worded as the webhook words them. */
 export class UnsupportedError extends ConversionError {
   readonly causes: readonly UnsupportedCause[];
 
@@ -24,12 +24,6 @@ export class UnsupportedError extends ConversionError {
     this.name = "UnsupportedError";
     this.causes = causes;
   }
-}
-
-export const NOT_SUPPORTED_YET = "not supported yet";
-
-export function unsupported(field: string, message = NOT_SUPPORTED_YET): UnsupportedCause {
-  return { field, message };
 }
 
 /** Counts and orders the VMI gives as plain numbers; the API types say integer, this makes sure. */

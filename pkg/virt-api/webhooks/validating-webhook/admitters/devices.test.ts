@@ -55,17 +55,11 @@ const rows: RuleRow[] = [
     ],
   },
   {
-    rule: "host devices need their feature gate (upstream writes spec.HostDevices), and kubevirt-ts has none yet",
+    rule: "host devices need their feature gate (upstream writes spec.HostDevices)",
     change: (spec) => {
       spec.domain.devices.hostDevices = [{ name: "usb", deviceName: "kubevirt.io/storage" }];
     },
-    causes: [
-      invalid("spec.HostDevices", "Host Devices feature gate is not enabled in kubevirt-config"),
-      notSupported(
-        "spec.domain.devices.hostDevices",
-        "host device passthrough is not supported by kubevirt-ts yet",
-      ),
-    ],
+    causes: [invalid("spec.HostDevices", "Host Devices feature gate is not enabled in kubevirt-config")],
   },
   {
     rule: "EFI and BIOS are exclusive",

@@ -4,7 +4,7 @@ import type { VirtualMachineSpec } from "../../../../api/generated/v1.js";
 import { clusterWith } from "../../../../defaults/testing.js";
 import { specPath } from "./causes.js";
 import { validateRunStrategy } from "./lifecycle.js";
-import { invalid, notSupported, required, specCauses, validSpec, type RuleRow } from "./testing.js";
+import { invalid, required, specCauses, validSpec, type RuleRow } from "./testing.js";
 
 const SUBDOMAIN_REGEX_ERROR =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
@@ -132,10 +132,6 @@ const rows: RuleRow[] = [
       invalid(
         "spec.serviceAccountName",
         'spec.serviceAccountName "builder" and serviceAccount volume "other" must reference the same service account',
-      ),
-      notSupported(
-        "spec.volumes[2].serviceAccount",
-        "the serviceAccount volume source is not supported by kubevirt-ts yet (supported: containerDisk, cloudInitNoCloud, emptyDisk)",
       ),
     ],
   },

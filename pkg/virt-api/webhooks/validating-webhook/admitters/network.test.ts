@@ -5,8 +5,6 @@ import { specPath } from "./causes.js";
 import { validateDiscontinuedBindings } from "./network.js";
 import { duplicate, invalid, notSupported, required, specCauses, specWith, type RuleRow } from "./testing.js";
 
-const MULTUS_NOT_SUPPORTED = "the multus network source is not supported by kubevirt-ts yet (supported: pod)";
-
 const rows: RuleRow[] = [
   {
     rule: "interface names are unique",
@@ -96,7 +94,6 @@ const rows: RuleRow[] = [
         "spec.domain.devices.interfaces[0].name",
         "Masquerade interface only implemented with pod network",
       ),
-      notSupported("spec.networks[0].multus", MULTUS_NOT_SUPPORTED),
     ],
   },
   {

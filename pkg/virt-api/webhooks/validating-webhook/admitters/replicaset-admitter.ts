@@ -1,5 +1,6 @@
 // The VirtualMachineInstanceReplicaSet admitter (upstream vmirs-admitter.go): the VMI template (not
-// defaulted) and a selector that parses and matches the template's labels.
+// defaulted) and a selector that parses and matches the template's labels; then what kubevirt-ts does
+// not build yet in the template.
 import { parseDefinition } from "../../../../api/parse.js";
 import type { VirtualMachineInstanceReplicaSetSpec } from "../../../../api/generated/v1.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
@@ -20,7 +21,7 @@ import {
   type StatusCause,
 } from "./causes.js";
 import { validateDiscontinuedFeatureGates } from "./discontinued-gates.js";
-import { validateMetadataSupported } from "./not-yet-supported.js";
+import { withNotYetSupported } from "./not-yet-supported.js";
 import { templateSpecOrEmpty, validateVirtualMachineInstanceSpec } from "./spec.js";
 
 function validateSelector(field: Path, spec: VirtualMachineInstanceReplicaSetSpec): StatusCause[] {
@@ -45,15 +46,16 @@ export function validateReplicaSetSpec(
   if ((spec as Partial<VirtualMachineInstanceReplicaSetSpec>).template === undefined) {
     return [requiredCause("missing virtual machine template.", field.child("template"))];
   }
-  return [
-    ...validateVirtualMachineInstanceSpec(
-      field.child("template", "spec"),
-      templateSpecOrEmpty(spec.template.spec),
-      config,
-    ),
-    ...validateSelector(field, spec),
-    ...validateMetadataSupported(field.child("template", "metadata"), spec.template.metadata),
-  ];
+  const templateSpecAt = field.child("template", "spec");
+  const templateSpec = templateSpecOrEmpty(spec.template.spec);
+  return withNotYetSupported(
+    [
+      ...validateVirtualMachineInstanceSpec(templateSpecAt, templateSpec, config),
+      ...validateSelector(field, spec),
+    ],
+    { at: field.child("template", "metadata"), value: spec.template.metadata },
+    { at: templateSpecAt, value: templateSpec },
+  );
 }
 
 export function admitReplicaSet(request: ValidationRequest, context: ValidationContext): Verdict {

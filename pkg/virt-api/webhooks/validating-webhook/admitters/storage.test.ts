@@ -324,10 +324,6 @@ const rows: RuleRow[] = [
         "spec.volumes[2].hostDisk.type",
         "spec.volumes[2].hostDisk.type has invalid value 'Block', allowed are 'Disk' or 'DiskOrCreate'",
       ),
-      notSupported(
-        "spec.volumes[2].hostDisk",
-        "the hostDisk volume source is not supported by kubevirt-ts yet (supported: containerDisk, cloudInitNoCloud, emptyDisk)",
-      ),
     ],
   },
   {
@@ -341,10 +337,6 @@ const rows: RuleRow[] = [
       invalid(
         "spec.domain.devices.disks[2].disk.bus",
         "DownwardMetrics volume must be mapped to virtio bus, but spec.domain.devices.disks[2].disk.bus is set to sata",
-      ),
-      notSupported(
-        "spec.volumes[2].downwardMetrics",
-        "the downwardMetrics volume source is not supported by kubevirt-ts yet (supported: containerDisk, cloudInitNoCloud, emptyDisk)",
       ),
     ],
   },

@@ -1,6 +1,7 @@
 // The VirtualMachineInstance create admitter (upstream vmi-create-admitter.go): after the mutating
 // webhook has defaulted the VMI, the shared spec rules, the rules only a VMI has (every volume has a disk,
-// some memory is requested, architecture limits, Hyper-V), and its metadata.
+// some memory is requested, architecture limits, Hyper-V), and its metadata; then what kubevirt-ts does
+// not build yet, the subset the launcher's converter also enforces.
 import { parseDefinition } from "../../../../api/parse.js";
 import type { VirtualMachineInstance } from "../../../../api/generated/v1.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
@@ -19,7 +20,7 @@ import { validateHyperv } from "./hyperv.js";
 import { validateMemoryIsRequested } from "./memory.js";
 import { validateVMIMetadata } from "./metadata.js";
 import { validateDiscontinuedBindings, validateNetworks } from "./network.js";
-import { validateMetadataSupported } from "./not-yet-supported.js";
+import { withNotYetSupported } from "./not-yet-supported.js";
 import { validateVirtualMachineInstanceSpec, type SpecValidator } from "./spec.js";
 import {
   validateContainerDisks,
@@ -59,7 +60,7 @@ export function validateVMICreation(
   const spec = vmi.spec;
   const field = specPath();
   const metadata = Path.of("metadata");
-  return [
+  const upstreamCauses = [
     ...validateDiscontinuedFeatureGates(config, spec),
     ...extraSpecValidators.flatMap((validate) => validate(field, spec, config)),
     ...validateVirtualMachineInstanceSpec(field, spec, config),
@@ -68,8 +69,12 @@ export function validateVMICreation(
     ...validateVMIMetadata(metadata, vmi.metadata, config, isKubeVirtServiceAccount),
     ...validateHyperv(field.child("domain", "features", "hyperv"), spec),
     ...validatePerArchitecture(field, spec),
-    ...validateMetadataSupported(metadata, vmi.metadata),
   ];
+  return withNotYetSupported(
+    upstreamCauses,
+    { at: metadata, value: vmi.metadata },
+    { at: field, value: spec },
+  );
 }
 
 export function admitVMICreate(request: ValidationRequest, context: ValidationContext): Verdict {

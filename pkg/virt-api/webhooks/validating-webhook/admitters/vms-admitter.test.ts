@@ -89,6 +89,10 @@ describe("VM admitter", () => {
         "spec.template.spec.domain.devices.interfaces[0]",
         "logical default interface must have exactly one binding method or binding plugin",
       ),
+      notSupported(
+        "spec.template.spec.domain.devices.interfaces[0].slirp",
+        "the slirp interface binding is not supported by kubevirt-ts yet (supported: masquerade, bridge)",
+      ),
     ]);
   });
 

@@ -25,7 +25,7 @@ import { validateDiscontinuedFeatureGates } from "./discontinued-gates.js";
 import { validateLiveUpdateFeatures, validateRunStrategy } from "./lifecycle.js";
 import { validateVMIMetadata } from "./metadata.js";
 import { validateDiscontinuedBindings } from "./network.js";
-import { validateMetadataSupported, validateVMSpecSupported } from "./not-yet-supported.js";
+import { validateVMSpecSupported, withNotYetSupported } from "./not-yet-supported.js";
 import { templateSpecOrEmpty, validateVirtualMachineInstanceSpec } from "./spec.js";
 
 export const RunningDeprecationWarning = "spec.running is deprecated, please use spec.runStrategy instead.";
@@ -43,13 +43,20 @@ export function validateVirtualMachineSpec(
   }
   const templateMetadata = field.child("template", "metadata");
   const templateSpec = templateSpecOrEmpty(spec.template.spec);
-  return [
+  const templateSpecAt = field.child("template", "spec");
+  const upstreamCauses = [
     ...validateVMIMetadata(templateMetadata, spec.template.metadata, config, isKubeVirtServiceAccount),
-    ...validateVirtualMachineInstanceSpec(field.child("template", "spec"), templateSpec, config),
+    ...validateVirtualMachineInstanceSpec(templateSpecAt, templateSpec, config),
     ...validateRunStrategy(field, spec, config),
     ...validateLiveUpdateFeatures(field, spec, config),
+  ];
+  return [
+    ...withNotYetSupported(
+      upstreamCauses,
+      { at: templateMetadata, value: spec.template.metadata },
+      { at: templateSpecAt, value: templateSpec },
+    ),
     ...validateVMSpecSupported(field, spec),
-    ...validateMetadataSupported(templateMetadata, spec.template.metadata),
   ];
 }
 
