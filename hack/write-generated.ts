@@ -3,7 +3,12 @@ import { dirname, join, relative } from "node:path";
 import type { GeneratedFile } from "./generated-file.js";
 
 /** Folders that hold nothing but generated output: files there that no generator produces are stale. */
-export const generatedRoots = ["pkg/api/generated", "manifests/generated", "pkg/libvirt/generated"];
+export const generatedRoots = [
+  "pkg/api/generated",
+  "manifests/generated",
+  "pkg/libvirt/generated",
+  "manifests/release",
+];
 
 function listFiles(root: string): string[] {
   if (!existsSync(root)) return [];

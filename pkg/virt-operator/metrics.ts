@@ -1,0 +1,16 @@
+// virt-operator's own metrics, with upstream's names (pkg/monitoring/metrics/virt-operator).
+import { Gauge, Registry } from "prom-client";
+
+export class OperatorMetrics {
+  readonly registry = new Registry();
+  readonly leading = new Gauge({
+    name: "kubevirt_virt_operator_leading_status",
+    help: "Indication for an operating virt-operator.",
+    registers: [this.registry],
+  });
+  readonly ready = new Gauge({
+    name: "kubevirt_virt_operator_ready_status",
+    help: "Indication for a virt-operator that is ready to take the lead.",
+    registers: [this.registry],
+  });
+}
