@@ -1,0 +1,70 @@
+// virt-api's process: read the front proxy's settings and the serving certificate, wire the webhooks
+// and the subresource API to the cluster, serve HTTPS until the signal aborts, then drain.
+import type { KubeConfig } from "@kubernetes/client-node";
+import type { FastifyBaseLogger } from "fastify";
+import { KubeConfigTransport } from "../controller/rest.js";
+import { ClusterConfig } from "../virt-config/cluster-config.js";
+import {
+  apiserverVersion,
+  lifecycleClient,
+  loadRequestHeaderConfig,
+  subjectAccessReviewer,
+} from "./cluster.js";
+import { KubeApiHealth } from "./rest/healthz.js";
+import { SubresourceApp } from "./rest/subresource-app.js";
+import { createVirtApiServer } from "./server.js";
+import { readServingTLS, reloadOnChange } from "./serving-cert.js";
+import { kubeVirtServiceAccounts } from "./webhooks/routes.js";
+
+export interface VirtApiAppOptions {
+  kubeConfig: KubeConfig;
+  namespace: string;
+  host: string;
+  port: number;
+  tlsCertFile: string;
+  tlsKeyFile: string;
+  logger: FastifyBaseLogger;
+  /** The configuration in force; defaults until a KubeVirt CR source is wired in. */
+  clusterConfig?: () => ClusterConfig;
+}
+
+export class VirtApiApp {
+  constructor(private readonly options: VirtApiAppOptions) {}
+
+  /** Serves until `signal` aborts; resolves with the bound port once listening (for tests, port 0). */
+  async start(signal: AbortSignal): Promise<{ port: number; closed: Promise<void> }> {
+    const { options } = this;
+    const transport = new KubeConfigTransport(options.kubeConfig);
+    const requestHeader = await loadRequestHeaderConfig(transport);
+    const defaults = ClusterConfig.defaults();
+    const server = createVirtApiServer({
+      tls: readServingTLS(options.tlsCertFile, options.tlsKeyFile),
+      requestHeader: () => requestHeader,
+      reviewer: subjectAccessReviewer(transport),
+      webhooks: {
+        clusterConfig: options.clusterConfig ?? (() => defaults),
+        kubeVirtServiceAccounts: kubeVirtServiceAccounts(options.namespace),
+      },
+      subresources: new SubresourceApp(lifecycleClient(transport)),
+      health: new KubeApiHealth(apiserverVersion(transport), () => ""),
+      logger: options.logger,
+    });
+    await server.listen({ host: options.host, port: options.port });
+    const stopWatching = reloadOnChange(
+      server.server,
+      { certFile: options.tlsCertFile, keyFile: options.tlsKeyFile, clientCA: () => requestHeader.clientCA },
+      (error) => options.logger.error({ err: error }, "could not reload the serving certificate"),
+    );
+    const address = server.server.address();
+    const port = typeof address === "object" && address ? address.port : options.port;
+    const closed = new Promise<void>((resolve) => {
+      const close = () => {
+        stopWatching();
+        void server.close().then(resolve);
+      };
+      if (signal.aborted) close();
+      else signal.addEventListener("abort", close, { once: true });
+    });
+    return { port, closed };
+  }
+}

@@ -1,0 +1,87 @@
+// The discovery documents of the subresources.kubevirt.io aggregated API, as upstream's virt-api
+// serves them (pkg/virt-api/api.go): the group, its versions, and one resource list per version.
+
+import {
+  SUBRESOURCE_GROUP,
+  SUBRESOURCE_VERSIONS,
+} from "../../virt-operator/resource/generate/components/names.js";
+
+// The operator registers an APIService per version; the first version is the preferred one.
+export { SUBRESOURCE_GROUP, SUBRESOURCE_VERSIONS };
+export type SubresourceVersion = (typeof SUBRESOURCE_VERSIONS)[number];
+
+/** Resource names listed by each version, in upstream's order; upstream lists no kind or verbs. */
+export const SUBRESOURCE_NAMES: readonly string[] = [
+  "expand-vm-spec",
+  "virtualmachineinstances/vnc",
+  "virtualmachineinstances/vnc/screenshot",
+  "virtualmachineinstances/console",
+  "virtualmachineinstances/portforward",
+  "virtualmachineinstances/backup",
+  "virtualmachineinstances/redefine-checkpoint",
+  "virtualmachineinstances/pause",
+  "virtualmachineinstances/unpause",
+  "virtualmachineinstances/freeze",
+  "virtualmachineinstances/unfreeze",
+  "virtualmachineinstances/reset",
+  "virtualmachineinstances/softreboot",
+  "virtualmachines/start",
+  "virtualmachines/stop",
+  "virtualmachines/restart",
+  "virtualmachines/migrate",
+  "virtualmachines/expand-spec",
+  "virtualmachines/objectgraph",
+  "virtualmachines/evacuate/cancel",
+  "virtualmachineinstances/guestosinfo",
+  "virtualmachineinstances/userlist",
+  "virtualmachineinstances/filesystemlist",
+  "virtualmachineinstances/addvolume",
+  "virtualmachineinstances/removevolume",
+  "virtualmachineinstances/objectgraph",
+  "virtualmachineinstances/sev/fetchcertchain",
+  "virtualmachineinstances/sev/querylaunchmeasurement",
+  "virtualmachineinstances/sev/setupsession",
+  "virtualmachineinstances/sev/injectlaunchsecret",
+  "virtualmachineinstances/evacuate/cancel",
+];
+
+const groupVersion = (version: string) => ({ groupVersion: `${SUBRESOURCE_GROUP}/${version}`, version });
+
+export function apiGroup() {
+  return {
+    kind: "APIGroup",
+    // Upstream spells the group's name without the "s" here; the aggregator serves the group
+    // document from the APIService itself, so only direct callers see it.
+    name: "subresource.kubevirt.io",
+    versions: SUBRESOURCE_VERSIONS.map(groupVersion),
+    preferredVersion: groupVersion(SUBRESOURCE_VERSIONS[0]),
+    serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: "" }],
+  };
+}
+
+export function apiGroupList() {
+  return { kind: "APIGroupList", groups: [apiGroup()] };
+}
+
+export function apiResourceList(version: SubresourceVersion) {
+  return {
+    kind: "APIResourceList",
+    apiVersion: "v1",
+    groupVersion: `${SUBRESOURCE_GROUP}/${version}`,
+    resources: SUBRESOURCE_NAMES.map((name) => ({
+      name,
+      singularName: "",
+      namespaced: true,
+      kind: "",
+      verbs: null,
+    })),
+  };
+}
+
+export function rootPaths() {
+  const paths = ["/apis", "/openapi/v2"];
+  for (const version of SUBRESOURCE_VERSIONS) {
+    paths.push(`/apis/${SUBRESOURCE_GROUP}`, `/apis/${SUBRESOURCE_GROUP}/${version}`);
+  }
+  return { paths };
+}

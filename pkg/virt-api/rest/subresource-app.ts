@@ -1,0 +1,144 @@
+// The VM lifecycle subresources over the cluster: fetch the VM and its VMI, decide (lifecycle.ts),
+// perform the writes, and map failures to upstream's Status errors. 202 Accepted on success.
+import type { z } from "zod";
+import {
+  RestartOptionsSchema,
+  StartOptionsSchema,
+  StopOptionsSchema,
+  type VirtualMachine,
+  type VirtualMachineInstance,
+} from "../../api/generated/v1.js";
+import { decideRestart, decideStart, decideStop, checkRestartOptions, type Decision } from "./lifecycle.js";
+import { JSON_PATCH_TEST_FAILED, type JsonPatchOperation } from "./patch.js";
+import {
+  badRequest,
+  conflict,
+  internalError,
+  notFound,
+  virtualMachineResource,
+  type Status,
+} from "./status.js";
+
+/** What the lifecycle handlers need from the cluster; `undefined` means NotFound. */
+export interface LifecycleClient {
+  getVM(namespace: string, name: string): Promise<VirtualMachine | undefined>;
+  getVMI(namespace: string, name: string): Promise<VirtualMachineInstance | undefined>;
+  patchVM(namespace: string, name: string, patch: JsonPatchOperation[], dryRun: boolean): Promise<void>;
+  patchVMStatus(namespace: string, name: string, patch: JsonPatchOperation[], dryRun: boolean): Promise<void>;
+  patchVMI(namespace: string, name: string, patch: JsonPatchOperation[], dryRun: boolean): Promise<void>;
+}
+
+export interface SubresourceReply {
+  code: number;
+  body?: Status;
+}
+
+export type LifecycleAction = "start" | "stop" | "restart";
+
+const ACCEPTED: SubresourceReply = { code: 202 };
+const reply = (status: Status): SubresourceReply => ({ code: status.code, body: status });
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** Upstream decodes an empty body as no options and anything else strictly. */
+function decodeOptions<T>(
+  schema: z.ZodType<T>,
+  body: unknown,
+): { ok: true; value: T } | { ok: false; status: Status } {
+  if (body === undefined || body === null || body === "") return { ok: true, value: {} as T };
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issue = parsed.error.issues[0];
+  const detail = issue ? `${issue.path.join(".")}: ${issue.message}` : "invalid body";
+  return { ok: false, status: badRequest(`Can not unmarshal Request body to struct, error: ${detail}`) };
+}
+
+const isDryRun = (options: { dryRun?: string[] }): boolean => options.dryRun?.[0] === "All";
+
+export class SubresourceApp {
+  constructor(private readonly client: LifecycleClient) {}
+
+  async handle(
+    action: LifecycleAction,
+    namespace: string,
+    name: string,
+    body: unknown,
+  ): Promise<SubresourceReply> {
+    try {
+      return await this.dispatch(action, namespace, name, body);
+    } catch (error) {
+      return reply(internalError(messageOf(error)));
+    }
+  }
+
+  private async dispatch(
+    action: LifecycleAction,
+    namespace: string,
+    name: string,
+    body: unknown,
+  ): Promise<SubresourceReply> {
+    const schema = { start: StartOptionsSchema, stop: StopOptionsSchema, restart: RestartOptionsSchema }[
+      action
+    ];
+    const options = decodeOptions<{ dryRun?: string[]; gracePeriodSeconds?: number }>(schema, body);
+    if (!options.ok) return reply(options.status);
+    if (action === "restart") {
+      const invalid = checkRestartOptions(options.value);
+      if (invalid) return reply(invalid);
+    }
+    const vm = await this.fetchVM(namespace, name);
+    if ("code" in vm) return reply(vm);
+    const vmi = await this.client.getVMI(namespace, name);
+    const decide = { start: decideStart, stop: decideStop, restart: decideRestart }[action];
+    const decision: Decision = decide(vm, vmi, options.value);
+    if ("refused" in decision) return reply(decision.refused);
+    return this.perform(decision.writes, namespace, name, isDryRun(options.value));
+  }
+
+  private async fetchVM(namespace: string, name: string): Promise<VirtualMachine | Status> {
+    try {
+      return (await this.client.getVM(namespace, name)) ?? notFound(virtualMachineResource, name);
+    } catch (error) {
+      return internalError(`unable to retrieve vm [${name}]: ${messageOf(error)}`);
+    }
+  }
+
+  private async perform(
+    writes: Extract<Decision, { writes: unknown }>["writes"],
+    namespace: string,
+    name: string,
+    dryRun: boolean,
+  ): Promise<SubresourceReply> {
+    const rollbacks: JsonPatchOperation[][] = [];
+    for (const write of writes) {
+      try {
+        if (write.kind === "patchVM") await this.client.patchVM(namespace, name, write.patch, dryRun);
+        else if (write.kind === "patchVMStatus")
+          await this.client.patchVMStatus(namespace, name, write.patch, dryRun);
+        else {
+          await this.client.patchVMI(namespace, name, write.patch, dryRun);
+          if (write.rollback) rollbacks.push(write.rollback);
+        }
+      } catch (error) {
+        await this.rollBack(rollbacks, namespace, name, dryRun);
+        const message = messageOf(error);
+        // A failed `test` operation means the VM changed under us: the caller may retry.
+        if (message.includes(JSON_PATCH_TEST_FAILED))
+          return reply(conflict(virtualMachineResource, name, message));
+        return reply(internalError(message));
+      }
+    }
+    return ACCEPTED;
+  }
+
+  private async rollBack(
+    rollbacks: JsonPatchOperation[][],
+    namespace: string,
+    name: string,
+    dryRun: boolean,
+  ) {
+    for (const patch of rollbacks) {
+      // Best effort, as upstream: the original error is what the caller needs to see.
+      await this.client.patchVMI(namespace, name, patch, dryRun).catch(() => undefined);
+    }
+  }
+}

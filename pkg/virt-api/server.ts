@@ -1,0 +1,152 @@
+// virt-api's HTTPS server: the admission webhooks and the subresources.kubevirt.io aggregated API on
+// one port (8443), as upstream serves them. Bodies are parsed here, never by fastify, so that bad
+// input becomes a Kubernetes Status instead of a framework error page.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Server } from "node:https";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import { accessControl, type AccessReviewer } from "./access-control.js";
+import type { RequestHeaderConfig } from "./rest/authorizer.js";
+import {
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  rootPaths,
+  SUBRESOURCE_GROUP,
+  SUBRESOURCE_VERSIONS,
+} from "./rest/discovery.js";
+import type { KubeApiHealth } from "./rest/healthz.js";
+import type { LifecycleAction, SubresourceApp } from "./rest/subresource-app.js";
+import { badRequest, internalError, notSupportedYet, routeNotFound, type Status } from "./rest/status.js";
+import { versionInfo } from "./rest/version.js";
+import { handleAdmission } from "./webhooks/handler.js";
+import { WEBHOOK_ROUTES, type WebhookContext } from "./webhooks/routes.js";
+
+export interface ServingTLS {
+  certPem: string;
+  keyPem: string;
+}
+
+export interface VirtApiServerOptions {
+  tls: ServingTLS;
+  requestHeader: () => RequestHeaderConfig;
+  reviewer: AccessReviewer;
+  webhooks: WebhookContext;
+  subresources: SubresourceApp;
+  health: KubeApiHealth;
+  logger?: FastifyBaseLogger;
+}
+
+export type VirtApiServer = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger>;
+
+const MAX_BODY_BYTES = 3 << 20; // the apiserver's own limit on a request body is 3 MiB
+
+type Parsed = { ok: true; value: unknown } | { ok: false; status: Status };
+
+function parseJsonBody(body: unknown): Parsed {
+  if (body === undefined) return { ok: true, value: undefined };
+  const text = Buffer.isBuffer(body) ? body.toString("utf8") : "";
+  if (text.trim() === "") return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (error) {
+    return { ok: false, status: badRequest(`couldn't decode the body: ${(error as Error).message}`) };
+  }
+}
+
+const isVersion = (version: string): version is (typeof SUBRESOURCE_VERSIONS)[number] =>
+  (SUBRESOURCE_VERSIONS as readonly string[]).includes(version);
+
+export function createVirtApiServer(options: VirtApiServerOptions): VirtApiServer {
+  const app: VirtApiServer = Fastify({
+    loggerInstance: options.logger,
+    bodyLimit: MAX_BODY_BYTES,
+    https: {
+      cert: options.tls.certPem,
+      key: options.tls.keyPem,
+      // Client certificates are checked against the front proxy's CA; requests without one still
+      // reach the webhooks (the apiserver calls them without a certificate).
+      ca: options.requestHeader().clientCA,
+      requestCert: true,
+      rejectUnauthorized: false,
+    },
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+  app.setNotFoundHandler(async (request, reply) => reply.code(404).send(routeNotFound(request.url)));
+  // What fastify itself refuses (a body over the limit, a malformed request) still answers with a Status.
+  app.setErrorHandler(async (error: { statusCode?: number; message: string }, _request, reply) => {
+    const clientError = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500;
+    const status = clientError
+      ? { ...badRequest(error.message), code: error.statusCode ?? 400 }
+      : internalError(error.message);
+    return reply.code(status.code).send(status);
+  });
+
+  registerWebhooks(app, options.webhooks);
+  app.register(async (api: VirtApiServer) => {
+    api.addHook("onRequest", accessControl(options.requestHeader, options.reviewer));
+    registerSubresourceApi(api, options);
+  });
+  return app;
+}
+
+function registerWebhooks(app: VirtApiServer, context: WebhookContext): void {
+  for (const route of WEBHOOK_ROUTES) {
+    app.post(route.path, async (request, reply) => {
+      const body = parseJsonBody(request.body);
+      if (!body.ok) return reply.code(400).send(body.status);
+      const answer = handleAdmission(body.value, route, context);
+      return reply.code(answer.code).send(answer.body);
+    });
+  }
+}
+
+function registerSubresourceApi(api: VirtApiServer, options: VirtApiServerOptions): void {
+  const base = `/apis/${SUBRESOURCE_GROUP}`;
+  const health = () => options.health.check();
+  api.get("/", async () => rootPaths());
+  api.get("/apis", async () => apiGroupList());
+  api.get(base, async () => apiGroup());
+  api.get("/healthz", async (_request, reply) => {
+    const result = await health();
+    return reply.code(result.code).send(result.body);
+  });
+  api.get<{ Params: { version: string } }>(`${base}/:version`, async (request, reply) => {
+    const { version } = request.params;
+    if (!isVersion(version)) return reply.code(404).send(routeNotFound(request.url));
+    return apiResourceList(version);
+  });
+  api.get<{ Params: { version: string } }>(`${base}/:version/version`, async (request, reply) => {
+    if (!isVersion(request.params.version)) return reply.code(404).send(routeNotFound(request.url));
+    return versionInfo();
+  });
+  api.get<{ Params: { version: string } }>(`${base}/:version/healthz`, async (request, reply) => {
+    if (!isVersion(request.params.version)) return reply.code(404).send(routeNotFound(request.url));
+    const result = await health();
+    return reply.code(result.code).send(result.body);
+  });
+  type LifecycleParams = { version: string; namespace: string; name: string; action: string };
+  api.put<{ Params: LifecycleParams }>(
+    `${base}/:version/namespaces/:namespace/virtualmachines/:name/:action`,
+    async (request, reply) => {
+      const { version, namespace, name, action } = request.params;
+      if (!isVersion(version) || !isLifecycleAction(action))
+        return reply.code(404).send(routeNotFound(request.url));
+      const body = parseJsonBody(request.body);
+      if (!body.ok) return reply.code(400).send(body.status);
+      const answer = await options.subresources.handle(action, namespace, name, body.value);
+      return answer.body ? reply.code(answer.code).send(answer.body) : reply.code(answer.code).send();
+    },
+  );
+  api.get<{ Params: { version: string; name: string } }>(
+    `${base}/:version/namespaces/:namespace/virtualmachineinstances/:name/console`,
+    async (request, reply) => {
+      if (!isVersion(request.params.version)) return reply.code(404).send(routeNotFound(request.url));
+      const status = notSupportedYet("virtualmachineinstances/console");
+      return reply.code(status.code).send(status);
+    },
+  );
+}
+
+const LIFECYCLE_ACTIONS: readonly string[] = ["start", "stop", "restart"] satisfies LifecycleAction[];
+const isLifecycleAction = (action: string): action is LifecycleAction => LIFECYCLE_ACTIONS.includes(action);

@@ -1,0 +1,112 @@
+// virt-api's webhook table: upstream's paths, the resource each one admits, and the mutator or
+// admitter behind it. Paths are shared with the operator, which registers them.
+import type { ClusterConfig } from "../../virt-config/cluster-config.js";
+import {
+  VMI_CREATE_VALIDATE_PATH,
+  VMI_MUTATE_PATH,
+  VMI_UPDATE_VALIDATE_PATH,
+  VMIRS_VALIDATE_PATH,
+  VM_MUTATE_PATH,
+  VM_VALIDATE_PATH,
+} from "../../virt-operator/resource/generate/components/names.js";
+import { mutateVirtualMachine } from "./mutating-webhook/mutators/vm-mutator.js";
+import { mutateVirtualMachineInstance } from "./mutating-webhook/mutators/vmi-mutator.js";
+import {
+  toValidationResponse,
+  type ValidationContext,
+  type ValidationRequest,
+  type Verdict,
+} from "./validating-webhook/admitters/admission.js";
+import { admitReplicaSet } from "./validating-webhook/admitters/replicaset-admitter.js";
+import { admitVMICreate } from "./validating-webhook/admitters/vmi-create-admitter.js";
+import { admitVMIUpdate } from "./validating-webhook/admitters/vmi-update-admitter.js";
+import { admitVirtualMachine } from "./validating-webhook/admitters/vms-admitter.js";
+import type { AdmissionDecision, AdmissionRequest } from "./admission-review.js";
+
+export interface WebhookContext {
+  /** The configuration in force now (it follows the KubeVirt CR). */
+  clusterConfig: () => ClusterConfig;
+  kubeVirtServiceAccounts: ReadonlySet<string>;
+}
+
+export interface WebhookRoute {
+  path: string;
+  group: string;
+  resource: string;
+  admit: (request: AdmissionRequest, context: WebhookContext) => AdmissionDecision;
+}
+
+/** Upstream's KubeVirtServiceAccounts: the components whose writes the webhooks trust. */
+export function kubeVirtServiceAccounts(namespace: string): ReadonlySet<string> {
+  const names = [
+    "kubevirt-apiserver",
+    "kubevirt-controller",
+    "kubevirt-handler",
+    "kubevirt-synchronization-controller",
+  ];
+  return new Set(names.map((name) => `system:serviceaccount:${namespace}:${name}`));
+}
+
+function validationRequest(request: AdmissionRequest): ValidationRequest {
+  const validation: ValidationRequest = { operation: request.operation, object: request.object };
+  if (request.oldObject !== undefined) validation.oldObject = request.oldObject;
+  if (request.userInfo?.username !== undefined) validation.username = request.userInfo.username;
+  if (request.userInfo?.extra !== undefined) validation.extra = request.userInfo.extra;
+  return validation;
+}
+
+function validating(admitter: (request: ValidationRequest, context: ValidationContext) => Verdict) {
+  return (request: AdmissionRequest, context: WebhookContext): AdmissionDecision =>
+    toValidationResponse(
+      admitter(validationRequest(request), {
+        clusterConfig: context.clusterConfig(),
+        kubeVirtServiceAccounts: context.kubeVirtServiceAccounts,
+      }),
+    );
+}
+
+const KUBEVIRT_GROUP = "kubevirt.io";
+
+export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
+  {
+    path: VMI_MUTATE_PATH,
+    group: KUBEVIRT_GROUP,
+    resource: "virtualmachineinstances",
+    admit: (request, context) =>
+      mutateVirtualMachineInstance(validationRequest(request), {
+        clusterConfig: context.clusterConfig(),
+        kubeVirtServiceAccounts: context.kubeVirtServiceAccounts,
+      }),
+  },
+  {
+    path: VM_MUTATE_PATH,
+    group: KUBEVIRT_GROUP,
+    resource: "virtualmachines",
+    admit: (request, context) =>
+      mutateVirtualMachine(validationRequest(request), { clusterConfig: context.clusterConfig() }),
+  },
+  {
+    path: VMI_CREATE_VALIDATE_PATH,
+    group: KUBEVIRT_GROUP,
+    resource: "virtualmachineinstances",
+    admit: validating(admitVMICreate),
+  },
+  {
+    path: VMI_UPDATE_VALIDATE_PATH,
+    group: KUBEVIRT_GROUP,
+    resource: "virtualmachineinstances",
+    admit: validating(admitVMIUpdate),
+  },
+  {
+    path: VM_VALIDATE_PATH,
+    group: KUBEVIRT_GROUP,
+    resource: "virtualmachines",
+    admit: validating(admitVirtualMachine),
+  },
+  {
+    path: VMIRS_VALIDATE_PATH,
+    group: KUBEVIRT_GROUP,
+    resource: "virtualmachineinstancereplicasets",
+    admit: validating(admitReplicaSet),
+  },
+];
