@@ -9,7 +9,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newCA, newServerKeyPair, serviceDnsNames, toPem } from "../../pkg/certificates/triple.js";
 import { VirtApiApp } from "../../pkg/virt-api/application.js";
-import { cluster, kubeConfig, kubectl } from "./harness.js";
+import { cluster, eventually, kubeConfig, kubectl, kubectlOk as run } from "./harness.js";
 
 const HOST = "10.243.0.1"; // the apiserver's advertise address: reachable from the apiserver itself
 const namespace = "virt-api-it";
@@ -25,24 +25,6 @@ let caBundle = "";
 let closed: Promise<void> | undefined;
 let ownsApiService = false;
 let createdCrd = false;
-
-async function run(args: string[], input?: string): Promise<string> {
-  const result = await kubectl(args, input === undefined ? {} : { input });
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(" ")}: ${result.stderr}`);
-  return result.stdout;
-}
-
-async function eventually<T>(probe: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await probe();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
-}
 
 const json = (object: unknown) => JSON.stringify(object);
 
