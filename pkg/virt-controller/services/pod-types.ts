@@ -1,0 +1,57 @@
+// The core/v1 Pod as virt-controller renders and reads it. The spec reuses @kubernetes/client-node's
+// models (plain fields, no dates); metadata is the machinery's KubeObject so Pods flow through the typed
+// client and informers; status keeps timestamps as the strings the apiserver sends.
+import type {
+  V1Container,
+  V1PodSpec,
+  V1ResourceRequirements,
+  V1Volume,
+  V1VolumeMount,
+} from "@kubernetes/client-node";
+import type { KubeObject, ObjectMeta } from "../../controller/object.js";
+
+export type Container = V1Container;
+export type PodSpec = V1PodSpec;
+export type Volume = V1Volume;
+export type VolumeMount = V1VolumeMount;
+export type ResourceRequirements = V1ResourceRequirements;
+/** Resource name → quantity, as a Pod spec writes it. */
+export type ResourceList = Record<string, string>;
+
+export interface PodCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastProbeTime?: string | null;
+  lastTransitionTime?: string | null;
+}
+
+export interface ContainerState {
+  running?: { startedAt?: string };
+  terminated?: { exitCode: number; reason?: string; message?: string };
+  waiting?: { reason?: string; message?: string };
+}
+
+export interface ContainerStatus {
+  name: string;
+  ready?: boolean;
+  image?: string;
+  imageID?: string;
+  state?: ContainerState;
+}
+
+export interface PodStatus {
+  phase?: string;
+  conditions?: PodCondition[];
+  containerStatuses?: ContainerStatus[];
+  initContainerStatuses?: ContainerStatus[];
+  qosClass?: string;
+  podIP?: string;
+}
+
+export interface Pod extends KubeObject {
+  metadata: ObjectMeta;
+  spec: PodSpec;
+  status?: PodStatus;
+}

@@ -1,0 +1,148 @@
+// Upstream's TemplateService (template.go): renders the virt-launcher Pod of a VMI. A pure function of
+// the VMI, the cluster configuration and virt-controller's flags (plus a random source for the qemu
+// timeout jitter); anything it cannot render faithfully is refused with an error naming the field.
+import type { V1PodSecurityContext, V1SeccompProfile } from "@kubernetes/client-node";
+import type { VirtualMachineInstance } from "../../api/generated/v1.js";
+import type { ClusterConfig } from "../../virt-config/cluster-config.js";
+import { NonRootUID, VirtualMachineUnpausedCondition } from "../constants.js";
+import {
+  containerDiskContainers,
+  containerDiskInitContainers,
+  containerDiskPullSecrets,
+} from "./container-disk.js";
+import { launcherArgs, launcherGracePeriodSeconds, GracePeriodPaddingSeconds } from "./launcher-args.js";
+import { getMemoryOverhead } from "./memory-overhead.js";
+import { renderAffinity, renderNodeSelector } from "./node-placement.js";
+import { launcherHostname, launcherMetadata } from "./pod-metadata.js";
+import type { Pod, PodSpec } from "./pod-types.js";
+import { launcherVerbosity, renderComputeContainer } from "./render-compute.js";
+import { renderContext, type LauncherSettings, type RenderContext } from "./render-context.js";
+import { renderResources } from "./render-resources.js";
+import { renderVolumes } from "./render-volumes.js";
+import { serialConsoleLogContainer } from "./serial-console-log.js";
+import { unsupportedFeatures } from "./unsupported.js";
+
+/** Upstream's wording for every rendering failure: "failed to render launch manifest: <why>". */
+export class LaunchManifestError extends Error {
+  override readonly name = "LaunchManifestError";
+  constructor(reason: string) {
+    super(`failed to render launch manifest: ${reason}`);
+  }
+}
+
+/** The seccomp profile the KubeVirt CR asks launcher Pods to run with, if any. */
+function seccompProfile(config: ClusterConfig): V1SeccompProfile | undefined {
+  const custom = config.getConfig().seccompConfiguration?.virtualMachineInstanceProfile?.customProfile;
+  if (custom?.localhostProfile) return { type: "Localhost", localhostProfile: custom.localhostProfile };
+  if (custom?.runtimeDefaultProfile) return { type: "RuntimeDefault" };
+  return undefined;
+}
+
+/** fsGroup 107 so the (always non-root) virtiofsd can write; the user the launcher runs as. */
+function podSecurityContext(context: RenderContext): V1PodSecurityContext {
+  const securityContext: V1PodSecurityContext = { fsGroup: NonRootUID };
+  if (context.nonRoot) {
+    Object.assign(securityContext, { runAsUser: NonRootUID, runAsGroup: NonRootUID, runAsNonRoot: true });
+  } else {
+    securityContext.runAsUser = 0;
+  }
+  const seccomp = seccompProfile(context.config);
+  if (seccomp) securityContext.seccompProfile = seccomp;
+  const selinuxType = context.config.getConfig().selinuxLauncherType;
+  if (selinuxType) securityContext.seLinuxOptions = { type: selinuxType };
+  return securityContext;
+}
+
+/** VMI scheduling fields that pass to the Pod unchanged. */
+function schedulingFields(vmi: VirtualMachineInstance): Partial<PodSpec> {
+  const spec = vmi.spec;
+  // The VMI spec uses the same Kubernetes definitions for these fields as the Pod spec does.
+  const passed: Partial<PodSpec> = {
+    subdomain: spec.subdomain,
+    dnsConfig: spec.dnsConfig as PodSpec["dnsConfig"],
+    dnsPolicy: spec.dnsPolicy,
+    schedulerName: spec.schedulerName,
+    tolerations: spec.tolerations as PodSpec["tolerations"],
+    topologySpreadConstraints: spec.topologySpreadConstraints as PodSpec["topologySpreadConstraints"],
+    priorityClassName: spec.priorityClassName || undefined,
+    serviceAccountName: spec.serviceAccountName || undefined,
+  };
+  return Object.fromEntries(Object.entries(passed).filter(([, value]) => value !== undefined));
+}
+
+function imagePullSecrets(
+  vmi: VirtualMachineInstance,
+  settings: LauncherSettings,
+): PodSpec["imagePullSecrets"] {
+  const names = containerDiskPullSecrets(vmi);
+  if (settings.imagePullSecret && !names.includes(settings.imagePullSecret))
+    names.push(settings.imagePullSecret);
+  return names.length > 0 ? names.map((name) => ({ name })) : undefined;
+}
+
+export class TemplateService {
+  constructor(
+    private readonly settings: LauncherSettings,
+    private readonly clusterConfig: () => ClusterConfig,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  get launcherImage(): string {
+    return this.settings.launcherImage;
+  }
+
+  /** The launcher Pod for a VMI (named by the apiserver from generateName); throws LaunchManifestError. */
+  renderLaunchManifest(vmi: VirtualMachineInstance): Pod {
+    const config = this.clusterConfig();
+    const refused = unsupportedFeatures(vmi, config);
+    if (refused.length > 0) throw new LaunchManifestError(refused.join("; "));
+    if (!vmi.metadata?.name || !vmi.metadata.namespace || !vmi.metadata.uid) {
+      throw new LaunchManifestError("the VMI has no name, namespace or uid");
+    }
+    const context = renderContext(vmi, config, this.settings);
+    const arch = vmi.spec.architecture || config.getDefaultArchitecture() || "amd64";
+    const overhead = getMemoryOverhead(vmi, arch, config.getConfig().additionalGuestMemoryOverheadRatio);
+    const resources = renderResources(vmi, {
+      allowEmulation: config.allowEmulation(),
+      memoryOvercommit: config.getMemoryOvercommit(),
+      cpuAllocationRatio: config.getCPUAllocationRatio(),
+      memoryOverhead: overhead,
+    });
+    const volumes = renderVolumes(vmi, this.settings);
+    const compute = renderComputeContainer(context, {
+      args: launcherArgs(context, this.random),
+      resources,
+      mounts: volumes.mounts,
+    });
+    const consoleLog = serialConsoleLogContainer(context, launcherVerbosity(context).value);
+    const initContainers = [...(consoleLog ? [consoleLog] : []), ...containerDiskInitContainers(context)];
+    const spec: PodSpec = {
+      hostname: launcherHostname(vmi),
+      ...schedulingFields(vmi),
+      securityContext: podSecurityContext(context),
+      // The kubelet waits one more padding after the launcher's own deadline before it kills.
+      terminationGracePeriodSeconds: launcherGracePeriodSeconds(vmi) + GracePeriodPaddingSeconds,
+      restartPolicy: "Never",
+      // compute stays first: some device plugins' webhooks add their resources to the first container.
+      containers: [compute, ...containerDiskContainers(context)],
+      nodeSelector: renderNodeSelector(vmi, config),
+      volumes: volumes.volumes,
+      readinessGates: [{ conditionType: VirtualMachineUnpausedCondition }],
+      enableServiceLinks: false,
+      automountServiceAccountToken: false,
+    };
+    const affinity = renderAffinity(vmi);
+    if (affinity) spec.affinity = affinity;
+    if (initContainers.length > 0) spec.initContainers = initContainers;
+    const pullSecrets = imagePullSecrets(vmi, this.settings);
+    if (pullSecrets) spec.imagePullSecrets = pullSecrets;
+    const runtimeClass = config.getConfig().defaultRuntimeClass;
+    if (runtimeClass) spec.runtimeClassName = runtimeClass;
+    return {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: launcherMetadata(vmi, overhead.value()),
+      spec,
+    };
+  }
+}

@@ -1,0 +1,172 @@
+// The VM and VMI controllers wired to a FakeApiServer through real clients and informers, for unit
+// tests that drive syncs by hand (`execute(key)`) and assert the writes they make.
+import type { VirtualMachine, VirtualMachineInstance } from "../../api/generated/v1.js";
+import { KubeClient } from "../../controller/client.js";
+import type { EventType } from "../../controller/event-types.js";
+import { byControllerUID, ControllerUIDIndex } from "../../controller/indexers.js";
+import { resourceInformer, type Informer } from "../../controller/informer.js";
+import { silentLogger } from "../../controller/log.js";
+import type { KubeObject } from "../../controller/object.js";
+import { clusterWith } from "../../defaults/testing.js";
+import type { ClusterConfig } from "../../virt-config/cluster-config.js";
+import {
+  controllerRevisionsGVR,
+  coreGVR,
+  toStored,
+  virtualMachineInstancesGVR,
+  virtualMachinesGVR,
+  type StoredVM,
+  type StoredVMI,
+} from "../resources.js";
+import type { Pod } from "../services/pod-types.js";
+import type { LauncherSettings } from "../services/render-context.js";
+import { TemplateService } from "../services/template.js";
+import type { ControllerRevision } from "../watch/vm-revision.js";
+import { VMController } from "../watch/vm.js";
+import { VMIController } from "../watch/vmi.js";
+import { FakeApiServer } from "./fake-apiserver.js";
+
+export const Tables = {
+  vms: "kubevirt.io/virtualmachines",
+  vmis: "kubevirt.io/virtualmachineinstances",
+  pods: "/pods",
+  revisions: "apps/controllerrevisions",
+} as const;
+
+export const TestLauncherSettings: LauncherSettings = {
+  launcherImage: "quay.io/kubevirt/virt-launcher:v1.7.0",
+  launcherQemuTimeoutSeconds: 240,
+  virtShareDir: "/var/run/kubevirt",
+  ephemeralDiskDir: "/var/run/kubevirt-ephemeral-disks",
+  containerDiskDir: "/var/run/kubevirt/container-disks",
+  hotplugDiskDir: "/var/run/kubevirt/hotplug-disks",
+  imagePullSecret: "",
+};
+
+export interface ControllerEnv {
+  server: FakeApiServer;
+  vmController: VMController;
+  vmiController: VMIController;
+  /** `<type> <reason> <message>` of every event recorded. */
+  events: string[];
+  informers: { vms: Informer<StoredVM>; vmis: Informer<StoredVMI>; pods: Informer<Pod> };
+  stop(): void;
+}
+
+export async function startControllerEnv(config: ClusterConfig = clusterWith()): Promise<ControllerEnv> {
+  const server = new FakeApiServer();
+  const client = new KubeClient(server);
+  const stop = new AbortController();
+  const logger = silentLogger;
+  const vms = resourceInformer<StoredVM>(client, virtualMachinesGVR, { logger });
+  const vmis = resourceInformer<StoredVMI>(client, virtualMachineInstancesGVR, { logger });
+  const pods = resourceInformer<Pod>(client, coreGVR.pods, { labelSelector: "kubevirt.io", logger });
+  const revisions = resourceInformer<ControllerRevision>(client, controllerRevisionsGVR, {
+    logger,
+    indexers: { [ControllerUIDIndex]: byControllerUID },
+  });
+  const events: string[] = [];
+  const recorder = {
+    event: (_obj: KubeObject, type: EventType, reason: string, message: string) => {
+      events.push(`${type} ${reason} ${message}`);
+    },
+  };
+  const clock = { now: () => server.now(), sleep: async () => undefined };
+  const vmController = new VMController({
+    client,
+    vms,
+    vmis,
+    revisions,
+    clusterConfig: () => config,
+    recorder,
+    clock,
+    logger,
+    random: () => 0,
+  });
+  const templateService = new TemplateService(
+    TestLauncherSettings,
+    () => config,
+    () => 0,
+  );
+  const vmiController = new VMIController({
+    client,
+    vms,
+    vmis,
+    pods,
+    templateService,
+    recorder,
+    clock,
+    logger,
+  });
+  for (const informer of [vms, vmis, pods, revisions] as Array<Pick<Informer<KubeObject>, "run">>) {
+    void informer.run(stop.signal);
+  }
+  await Promise.all(Object.values(Tables).map((table) => server.untilWatching(table)));
+  return {
+    server,
+    vmController,
+    vmiController,
+    events,
+    informers: { vms, vmis, pods },
+    stop: () => stop.abort(),
+  };
+}
+
+export function vmFixture(name: string, spec: Partial<VirtualMachine["spec"]> = {}): StoredVM {
+  return toStored<VirtualMachine>({
+    apiVersion: "kubevirt.io/v1",
+    kind: "VirtualMachine",
+    metadata: {
+      name,
+      namespace: "default",
+      annotations: {
+        "kubevirt.io/latest-observed-api-version": "v1",
+        "kubevirt.io/storage-observed-api-version": "v1",
+      },
+    },
+    spec: {
+      template: {
+        metadata: { labels: { "kubevirt.io/vm": name } },
+        spec: {
+          domain: {
+            devices: { interfaces: [{ name: "default", masquerade: {} }] },
+            firmware: { uuid: "5d307ca9-b3ef-428c-8861-06e72d69f223" },
+            memory: { guest: "128Mi" },
+          },
+          networks: [{ name: "default", pod: {} }],
+          volumes: [{ name: "containerdisk", containerDisk: { image: "kubevirt-ts/test-guest:latest" } }],
+        },
+      },
+      ...spec,
+    },
+  });
+}
+
+export function vmiFixture(
+  name: string,
+  status: VirtualMachineInstance["status"] = { phase: "Pending" },
+): StoredVMI {
+  return toStored<VirtualMachineInstance>({
+    apiVersion: "kubevirt.io/v1",
+    kind: "VirtualMachineInstance",
+    metadata: {
+      name,
+      namespace: "default",
+      annotations: {
+        "kubevirt.io/latest-observed-api-version": "v1",
+        "kubevirt.io/storage-observed-api-version": "v1",
+      },
+      finalizers: ["kubevirt.io/foregroundDeleteVirtualMachine"],
+    },
+    spec: {
+      domain: {
+        devices: { interfaces: [{ name: "default", masquerade: {} }] },
+        memory: { guest: "128Mi" },
+        resources: { requests: { memory: "128Mi" } },
+      },
+      networks: [{ name: "default", pod: {} }],
+      volumes: [{ name: "containerdisk", containerDisk: { image: "kubevirt-ts/test-guest:latest" } }],
+    },
+    status,
+  });
+}
