@@ -2,26 +2,14 @@ import { execFile } from "node:child_process";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { execute, programNameOf } from "./root.js";
-import type { FakeApiServer as Server } from "./testing/fake-apiserver.js";
-import { FakeApiServer, testIO, writeKubeconfig } from "./testing/fake-apiserver.js";
+import { testIO, useFakeApiServer } from "./testing/fake-apiserver.js";
 
-let server: Server;
-let kubeconfig: ReturnType<typeof writeKubeconfig>;
-
-beforeAll(async () => {
-  server = await FakeApiServer.start();
-  kubeconfig = writeKubeconfig(server);
-});
-afterAll(async () => {
-  kubeconfig.remove();
-  await server.close();
-});
-afterEach(() => server.reset());
+const fixture = useFakeApiServer();
 
 async function run(argv: string[], programName = "virtctl") {
-  const io = testIO({ KUBECONFIG: kubeconfig.path });
+  const io = testIO({ KUBECONFIG: fixture.kubeconfig.path });
   const code = await execute(argv, io, programName);
   return { code, stdout: io.output(), stderr: io.errors() };
 }
@@ -115,7 +103,7 @@ describe("invocation mistakes are one line, a usage hint, and exit 1", () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
     expect(result.stderr).toBe(`${lines.join("\n")}\n`);
-    expect(server.requests).toEqual([]);
+    expect(fixture.server.requests).toEqual([]);
   });
 
   it("upstream commands not ported yet are refused by name", async () => {
@@ -134,7 +122,7 @@ describe("global flags anywhere on the line", () => {
   ])("$argv → namespace $namespace", async ({ argv, namespace }) => {
     const result = await run(argv);
     expect(result.code).toBe(0);
-    expect(server.requests.map((request) => request.path)).toEqual([
+    expect(fixture.server.requests.map((request) => request.path)).toEqual([
       `/apis/subresources.kubevirt.io/v1/namespaces/${namespace}/virtualmachines/vm/start`,
     ]);
   });
@@ -147,7 +135,7 @@ describe("the installed launcher", () => {
       execFile(
         path,
         argv,
-        { env: { ...process.env, KUBECONFIG: kubeconfig.path } },
+        { env: { ...process.env, KUBECONFIG: fixture.kubeconfig.path } },
         (error, stdout, stderr) => {
           resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
         },
@@ -155,11 +143,11 @@ describe("the installed launcher", () => {
     });
 
   it("runs as the kubectl plugin kubectl-virt with the same commands", { timeout: 60_000 }, async () => {
-    const plugin = join(kubeconfig.dir, "kubectl-virt");
+    const plugin = join(fixture.kubeconfig.dir, "kubectl-virt");
     symlinkSync(launcher, plugin);
     const started = await spawn(plugin, ["start", "vm-cirros", "-n", "demo"]);
     expect(started).toEqual({ code: 0, stdout: "VM vm-cirros was scheduled to start\n", stderr: "" });
-    expect(server.requests.map((request) => request.path)).toEqual([
+    expect(fixture.server.requests.map((request) => request.path)).toEqual([
       "/apis/subresources.kubevirt.io/v1/namespaces/demo/virtualmachines/vm-cirros/start",
     ]);
     const mistaken = await spawn(plugin, ["strat", "vm-cirros"]);

@@ -1,23 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { WebSocket } from "ws";
 import { execute } from "../root.js";
-import type { FakeApiServer as Server, TestIO } from "../testing/fake-apiserver.js";
-import { FakeApiServer, TOKEN, status, testIO, writeKubeconfig } from "../testing/fake-apiserver.js";
+import type { TestIO } from "../testing/fake-apiserver.js";
+import { TOKEN, status, testIO, useFakeApiServer } from "../testing/fake-apiserver.js";
 import { DISCONNECTED_MESSAGE } from "./attach.js";
 import { newConsoleCommand } from "./console.js";
 
-let server: Server;
-let kubeconfig: ReturnType<typeof writeKubeconfig>;
-
-beforeAll(async () => {
-  server = await FakeApiServer.start();
-  kubeconfig = writeKubeconfig(server);
-});
-afterAll(async () => {
-  kubeconfig.remove();
-  await server.close();
-});
-afterEach(() => server.reset());
+const fixture = useFakeApiServer();
 
 // A "minute" of 200 ms and a quick retry keep the waiting paths testable.
 const fastConsole = newConsoleCommand({
@@ -35,10 +24,10 @@ function startConsoleOn(makeIO: () => TestIO, ...flags: string[]): { io: TestIO;
 }
 
 const startConsole = (...flags: string[]) =>
-  startConsoleOn(() => testIO({ KUBECONFIG: kubeconfig.path }), ...flags);
+  startConsoleOn(() => testIO({ KUBECONFIG: fixture.kubeconfig.path }), ...flags);
 
 /** Console upgrades only: after a failure virtctl also asks for the server's version. */
-const consoleRequests = () => server.requests.filter((request) => request.path === consolePath);
+const consoleRequests = () => fixture.server.requests.filter((request) => request.path === consolePath);
 
 async function until(condition: () => boolean): Promise<void> {
   for (let waited = 0; !condition(); waited += 10) {
@@ -56,16 +45,16 @@ describe("virtctl console in pipe mode", () => {
     io.stdin.write("uname\n\x1dignored");
     expect(await exit).toBe(0);
     expect(io.output()).toBe("echo hello\nuname\n");
-    const [upgrade] = server.requests;
+    const [upgrade] = fixture.server.requests;
     expect(upgrade?.method).toBe("GET");
     expect(upgrade?.path).toBe(consolePath);
     expect(upgrade?.authorization).toBe(`Bearer ${TOKEN}`);
-    expect(server.acceptedProtocols).toEqual(["plain.kubevirt.io"]);
+    expect(fixture.server.acceptedProtocols).toEqual(["plain.kubevirt.io"]);
   });
 
   it("a terminal is switched to raw mode for the session and restored after it", async () => {
     const { io, exit } = startConsoleOn(() => {
-      const io = testIO({ KUBECONFIG: kubeconfig.path });
+      const io = testIO({ KUBECONFIG: fixture.kubeconfig.path });
       const modes: boolean[] = [];
       Object.assign(io.stdin, { isTTY: true, setRawMode: (raw: boolean) => modes.push(raw), modes });
       return io;
@@ -92,7 +81,7 @@ describe("virtctl console in pipe mode", () => {
   });
 
   it("the server closing the stream normally ends the session without an error", async () => {
-    server.onConsole = (socket) =>
+    fixture.server.onConsole = (socket) =>
       socket.send(Buffer.from("login: "), { binary: true }, () => socket.close(1000));
     const { io, exit } = startConsole();
     expect(await exit).toBe(0);
@@ -100,7 +89,7 @@ describe("virtctl console in pipe mode", () => {
   });
 
   it("a lost stream says why the user may have been disconnected", async () => {
-    server.onConsole = (socket: WebSocket) => socket.terminate();
+    fixture.server.onConsole = (socket: WebSocket) => socket.terminate();
     const { io, exit } = startConsole();
     expect(await exit).toBe(1);
     expect(io.errors()).toBe(
@@ -109,7 +98,7 @@ describe("virtctl console in pipe mode", () => {
   });
 
   it("a server that stops answering pings is given up on", async () => {
-    server.answerPings = false;
+    fixture.server.answerPings = false;
     const { io, exit } = startConsole();
     expect(await exit).toBe(1);
     expect(io.errors()).toContain("You were disconnected from the console.");
@@ -119,7 +108,7 @@ describe("virtctl console in pipe mode", () => {
 describe("waiting for the VMI", () => {
   it("retries while virt-api answers 400, then connects", async () => {
     let refusals = 3;
-    server.upgradeHandler = () => (refusals-- > 0 ? status(400, "VMI is not running") : undefined);
+    fixture.server.upgradeHandler = () => (refusals-- > 0 ? status(400, "VMI is not running") : undefined);
     const { io, exit } = startConsole();
     await until(() => io.errors() === CONNECTED);
     expect(consoleRequests()).toHaveLength(4);
@@ -128,7 +117,7 @@ describe("waiting for the VMI", () => {
   });
 
   it("gives up after --timeout minutes", async () => {
-    server.upgradeHandler = () => status(400, "VMI is not running");
+    fixture.server.upgradeHandler = () => status(400, "VMI is not running");
     const { io, exit } = startConsole("--timeout=1");
     expect(await exit).toBe(1);
     expect(io.errors()).toBe("Timeout trying to connect to the virtual machine instance\n");
@@ -136,7 +125,7 @@ describe("waiting for the VMI", () => {
   });
 
   it("with --timeout=0 tries once and prints the server's message", async () => {
-    server.upgradeHandler = () => status(400, "VMI is not running");
+    fixture.server.upgradeHandler = () => status(400, "VMI is not running");
     const { io, exit } = startConsole("--timeout=0");
     expect(await exit).toBe(1);
     expect(io.errors()).toBe("VMI is not running\n");
@@ -157,7 +146,7 @@ describe("waiting for the VMI", () => {
       line: "Can't connect to websocket (503): websocket: bad handshake: application info: no endpoints",
     },
   ])("does not retry a $reply.status", async ({ reply, line }) => {
-    server.upgradeHandler = () => reply;
+    fixture.server.upgradeHandler = () => reply;
     const { io, exit } = startConsole();
     expect(await exit).toBe(1);
     expect(io.errors()).toBe(`${line}\n`);
@@ -165,9 +154,9 @@ describe("waiting for the VMI", () => {
   });
 
   it("an interrupt while waiting exits cleanly", async () => {
-    server.upgradeHandler = () => status(400, "VMI is not running");
+    fixture.server.upgradeHandler = () => status(400, "VMI is not running");
     const { io, exit } = startConsole();
-    await until(() => server.requests.length > 0);
+    await until(() => fixture.server.requests.length > 0);
     io.interrupt();
     expect(await exit).toBe(0);
     expect(io.output()).toBe("\n");

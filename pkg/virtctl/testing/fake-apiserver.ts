@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import type { WebSocket } from "ws";
 import { WebSocketServer } from "ws";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { newCA, newServerKeyPair, toPem } from "../../certificates/triple.js";
 import type { IO } from "../command.js";
 
@@ -197,4 +198,22 @@ export function writeKubeconfig(server: FakeApiServer): { dir: string; path: str
   const path = join(dir, "config");
   writeFileSync(path, server.kubeconfigYaml());
   return { dir, path, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** One fake apiserver (and a kubeconfig naming it) per test file, reset after each test. */
+export function useFakeApiServer(): {
+  server: FakeApiServer;
+  kubeconfig: ReturnType<typeof writeKubeconfig>;
+} {
+  const fixture = {} as { server: FakeApiServer; kubeconfig: ReturnType<typeof writeKubeconfig> };
+  beforeAll(async () => {
+    fixture.server = await FakeApiServer.start();
+    fixture.kubeconfig = writeKubeconfig(fixture.server);
+  });
+  afterAll(async () => {
+    fixture.kubeconfig.remove();
+    await fixture.server.close();
+  });
+  afterEach(() => fixture.server.reset());
+  return fixture;
 }

@@ -1,22 +1,10 @@
 import { readFileSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { execute } from "../root.js";
-import type { FakeApiServer as Server } from "../testing/fake-apiserver.js";
-import { FakeApiServer, status, testIO, writeKubeconfig } from "../testing/fake-apiserver.js";
+import { status, testIO, useFakeApiServer } from "../testing/fake-apiserver.js";
 import { clientVersion, formatVersionInfo } from "./info.js";
 
-let server: Server;
-let kubeconfig: ReturnType<typeof writeKubeconfig>;
-
-beforeAll(async () => {
-  server = await FakeApiServer.start();
-  kubeconfig = writeKubeconfig(server);
-});
-afterAll(async () => {
-  kubeconfig.remove();
-  await server.close();
-});
-afterEach(() => server.reset());
+const fixture = useFakeApiServer();
 
 const packageVersion = (
   JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
@@ -35,7 +23,7 @@ const serverInfo = {
 };
 
 function serveVersion(preferred = "subresources.kubevirt.io/v1"): void {
-  server.handler = (request) => {
+  fixture.server.handler = (request) => {
     if (request.path === "/apis/subresources.kubevirt.io") {
       return {
         status: 200,
@@ -52,7 +40,7 @@ function serveVersion(preferred = "subresources.kubevirt.io/v1"): void {
 }
 
 async function virtctl(...argv: string[]) {
-  const io = testIO({ KUBECONFIG: kubeconfig.path });
+  const io = testIO({ KUBECONFIG: fixture.kubeconfig.path });
   const code = await execute(argv, io, "virtctl");
   return { code, stdout: io.output(), stderr: io.errors() };
 }
@@ -70,7 +58,7 @@ describe("virtctl version", () => {
       `Client Version: ${formatVersionInfo(clientVersion())}\n` +
         'Server Version: version.Info{GitVersion:"v1.6.0", GitCommit:"0123abc", GitTreeState:"clean", BuildDate:"2026-01-02T03:04:05Z", GoVersion:"go1.23.4", Compiler:"gc", Platform:"linux/amd64"}\n',
     );
-    expect(server.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+    expect(fixture.server.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
       "GET /apis/subresources.kubevirt.io",
       "GET /apis/subresources.kubevirt.io/v1alpha3/version",
     ]);
@@ -84,7 +72,7 @@ describe("virtctl version", () => {
   });
 
   it("a server error is one line after the client version", async () => {
-    server.handler = () => status(503, "service unavailable", "ServiceUnavailable");
+    fixture.server.handler = () => status(503, "service unavailable", "ServiceUnavailable");
     const result = await virtctl("version");
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^Client Version: /);

@@ -1,23 +1,18 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { execute } from "../root.js";
-import type { FakeApiServer as Server } from "../testing/fake-apiserver.js";
-import { FakeApiServer, TOKEN, status, testIO, writeKubeconfig } from "../testing/fake-apiserver.js";
+import {
+  TOKEN,
+  status,
+  testIO,
+  FakeApiServer,
+  useFakeApiServer,
+  writeKubeconfig,
+} from "../testing/fake-apiserver.js";
 
-let server: Server;
-let kubeconfig: ReturnType<typeof writeKubeconfig>;
-
-beforeAll(async () => {
-  server = await FakeApiServer.start();
-  kubeconfig = writeKubeconfig(server);
-});
-afterAll(async () => {
-  kubeconfig.remove();
-  await server.close();
-});
-afterEach(() => server.reset());
+const fixture = useFakeApiServer();
 
 async function virtctl(...argv: string[]) {
-  const io = testIO({ KUBECONFIG: kubeconfig.path });
+  const io = testIO({ KUBECONFIG: fixture.kubeconfig.path });
   const code = await execute(argv, io, "virtctl");
   return { code, stdout: io.output(), stderr: io.errors() };
 }
@@ -44,8 +39,8 @@ describe("start, stop and restart send their options to the VM's subresource", (
     expect(result.code).toBe(0);
     const dryRun = "dryRun" in body ? "Dry Run execution\n" : "";
     expect(result.stdout).toBe(`${dryRun}VM vm-cirros was scheduled to ${sub}\n`);
-    expect(server.requests).toHaveLength(1);
-    const [request] = server.requests;
+    expect(fixture.server.requests).toHaveLength(1);
+    const [request] = fixture.server.requests;
     expect(request?.method).toBe("PUT");
     expect(request?.path).toBe(vmPath("from-context", "vm-cirros", sub));
     expect(JSON.parse(request?.body ?? "")).toEqual(body);
@@ -64,7 +59,7 @@ describe("errors are one line and exit 1", () => {
       prefix: "error force restarting VirtualMachine: ",
     },
   ])("$argv prints the server's Status message", async ({ argv, prefix }) => {
-    server.handler = (request) =>
+    fixture.server.handler = (request) =>
       request.method === "PUT"
         ? status(409, "VM is not running", "Conflict")
         : status(404, "not served", "NotFound");
@@ -75,7 +70,7 @@ describe("errors are one line and exit 1", () => {
   });
 
   it("a reply that is not a Status is worded like client-go's generic errors", async () => {
-    server.handler = () => ({ status: 404, body: "404 page not found" });
+    fixture.server.handler = () => ({ status: 404, body: "404 page not found" });
     const result = await virtctl("start", "vm");
     expect(result.stderr).toBe(
       "Error starting VirtualMachine the server could not find the requested resource\n",
@@ -91,11 +86,11 @@ describe("errors are one line and exit 1", () => {
       expect(result.code).toBe(1);
       expect(result.stderr).toBe("Must both use --force=true and set --grace-period.\n");
     }
-    expect(server.requests.filter((request) => request.method === "PUT")).toEqual([]);
+    expect(fixture.server.requests.filter((request) => request.method === "PUT")).toEqual([]);
   });
 
   it("after a failure, a client/server minor version skew is pointed out", async () => {
-    server.handler = (request) => {
+    fixture.server.handler = (request) => {
       if (request.path === "/apis/subresources.kubevirt.io") {
         return { status: 200, body: { preferredVersion: { groupVersion: "subresources.kubevirt.io/v1" } } };
       }
