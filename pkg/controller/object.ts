@@ -17,7 +17,7 @@ export interface ObjectMeta {
   uid?: string;
   resourceVersion?: string;
   generation?: number;
-  creationTimestamp?: string;
+  creationTimestamp?: string | null;
   deletionTimestamp?: string;
   deletionGracePeriodSeconds?: number;
   labels?: Record<string, string>;
