@@ -47,6 +47,7 @@ export class XdrWriter {
   private buffer = Buffer.alloc(INITIAL_CAPACITY);
   private length = 0;
 
+  /** Room for `bytes` more; may replace `this.buffer`, so callers take the offset before writing. */
   private reserve(bytes: number): number {
     const start = this.length;
     const needed = start + bytes;
@@ -60,27 +61,33 @@ export class XdrWriter {
   }
 
   writeInt32(value: number): void {
-    this.buffer.writeInt32BE(value, this.reserve(4));
+    const offset = this.reserve(4);
+    this.buffer.writeInt32BE(value, offset);
   }
 
   writeUint32(value: number): void {
-    this.buffer.writeUInt32BE(value, this.reserve(4));
+    const offset = this.reserve(4);
+    this.buffer.writeUInt32BE(value, offset);
   }
 
   writeInt64(value: bigint): void {
-    this.buffer.writeBigInt64BE(value, this.reserve(8));
+    const offset = this.reserve(8);
+    this.buffer.writeBigInt64BE(value, offset);
   }
 
   writeUint64(value: bigint): void {
-    this.buffer.writeBigUInt64BE(value, this.reserve(8));
+    const offset = this.reserve(8);
+    this.buffer.writeBigUInt64BE(value, offset);
   }
 
   writeFloat32(value: number): void {
-    this.buffer.writeFloatBE(value, this.reserve(4));
+    const offset = this.reserve(4);
+    this.buffer.writeFloatBE(value, offset);
   }
 
   writeFloat64(value: number): void {
-    this.buffer.writeDoubleBE(value, this.reserve(8));
+    const offset = this.reserve(8);
+    this.buffer.writeDoubleBE(value, offset);
   }
 
   /** Writes the bytes followed by zero padding up to the next 4-byte boundary. */

@@ -7,6 +7,7 @@ import {
 import { VIR_TYPED_PARAM_STRING, VIR_TYPED_PARAM_ULLONG } from "./generated/libvirt-api.js";
 import * as xdr from "./xdr.js";
 import type { XdrCodec } from "./xdr.js";
+import { XdrReader, XdrWriter } from "./xdr-stream.js";
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex");
 const bytes = (text: string): Buffer => Buffer.from(text.replace(/\s+/g, ""), "hex");
@@ -197,5 +198,21 @@ describe("enumName", () => {
     const members = { RED: 0, GREEN: 1 } as const;
     expect(xdr.enumName(members, 1)).toBe("GREEN");
     expect(xdr.enumName(members, 2)).toBeUndefined();
+  });
+});
+
+describe("XdrWriter growth", () => {
+  it("keeps every value written while its buffer grows", () => {
+    const writer = new XdrWriter();
+    const values = Array.from({ length: 300 }, (_, i) => i * 7919 - 1_000_000);
+    for (const [i, v] of values.entries()) {
+      writer.writeInt32(v);
+      writer.writeUint64(BigInt(i) << 33n);
+    }
+    const reader = new XdrReader(writer.toBuffer());
+    for (const [i, v] of values.entries()) {
+      expect(reader.readInt32()).toBe(v);
+      expect(reader.readUint64()).toBe(BigInt(i) << 33n);
+    }
   });
 });
