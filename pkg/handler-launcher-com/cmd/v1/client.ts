@@ -1,0 +1,155 @@
+// virt-handler's client of a launcher's Cmd service (upstream virt-handler/cmd-client): version
+// negotiation on connect, one deadline per call, and errors that name the command.
+import * as grpc from "@grpc/grpc-js";
+import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
+import type { DomainObject } from "../../../virt-launcher/virtwrap/domain-object.js";
+import { parseDomainJSON } from "../../../virt-launcher/virtwrap/domain-json.js";
+import type { Sendable } from "../../grpc-unix.js";
+import { UnixSocketClient } from "../../grpc-unix.js";
+import { methodDefinition } from "../../proto.js";
+import { highestCompatibleVersion } from "../../version.js";
+import type { CmdInfoMethods } from "./server.js";
+import type { CmdMethodName, CmdMethods, Response, VirtualMachineOptions, VMIRequest } from "./messages.js";
+
+export const SHORT_TIMEOUT_MS = 5_000;
+export const LONG_TIMEOUT_MS = 20_000;
+
+/** Versions this client speaks; kept apart from CMD_VERSION so a mismatch shows up early. */
+const SUPPORTED_CMD_VERSIONS = [1] as const;
+
+export class LauncherCommandError extends Error {
+  override name = "LauncherCommandError";
+  constructor(
+    message: string,
+    /** The gRPC status code when the call itself failed (unavailable, deadline, ...). */
+    readonly code?: grpc.status,
+  ) {
+    super(message);
+  }
+}
+
+type Request<K extends CmdMethodName> = Sendable<CmdMethods[K]["request"]>;
+type Reply<K extends CmdMethodName> = CmdMethods[K]["response"];
+/** The methods that take a VMIRequest and answer a plain Response. */
+type VMICommand = {
+  [K in CmdMethodName]: CmdMethods[K] extends { request: VMIRequest; response: Response } ? K : never;
+}[CmdMethodName];
+
+export class LauncherClient {
+  private constructor(private readonly connection: UnixSocketClient) {}
+
+  /** Dials the launcher's socket and agrees on a Cmd version. */
+  static async connect(socketPath: string): Promise<LauncherClient> {
+    const connection = new UnixSocketClient(socketPath);
+    try {
+      await connection.waitForReady();
+      const info = methodDefinition<object, CmdInfoMethods["Info"]["response"]>(
+        "kubevirt.cmd.info.CmdInfo",
+        "Info",
+      );
+      const { supportedCmdVersions } = await connection.call(info, {}, SHORT_TIMEOUT_MS);
+      highestCompatibleVersion(supportedCmdVersions, SUPPORTED_CMD_VERSIONS);
+    } catch (error) {
+      connection.close();
+      throw new LauncherCommandError(`could not check cmd server version: ${messageOf(error)}`);
+    }
+    return new LauncherClient(connection);
+  }
+
+  /** Any Cmd method; the answer as sent, without interpreting `response.success`. */
+  call<K extends CmdMethodName>(
+    method: K,
+    request: Request<K>,
+    timeoutMs = LONG_TIMEOUT_MS,
+  ): Promise<Reply<K>> {
+    const definition = methodDefinition<CmdMethods[K]["request"], Reply<K>>("kubevirt.cmd.v1.Cmd", method);
+    return this.connection.call(definition, request, timeoutMs);
+  }
+
+  syncVirtualMachine(vmi: VirtualMachineInstance, options?: Sendable<VirtualMachineOptions>): Promise<void> {
+    return this.sendVMI("SyncVMI", "SyncVirtualMachine", vmi, options);
+  }
+  pauseVirtualMachine(vmi: VirtualMachineInstance): Promise<void> {
+    return this.sendVMI("Pause", "PauseVirtualMachine", vmi);
+  }
+  unpauseVirtualMachine(vmi: VirtualMachineInstance): Promise<void> {
+    return this.sendVMI("Unpause", "UnpauseVirtualMachine", vmi);
+  }
+  shutdownVirtualMachine(vmi: VirtualMachineInstance): Promise<void> {
+    return this.sendVMI("Shutdown", "ShutdownVirtualMachine", vmi);
+  }
+  killVirtualMachine(vmi: VirtualMachineInstance): Promise<void> {
+    return this.sendVMI("Kill", "KillVirtualMachine", vmi);
+  }
+  deleteDomain(vmi: VirtualMachineInstance): Promise<void> {
+    return this.sendVMI("Delete", "DeleteVirtualMachine", vmi);
+  }
+  resetVirtualMachine(vmi: VirtualMachineInstance): Promise<void> {
+    return this.sendVMI("Reset", "ResetVirtualMachine", vmi);
+  }
+  softRebootVirtualMachine(vmi: VirtualMachineInstance): Promise<void> {
+    return this.sendVMI("SoftReboot", "SoftRebootVirtualMachine", vmi);
+  }
+
+  async ping(): Promise<void> {
+    const response = await this.guarded("Ping", () => this.call("Ping", {}, SHORT_TIMEOUT_MS));
+    checkResponse("Ping", response);
+  }
+
+  /** The launcher's domain, or undefined when none is defined yet. */
+  async getDomain(): Promise<DomainObject | undefined> {
+    const reply = await this.guarded("GetDomain", () => this.call("GetDomain", {}, SHORT_TIMEOUT_MS));
+    checkResponse("GetDomain", reply.response);
+    return reply.domain === "" ? undefined : parseDomainJSON(reply.domain);
+  }
+
+  async getQemuVersion(): Promise<string> {
+    const reply = await this.guarded("GetQemuVersion", () =>
+      this.call("GetQemuVersion", {}, SHORT_TIMEOUT_MS),
+    );
+    checkResponse("GetQemuVersion", reply.response);
+    if (!reply.version) throw new LauncherCommandError("error getting the qemu version");
+    return reply.version;
+  }
+
+  close(): void {
+    this.connection.close();
+  }
+
+  private async sendVMI(
+    commandName: string,
+    method: VMICommand,
+    vmi: VirtualMachineInstance,
+    options: Sendable<VirtualMachineOptions> = {},
+  ): Promise<void> {
+    const request = { vmi: { vmiJson: Buffer.from(JSON.stringify(vmi)) }, options };
+    const response = await this.guarded(commandName, () => this.call(method, request, LONG_TIMEOUT_MS));
+    checkResponse(commandName, response);
+  }
+
+  private async guarded<T>(commandName: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      const status = typeof code === "number" ? (code as grpc.status) : undefined;
+      const codeName = status === undefined ? "an error" : grpc.status[status];
+      throw new LauncherCommandError(
+        `command ${commandName} failed with ${codeName}: ${messageOf(error)}`,
+        status,
+      );
+    }
+  }
+}
+
+function checkResponse(commandName: string, response: Response | null): void {
+  if (response && !response.success && response.message !== "") {
+    throw new LauncherCommandError(
+      `server error. command ${commandName} failed: ${JSON.stringify(response.message)}`,
+    );
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_LAYOUT } from "./layout.js";
+import { parseDuration, parseLauncherFlags } from "./flags.js";
+
+describe("virt-launcher's command line", () => {
+  it("reads the arguments upstream's virt-controller renders", () => {
+    // prettier-ignore
+    const flags = parseLauncherFlags([
+      "--qemu-timeout", "308s",
+      "--name", "testvmi",
+      "--uid", "2b33f85a-5752-4bd0-aadb-2dc06be33772",
+      "--namespace", "default",
+      "--kubevirt-share-dir", "/var/run/kubevirt",
+      "--ephemeral-disk-dir", "/var/run/kubevirt-ephemeral-disks",
+      "--container-disk-dir", "/var/run/kubevirt/container-disks",
+      "--grace-period-seconds", "45",
+      "--hook-sidecars", "0",
+      "--ovmf-path", "/usr/share/OVMF",
+      "--disk-memory-limit", "2097152000",
+      "--hypervisor", "kvm",
+      "--allow-emulation",
+    ]);
+    expect(flags).toMatchObject({
+      name: "testvmi",
+      namespace: "default",
+      uid: "2b33f85a-5752-4bd0-aadb-2dc06be33772",
+      layout: DEFAULT_LAYOUT,
+      qemuTimeoutMs: 308_000,
+      gracePeriodSeconds: 45,
+      allowEmulation: true,
+      runAsNonRoot: false,
+      libvirtUid: 107,
+    });
+    expect(flags.ignored).toEqual(["ovmf-path", "disk-memory-limit"]);
+  });
+
+  it("has upstream's defaults", () => {
+    expect(parseLauncherFlags([])).toMatchObject({
+      qemuTimeoutMs: 180_000,
+      gracePeriodSeconds: 30,
+      allowEmulation: false,
+    });
+  });
+
+  it.each([
+    [["--hook-sidecars", "1"], "--hook-sidecars: hook sidecars are not supported yet by kubevirt-ts"],
+    [["--hypervisor", "mshv"], "--hypervisor mshv is not supported yet by kubevirt-ts"],
+    [["--grace-period-seconds", "soon"], 'invalid value "soon" for --grace-period-seconds'],
+    [["--qemu-timeout", "5 minutes"], 'invalid duration "5 minutes"'],
+    [["--no-such-flag"], /Unknown option '--no-such-flag'/],
+  ])("refuses %j", (argv, message) => {
+    expect(() => parseLauncherFlags(argv)).toThrow(message);
+  });
+
+  it.each([
+    ["308s", 308_000],
+    ["3m0s", 180_000],
+    ["1h2m", 3_720_000],
+    ["1.5s", 1_500],
+    ["250ms", 250],
+  ])("reads the Go duration %s", (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+  });
+});

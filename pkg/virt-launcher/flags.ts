@@ -1,0 +1,151 @@
+// virt-launcher's command line, with upstream's flag names and defaults. Flags upstream's
+// virt-controller passes for features this port does not have yet are accepted and noted;
+// the ones that would change behaviour we cannot provide are refused.
+import { parseArgs } from "node:util";
+import type { LauncherLayout } from "./layout.js";
+import { DEFAULT_LAYOUT } from "./layout.js";
+import { NON_ROOT_UID } from "./libvirtd/identity.js";
+
+export interface LauncherFlags {
+  name: string;
+  namespace: string;
+  uid: string;
+  layout: LauncherLayout;
+  qemuTimeoutMs: number;
+  gracePeriodSeconds: number;
+  allowEmulation: boolean;
+  runAsNonRoot: boolean;
+  keepAfterFailure: boolean;
+  simulateCrash: boolean;
+  libvirtLogFilters: string;
+  libvirtUid: number;
+  verbosity: number;
+  /** Flags accepted for compatibility that change nothing here, for the log. */
+  ignored: string[];
+}
+
+const DEFAULT_QEMU_TIMEOUT_MS = 3 * 60_000;
+
+/** Go's time.ParseDuration for the units launch manifests use ("308s", "3m0s", "1h", "500ms"). */
+export function parseDuration(text: string): number {
+  const units: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+  const pattern = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+  let total = 0;
+  let consumed = 0;
+  for (const match of text.matchAll(pattern)) {
+    total += Number(match[1]) * (units[match[2] ?? ""] ?? 0);
+    consumed += match[0].length;
+  }
+  if (text === "" || consumed !== text.length) throw new Error(`invalid duration "${text}"`);
+  return total;
+}
+
+function integer(flag: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  if (!/^-?\d+$/.test(text)) throw new Error(`invalid value "${text}" for --${flag}`);
+  return Number(text);
+}
+
+const STRING_FLAGS = [
+  "qemu-timeout",
+  "kubevirt-share-dir",
+  "ephemeral-disk-dir",
+  "container-disk-dir",
+  "hotplug-disk-dir",
+  "name",
+  "uid",
+  "namespace",
+  "grace-period-seconds",
+  "hook-sidecars",
+  "libvirt-log-filters",
+  "hypervisor",
+  // This port's additions, for launchers run outside a pod's fixed paths.
+  "kubevirt-private-dir",
+  "run-dir",
+  "libvirt-uid",
+  // Accepted, unused: firmware, disk verification and guest agent polling are not here yet.
+  "ovmf-path",
+  "disk-memory-limit",
+  "qemu-agent-sys-interval",
+  "qemu-agent-file-interval",
+  "qemu-agent-user-interval",
+  "qemu-agent-version-interval",
+  "qemu-fsfreeze-status-interval",
+  "v",
+] as const;
+
+const BOOLEAN_FLAGS = [
+  "allow-emulation",
+  "run-as-nonroot",
+  "keep-after-failure",
+  "simulate-crash",
+  // Accepted, unused: the features behind them are not implemented yet.
+  "allow-cross-arch-emulation",
+  "image-volume",
+  "upgrade-ordinal-ifaces",
+  "vgpu-dedicated-hook",
+  "vm-stats-collector",
+  "firmware-auto-selection",
+] as const;
+
+const UNUSED = new Set<string>([
+  "hotplug-disk-dir",
+  "ovmf-path",
+  "disk-memory-limit",
+  "qemu-agent-sys-interval",
+  "qemu-agent-file-interval",
+  "qemu-agent-user-interval",
+  "qemu-agent-version-interval",
+  "qemu-fsfreeze-status-interval",
+  "allow-cross-arch-emulation",
+  "image-volume",
+  "upgrade-ordinal-ifaces",
+  "vgpu-dedicated-hook",
+  "vm-stats-collector",
+  "firmware-auto-selection",
+]);
+
+export function parseLauncherFlags(argv: readonly string[]): LauncherFlags {
+  const options = Object.fromEntries([
+    ...STRING_FLAGS.map((flag) => [flag, { type: "string" as const }]),
+    ...BOOLEAN_FLAGS.map((flag) => [flag, { type: "boolean" as const }]),
+  ]);
+  const parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false });
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  const text = (flag: string): string | undefined => {
+    const value = values[flag];
+    return typeof value === "string" ? value : undefined;
+  };
+  const flag = (name: string): boolean => values[name] === true;
+  if (integer("hook-sidecars", text("hook-sidecars"), 0) !== 0) {
+    throw new Error("--hook-sidecars: hook sidecars are not supported yet by kubevirt-ts");
+  }
+  const hypervisor = text("hypervisor") ?? "kvm";
+  if (hypervisor !== "kvm") throw new Error(`--hypervisor ${hypervisor} is not supported yet by kubevirt-ts`);
+  const virtShareDir = text("kubevirt-share-dir") ?? DEFAULT_LAYOUT.virtShareDir;
+  return {
+    name: text("name") ?? "",
+    namespace: text("namespace") ?? "",
+    uid: text("uid") ?? "",
+    layout: {
+      virtShareDir,
+      ephemeralDiskDir: text("ephemeral-disk-dir") ?? DEFAULT_LAYOUT.ephemeralDiskDir,
+      containerDiskDir: text("container-disk-dir") ?? DEFAULT_LAYOUT.containerDiskDir,
+      privateDir: text("kubevirt-private-dir") ?? DEFAULT_LAYOUT.privateDir,
+      runDir: text("run-dir") ?? DEFAULT_LAYOUT.runDir,
+    },
+    qemuTimeoutMs:
+      text("qemu-timeout") === undefined
+        ? DEFAULT_QEMU_TIMEOUT_MS
+        : parseDuration(text("qemu-timeout") ?? ""),
+    gracePeriodSeconds: integer("grace-period-seconds", text("grace-period-seconds"), 30),
+    allowEmulation: flag("allow-emulation"),
+    runAsNonRoot: flag("run-as-nonroot"),
+    keepAfterFailure: flag("keep-after-failure"),
+    simulateCrash: flag("simulate-crash"),
+    libvirtLogFilters: text("libvirt-log-filters") ?? "",
+    libvirtUid: integer("libvirt-uid", text("libvirt-uid"), NON_ROOT_UID),
+    verbosity: integer("v", text("v"), 2),
+    ignored: Object.keys(values).filter((name) => UNUSED.has(name)),
+  };
+}

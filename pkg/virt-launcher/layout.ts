@@ -1,0 +1,53 @@
+// Where everything lives inside a launcher pod. The defaults are upstream's fixed paths (the
+// pod's emptyDirs are mounted there); a launcher started outside a pod, as in tests, points the
+// five roots elsewhere and everything else follows.
+import { join } from "node:path";
+
+export interface LauncherLayout {
+  /** `--kubevirt-share-dir`: shared with virt-handler (sockets, container disks). */
+  virtShareDir: string;
+  /** `--ephemeral-disk-dir`: overlays and cloud-init ISOs. */
+  ephemeralDiskDir: string;
+  /** `--container-disk-dir`: where virt-handler puts each containerDisk's image. */
+  containerDiskDir: string;
+  /** The launcher's private dir (upstream /var/run/kubevirt-private): libvirt's config and logs,
+   * the console sockets, the network cache virt-handler writes. */
+  privateDir: string;
+  /** libvirt's XDG_RUNTIME_DIR (upstream /var/run): its sockets and QEMU pid files. */
+  runDir: string;
+}
+
+export const DEFAULT_LAYOUT: LauncherLayout = {
+  virtShareDir: "/var/run/kubevirt",
+  ephemeralDiskDir: "/var/run/kubevirt-ephemeral-disks",
+  containerDiskDir: "/var/run/kubevirt/container-disks",
+  privateDir: "/var/run/kubevirt-private",
+  runDir: "/var/run",
+};
+
+/** Per-VMI private dir: the serial console and VNC sockets. */
+export const vmiPrivateDir = (layout: LauncherLayout, vmiUID: string): string =>
+  join(layout.privateDir, vmiUID);
+export const serialConsoleSocket = (layout: LauncherLayout, vmiUID: string): string =>
+  join(vmiPrivateDir(layout, vmiUID), "virt-serial0");
+export const vncSocket = (layout: LauncherLayout, vmiUID: string): string =>
+  join(vmiPrivateDir(layout, vmiUID), "virt-vnc");
+
+export const libvirtRuntimeDir = (layout: LauncherLayout): string => join(layout.runDir, "libvirt");
+export const libvirtSocket = (layout: LauncherLayout): string =>
+  join(libvirtRuntimeDir(layout), "libvirt-sock");
+/** `<domain name>.pid` files of running QEMU processes. */
+export const qemuPidDir = (layout: LauncherLayout): string => join(libvirtRuntimeDir(layout), "qemu/run");
+export const emptyDiskDir = (layout: LauncherLayout): string =>
+  join(libvirtRuntimeDir(layout), "empty-disks");
+
+/** libvirt's XDG_CONFIG_HOME/XDG_CACHE_HOME is the private dir: config and QEMU logs go under it. */
+export const libvirtHomeDir = (layout: LauncherLayout): string => join(layout.privateDir, "libvirt");
+export const qemuLogDir = (layout: LauncherLayout): string => join(libvirtHomeDir(layout), "qemu/log");
+
+export const cloudInitDir = (layout: LauncherLayout): string =>
+  join(layout.ephemeralDiskDir, "cloud-init-data");
+export const ephemeralDiskDataDir = (layout: LauncherLayout): string =>
+  join(layout.ephemeralDiskDir, "disk-data");
+/** Secrets referenced by the VMI (cloud-init secretRefs) are mounted here, one dir per volume. */
+export const secretSourceDir = (layout: LauncherLayout): string => join(layout.privateDir, "secret");

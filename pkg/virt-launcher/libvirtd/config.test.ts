@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_LAYOUT } from "../layout.js";
+import { libvirtdConf, libvirtdEnvironment, qemuConf } from "./config.js";
+
+describe("the private libvirtd's configuration", () => {
+  it("logs to stderr, with the filters asked for", () => {
+    expect(libvirtdConf()).toBe('log_outputs="3:stderr"\n');
+    expect(libvirtdConf({ logFilters: '3:remote 4:"event"' })).toBe(
+      'log_outputs="3:stderr"\nlog_filters="3:remote 4:event"\n',
+    );
+  });
+
+  it("sends QEMU's output to a file, so no virtlogd is started", () => {
+    expect(qemuConf()).toBe('stdio_handler = "file"\n');
+  });
+
+  it("lives in upstream's non-root layout: runtime under /var/run, config and logs in the private dir", () => {
+    expect(libvirtdEnvironment(DEFAULT_LAYOUT)).toEqual({
+      PATH: "/usr/sbin:/usr/bin:/sbin:/bin",
+      HOME: "/var/run/kubevirt-private/libvirt",
+      XDG_RUNTIME_DIR: "/var/run",
+      XDG_CONFIG_HOME: "/var/run/kubevirt-private",
+      XDG_CACHE_HOME: "/var/run/kubevirt-private",
+    });
+  });
+});

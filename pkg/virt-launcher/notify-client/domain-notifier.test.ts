@@ -1,0 +1,127 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { silentLogger } from "../../controller/log.js";
+import * as libvirt from "../../libvirt/generated/libvirt-api.js";
+import { defaultedVMI } from "../virtwrap/converter/testing.js";
+import { nonExistentDomain } from "../virtwrap/domain-reader.js";
+import { MetadataCache } from "../virtwrap/metadata-cache.js";
+import { testManager } from "../virtwrap/testing/test-manager.js";
+import { classify, DomainNotifier, isFinalEvent } from "./domain-notifier.js";
+import { Notifier } from "./notifier.js";
+import type { RecordingNotifyServer } from "./testing.js";
+import { startRecordingNotifyServer } from "./testing.js";
+
+const vmi = defaultedVMI({
+  domain: { devices: { autoattachPodInterface: false }, resources: { requests: { memory: "64Mi" } } },
+});
+
+describe("classifying lifecycle events", () => {
+  const gone = () => nonExistentDomain("default_testvmi", new MetadataCache());
+  it.each([
+    [libvirt.VIR_DOMAIN_EVENT_DEFINED, libvirt.VIR_DOMAIN_EVENT_DEFINED_ADDED, "ADDED"],
+    [libvirt.VIR_DOMAIN_EVENT_DEFINED, libvirt.VIR_DOMAIN_EVENT_DEFINED_UPDATED, "MODIFIED"],
+    [libvirt.VIR_DOMAIN_EVENT_STARTED, libvirt.VIR_DOMAIN_EVENT_STARTED_BOOTED, "MODIFIED"],
+    [libvirt.VIR_DOMAIN_EVENT_STARTED, libvirt.VIR_DOMAIN_EVENT_STARTED_MIGRATED, "ADDED"],
+    [libvirt.VIR_DOMAIN_EVENT_STOPPED, libvirt.VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN, "MODIFIED"],
+  ])("event %i detail %i is %s", (event, detail, type) => {
+    expect(classify(gone(), { event, detail }, new Date())).toBe(type);
+  });
+
+  it("marks the domain deleted when a final event finds it gone from libvirt", () => {
+    const domain = gone();
+    const event = {
+      event: libvirt.VIR_DOMAIN_EVENT_UNDEFINED,
+      detail: libvirt.VIR_DOMAIN_EVENT_UNDEFINED_REMOVED,
+    };
+    expect(classify(domain, event, new Date("2026-05-01T10:00:00.123Z"))).toBe("MODIFIED");
+    expect(domain.objectMeta.deletionTimestamp).toBe("2026-05-01T10:00:00Z");
+  });
+
+  it("does not treat a migration's stop as final", () => {
+    expect(
+      isFinalEvent({
+        event: libvirt.VIR_DOMAIN_EVENT_STOPPED,
+        detail: libvirt.VIR_DOMAIN_EVENT_STOPPED_MIGRATED,
+      }),
+    ).toBe(false);
+    expect(
+      isFinalEvent({
+        event: libvirt.VIR_DOMAIN_EVENT_STOPPED,
+        detail: libvirt.VIR_DOMAIN_EVENT_STOPPED_DESTROYED,
+      }),
+    ).toBe(true);
+  });
+});
+
+let server: RecordingNotifyServer | undefined;
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+});
+
+describe("DomainNotifier", () => {
+  it("tells virt-handler about the domain's life, ending with its deletion", async () => {
+    server = await startRecordingNotifyServer();
+    const { fake, metadata, manager } = testManager();
+    const notifier = new Notifier(server.socketPath, silentLogger);
+    const domainNotifier = new DomainNotifier({
+      events: fake,
+      connection: fake,
+      metadata,
+      notifier,
+      domainName: "default_testvmi",
+      log: silentLogger,
+    });
+    await domainNotifier.start();
+    // Each event carries the domain as it is when the event is handled; letting the queue drain
+    // between steps makes the sequence deterministic.
+    await manager.syncVMI(vmi, true, null);
+    await domainNotifier.drained();
+    fake.powerOff("default_testvmi");
+    await domainNotifier.drained();
+    await manager.deleteVMI(vmi);
+    await domainNotifier.deleteNotificationSent;
+    await domainNotifier.stop();
+    notifier.close();
+
+    const seen = server.domainEvents.map((event) => [
+      event.type,
+      event.domain.status.status,
+      event.domain.status.reason,
+    ]);
+    expect(seen[0]?.[0]).toBe("ADDED");
+    expect(seen.at(-2)).toEqual(["MODIFIED", "Shutoff", "Shutdown"]);
+    expect(seen.at(-1)).toEqual(["MODIFIED", "NoState", "NonExistent"]);
+    const last = server.domainEvents.at(-1);
+    expect(last?.domain.objectMeta.deletionTimestamp).toBeDefined();
+    expect(last?.domain.objectMeta.uid).toBe(vmi.metadata?.uid);
+    expect(
+      server.domainEvents
+        .slice(0, -1)
+        .every((event) => event.domain.objectMeta.deletionTimestamp === undefined),
+    ).toBe(true);
+  });
+
+  it("ignores other domains' events", async () => {
+    server = await startRecordingNotifyServer();
+    const { fake, metadata } = testManager();
+    const notifier = new Notifier(server.socketPath, silentLogger);
+    const domainNotifier = new DomainNotifier({
+      events: fake,
+      connection: fake,
+      metadata,
+      notifier,
+      domainName: "ns_other",
+      log: silentLogger,
+    });
+    await domainNotifier.start();
+    fake.emit(
+      { name: "default_testvmi", uuid: new Uint8Array(16), id: 1 },
+      libvirt.VIR_DOMAIN_EVENT_STARTED,
+      0,
+    );
+    await domainNotifier.drained();
+    await domainNotifier.stop();
+    notifier.close();
+    expect(server.domainEvents).toEqual([]);
+  });
+});

@@ -1,0 +1,139 @@
+// Turns libvirt's domain events into domain notifications for virt-handler (upstream
+// Notifier.StartDomainNotifier + eventCallback): on each event the domain is read afresh and sent
+// as MODIFIED, as ADDED when it was just defined, and with a deletion timestamp once libvirt no
+// longer has it. Events are handled one at a time, in the order libvirt sent them.
+import { setTimeout as sleep } from "node:timers/promises";
+import type { LibvirtClient } from "../../libvirt/client.js";
+import type { DomainEvent } from "../../libvirt/domain-events.js";
+import * as libvirt from "../../libvirt/generated/libvirt-api.js";
+import type { Logger } from "../../controller/log.js";
+import { WatchEventType } from "../../handler-launcher-com/notify/v1/messages.js";
+import type { DomainConnection } from "../virtwrap/domain-connection.js";
+import { isNotFound } from "../virtwrap/domain-connection.js";
+import type { DomainObject } from "../virtwrap/domain-object.js";
+import { nonExistentDomain, readDomain } from "../virtwrap/domain-reader.js";
+import { StateChangeReason } from "../virtwrap/domain-status.js";
+import type { MetadataCache } from "../virtwrap/metadata-cache.js";
+import type { Notifier } from "./notifier.js";
+
+export type EventSource = Pick<LibvirtClient, "subscribeDomainEvents">;
+
+export interface DomainNotifierOptions {
+  events: EventSource;
+  connection: DomainConnection;
+  metadata: MetadataCache;
+  notifier: Notifier;
+  /** The launcher's one domain: `<namespace>_<name>`. */
+  domainName: string;
+  log: Logger;
+}
+
+interface Lifecycle {
+  event: number;
+  detail: number;
+}
+
+/** Whether a lifecycle event ends the domain for good (undefined, or stopped other than by migration). */
+export function isFinalEvent({ event, detail }: Lifecycle): boolean {
+  return (
+    event === libvirt.VIR_DOMAIN_EVENT_UNDEFINED ||
+    (event === libvirt.VIR_DOMAIN_EVENT_STOPPED && detail !== libvirt.VIR_DOMAIN_EVENT_STOPPED_MIGRATED)
+  );
+}
+
+/** The watch event type and, for a final event on a vanished domain, the deletion timestamp. */
+export function classify(domain: DomainObject, lifecycle: Lifecycle | undefined, now: Date): WatchEventType {
+  if (!lifecycle) return WatchEventType.Modified;
+  if (isFinalEvent(lifecycle)) {
+    if (domain.status.reason === StateChangeReason.NonExistent) {
+      domain.objectMeta.deletionTimestamp = now.toISOString().replace(/\.\d+Z$/, "Z");
+    }
+    return WatchEventType.Modified;
+  }
+  const added =
+    (lifecycle.event === libvirt.VIR_DOMAIN_EVENT_DEFINED &&
+      lifecycle.detail === libvirt.VIR_DOMAIN_EVENT_DEFINED_ADDED) ||
+    (lifecycle.event === libvirt.VIR_DOMAIN_EVENT_STARTED &&
+      lifecycle.detail === libvirt.VIR_DOMAIN_EVENT_STARTED_MIGRATED);
+  return added ? WatchEventType.Added : WatchEventType.Modified;
+}
+
+export class DomainNotifier {
+  private chain: Promise<void> = Promise.resolve();
+  private unsubscribe: (() => Promise<void>) | undefined;
+  private stopMetadata: (() => void) | undefined;
+  private resolveDeleted!: () => void;
+  /** Settles once the final notification (domain gone from libvirt) was handed to the notifier. */
+  readonly deleteNotificationSent = new Promise<void>((resolve) => (this.resolveDeleted = resolve));
+  private resolveStopped!: () => void;
+  /** Settles once the news that the domain stopped (and why) was handed to the notifier. */
+  readonly stopNotificationSent = new Promise<void>((resolve) => (this.resolveStopped = resolve));
+  private seenEvent = false;
+  private stopped = false;
+
+  constructor(private readonly options: DomainNotifierOptions) {}
+
+  async start(): Promise<void> {
+    const { events } = this.options;
+    const subscription = await events.subscribeDomainEvents(
+      libvirt.VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+      null,
+      (event) => this.enqueue(event),
+    );
+    this.unsubscribe = () => subscription.unsubscribe();
+    // A metadata change (grace period, shutdown mark) is news for the handler once a domain exists.
+    this.stopMetadata = this.options.metadata.onChange(() => {
+      if (this.seenEvent) this.enqueue(undefined);
+    });
+    this.options.log.info("Registered libvirt event notify callback");
+  }
+
+  /** Waits for the events queued so far to be handled. */
+  drained(): Promise<void> {
+    return this.chain;
+  }
+
+  /** Stops listening; events still being sent get `graceMs` to go out. */
+  async stop(graceMs = 5_000): Promise<void> {
+    this.stopped = true;
+    this.stopMetadata?.();
+    await this.unsubscribe?.().catch(() => undefined);
+    await Promise.race([this.chain, sleep(graceMs, undefined, { ref: false })]);
+  }
+
+  private enqueue(received: DomainEvent | undefined): void {
+    if (this.stopped) return;
+    const event = received?.kind === "lifecycle" ? received : undefined;
+    if (received && (!event || event.domain.name !== this.options.domainName)) return;
+    if (event) {
+      this.seenEvent = true;
+      this.options.log.info(
+        { event: event.eventName, detail: event.detailName },
+        `DomainLifecycle event ${event.eventName} with reason ${event.detailName} received`,
+      );
+    }
+    this.chain = this.chain
+      .then(() => this.handle(event))
+      .catch((error: unknown) => {
+        this.options.log.error({ err: error }, "Could not send domain notify event.");
+      });
+  }
+
+  private async handle(event: Extract<DomainEvent, { kind: "lifecycle" }> | undefined): Promise<void> {
+    const { connection, metadata, notifier, domainName } = this.options;
+    const dom = await connection.domainLookupByName(domainName).catch((error: unknown) => {
+      // Anything but "no such domain" leaves the state unknown: nothing is sent (as upstream).
+      if (isNotFound(error)) return undefined;
+      throw error;
+    });
+    const domain =
+      (dom && (await readDomain(connection, dom, metadata))) ?? nonExistentDomain(domainName, metadata);
+    const type = classify(domain, event, new Date());
+    try {
+      await notifier.sendDomainEvent(type, domain);
+    } finally {
+      if (event && isFinalEvent(event)) this.resolveStopped();
+      if (domain.objectMeta.deletionTimestamp) this.resolveDeleted();
+    }
+  }
+}

@@ -1,0 +1,158 @@
+import { describe, expect, it } from "vitest";
+import type { VirtualMachineInstance } from "../../api/generated/v1.js";
+import * as libvirt from "../../libvirt/generated/libvirt-api.js";
+import { defaultedVMI } from "./converter/testing.js";
+import { testManager as setup } from "./testing/test-manager.js";
+
+const DOMAIN = "default_testvmi";
+
+function testVMI(spec: Partial<VirtualMachineInstance["spec"]> = {}): VirtualMachineInstance {
+  return defaultedVMI({
+    domain: { devices: { autoattachPodInterface: false }, resources: { requests: { memory: "64Mi" } } },
+    terminationGracePeriodSeconds: 45,
+    ...spec,
+  });
+}
+
+describe("LibvirtDomainManager.syncVMI", () => {
+  it("defines and starts the domain once; a second sync changes nothing", async () => {
+    const { fake, preparation, metadata, manager } = setup();
+    await manager.syncVMI(testVMI(), true, null);
+    await manager.syncVMI(testVMI(), true, null);
+    expect(fake.calls.filter((call) => !call.startsWith("lookup"))).toEqual([
+      `define ${DOMAIN}`,
+      `create ${DOMAIN} flags=0`,
+    ]);
+    expect(preparation.steps).toEqual(["inputs", "beforeDefine", "beforeStart", "inputs"]);
+    expect(fake.domains.get(DOMAIN)?.state).toBe(libvirt.VIR_DOMAIN_RUNNING);
+    expect(metadata.load()).toEqual({
+      uid: testVMI().metadata?.uid,
+      gracePeriod: { deletionGracePeriodSeconds: 45 },
+    });
+  });
+
+  it("defines a TCG domain from the VMI when emulation is allowed", async () => {
+    const { fake, manager } = setup();
+    await manager.syncVMI(testVMI(), true, null);
+    expect(fake.domains.get(DOMAIN)?.xml).toMatch(/<domain type="qemu"/);
+  });
+
+  it("refuses to run without KVM when emulation is not allowed, and defines nothing", async () => {
+    const { fake, manager } = setup();
+    await expect(manager.syncVMI(testVMI(), false, null)).rejects.toThrow(
+      "kvm not present and emulation is not allowed",
+    );
+    expect(fake.domains.size).toBe(0);
+  });
+
+  it("starts a VMI with startStrategy Paused paused, and a later sync keeps it paused", async () => {
+    const { fake, manager } = setup();
+    await manager.syncVMI(testVMI({ startStrategy: "Paused" }), true, null);
+    await manager.syncVMI(testVMI({ startStrategy: "Paused" }), true, null);
+    expect(fake.calls).toContain(`create ${DOMAIN} flags=${libvirt.VIR_DOMAIN_START_PAUSED}`);
+    expect(fake.calls).not.toContain(`resume ${DOMAIN}`);
+  });
+
+  it("resumes a domain that paused without being asked to", async () => {
+    const { fake, manager } = setup();
+    await manager.syncVMI(testVMI(), true, null);
+    fake.setState(DOMAIN, libvirt.VIR_DOMAIN_PAUSED, libvirt.VIR_DOMAIN_PAUSED_IOERROR);
+    await manager.syncVMI(testVMI(), true, null);
+    expect(fake.calls).toContain(`resume ${DOMAIN}`);
+  });
+
+  it("does not start a domain again once the VMI is final", async () => {
+    const { fake, manager } = setup();
+    await manager.syncVMI(testVMI(), true, null);
+    fake.powerOff(DOMAIN);
+    const finished = { ...testVMI(), status: { phase: "Succeeded" as const } };
+    await manager.syncVMI(finished, true, null);
+    expect(fake.calls.filter((call) => call.startsWith("create"))).toHaveLength(1);
+  });
+});
+
+describe("LibvirtDomainManager lifecycle commands", () => {
+  it("pauses a running domain and unpauses it; sync leaves a paused-on-purpose domain alone", async () => {
+    const { fake, manager } = setup();
+    await manager.syncVMI(testVMI(), true, null);
+    await manager.pauseVMI(testVMI());
+    await manager.syncVMI(testVMI(), true, null);
+    expect(fake.domains.get(DOMAIN)?.state).toBe(libvirt.VIR_DOMAIN_PAUSED);
+    await manager.unpauseVMI(testVMI());
+    expect(fake.domains.get(DOMAIN)?.state).toBe(libvirt.VIR_DOMAIN_RUNNING);
+  });
+
+  it("answers pause of a missing domain as upstream does", async () => {
+    const { manager } = setup();
+    await expect(manager.pauseVMI(testVMI())).rejects.toThrow("Domain not found.");
+  });
+
+  it("presses the ACPI button of a running domain and records when", async () => {
+    const { fake, metadata, manager } = setup();
+    await manager.syncVMI(testVMI(), true, null);
+    await manager.signalShutdownVMI(testVMI());
+    expect(fake.calls).toContain(`shutdown ${DOMAIN} flags=${libvirt.VIR_DOMAIN_SHUTDOWN_DEFAULT}`);
+    expect(metadata.load().gracePeriod?.deletionTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  });
+
+  it("leaves a stopped or missing domain alone on shutdown and kill", async () => {
+    const { fake, manager } = setup();
+    await manager.signalShutdownVMI(testVMI());
+    await manager.killVMI(testVMI());
+    await manager.syncVMI(testVMI(), true, null);
+    fake.powerOff(DOMAIN);
+    await manager.signalShutdownVMI(testVMI());
+    await manager.killVMI(testVMI());
+    expect(fake.calls.filter((call) => /^(shutdown|destroy)/.test(call))).toEqual([]);
+  });
+
+  it("kills a running domain gracefully (SIGTERM through libvirt)", async () => {
+    const { fake, manager } = setup();
+    await manager.syncVMI(testVMI(), true, null);
+    await manager.killVMI(testVMI());
+    expect(fake.calls).toContain(`destroy ${DOMAIN} flags=${libvirt.VIR_DOMAIN_DESTROY_GRACEFUL}`);
+  });
+
+  it("undefines the domain on delete, keeping NVRAM and checkpoint metadata flags as upstream", async () => {
+    const { fake, manager } = setup();
+    await manager.syncVMI(testVMI(), true, null);
+    fake.powerOff(DOMAIN);
+    await manager.deleteVMI(testVMI());
+    await manager.deleteVMI(testVMI());
+    const flags = libvirt.VIR_DOMAIN_UNDEFINE_KEEP_NVRAM | libvirt.VIR_DOMAIN_UNDEFINE_CHECKPOINTS_METADATA;
+    expect(fake.calls.filter((call) => call.startsWith("undefine"))).toEqual([
+      `undefine ${DOMAIN} flags=${flags}`,
+    ]);
+  });
+
+  it("soft-reboots with the ACPI button without an agent, and refuses when ACPI is off too", async () => {
+    const { fake, manager } = setup();
+    await manager.syncVMI(testVMI(), true, null);
+    await manager.softRebootVMI(testVMI());
+    expect(fake.calls).toContain(`reboot ${DOMAIN} flags=${libvirt.VIR_DOMAIN_REBOOT_ACPI_POWER_BTN}`);
+    const noAcpi = testVMI();
+    noAcpi.spec.domain.features = { acpi: { enabled: false } };
+    await expect(manager.softRebootVMI(noAcpi)).rejects.toThrow(
+      "VMI neither have the agent connected nor the ACPI feature enabled",
+    );
+  });
+
+  it("lists the domain with its state and KubeVirt metadata", async () => {
+    const { manager } = setup();
+    expect(await manager.listAllDomains()).toEqual([]);
+    await manager.syncVMI(testVMI(), true, null);
+    const [domain] = await manager.listAllDomains();
+    expect(domain?.objectMeta).toEqual({
+      name: "testvmi",
+      namespace: "default",
+      uid: testVMI().metadata?.uid,
+    });
+    expect(domain?.status).toEqual({ status: "Running", reason: "Unknown" });
+    expect(domain?.spec.name).toBe(DOMAIN);
+    expect(domain?.spec.metadata?.kubeVirt.gracePeriod?.deletionGracePeriodSeconds).toBe(45);
+  });
+
+  it("formats QEMU's version as major.minor.release", async () => {
+    expect(await setup().manager.getQemuVersion()).toBe("7.2.0");
+  });
+});

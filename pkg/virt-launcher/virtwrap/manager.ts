@@ -1,0 +1,239 @@
+// The launcher's domain manager (upstream virtwrap/manager.go, the walking skeleton's part):
+// turns the VMI into a libvirt domain, defines and starts it once, and drives pause, shutdown,
+// kill and delete. Every call is idempotent: syncing a running VMI again changes nothing.
+import type { VirtualMachineInstance } from "../../api/generated/v1.js";
+import type { Logger } from "../../controller/log.js";
+import type { VirtualMachineOptions } from "../../handler-launcher-com/cmd/v1/messages.js";
+import * as libvirt from "../../libvirt/generated/libvirt-api.js";
+import { LibvirtError } from "../../libvirt/errors.js";
+import type { Domain as LibvirtDomain } from "../../libvirt/domain-events.js";
+import { marshalDomainXML } from "./api/domain-xml.js";
+import type { DomainSpec } from "./api/schema.js";
+import { convertVMIToDomain } from "./converter/converter.js";
+import type { DomainConnection } from "./domain-connection.js";
+import { isNotFound } from "./domain-connection.js";
+import type { DomainObject } from "./domain-object.js";
+import { readDomain } from "./domain-reader.js";
+import type { LauncherConverterInputs } from "./converter-context.js";
+import type { LauncherLayout } from "../layout.js";
+import { launcherConverterContext } from "./converter-context.js";
+import type { MetadataCache } from "./metadata-cache.js";
+import {
+  acpiDisabled,
+  agentConnected,
+  domainName,
+  gracePeriodSeconds,
+  isFinal,
+  isRunning,
+  shouldStartPaused,
+} from "./vmi-state.js";
+
+/** The pod-side work around defining and starting a domain (upstream preStartHook and friends). */
+export interface DomainPreparation {
+  converterInputs(
+    vmi: VirtualMachineInstance,
+    allowEmulation: boolean,
+    options: VirtualMachineOptions | null,
+  ): Promise<LauncherConverterInputs>;
+  /** Disk images and cloud-init data, before the domain is defined. */
+  beforeDefine(vmi: VirtualMachineInstance, spec: DomainSpec): Promise<void>;
+  /** The cloud-init ISO and DHCP, right before QEMU starts. */
+  beforeStart(vmi: VirtualMachineInstance, spec: DomainSpec): Promise<void>;
+}
+
+export interface DomainManagerOptions {
+  connection: DomainConnection;
+  preparation: DomainPreparation;
+  metadata: MetadataCache;
+  layout: LauncherLayout;
+  log: Logger;
+}
+
+const isDown = (state: number): boolean =>
+  [
+    libvirt.VIR_DOMAIN_NOSTATE,
+    libvirt.VIR_DOMAIN_SHUTDOWN,
+    libvirt.VIR_DOMAIN_SHUTOFF,
+    libvirt.VIR_DOMAIN_CRASHED,
+  ].includes(state);
+
+export class LibvirtDomainManager {
+  /** VMIs paused on purpose (by a pause call or a paused start): sync must not resume them. */
+  private readonly paused = new Set<string>();
+  private lock: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: DomainManagerOptions) {}
+
+  private get connection(): DomainConnection {
+    return this.options.connection;
+  }
+
+  /** Calls that change the domain run one at a time (upstream domainModifyLock). */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.lock.then(work);
+    this.lock = result.catch(() => undefined);
+    return result;
+  }
+
+  syncVMI(
+    vmi: VirtualMachineInstance,
+    allowEmulation: boolean,
+    options: VirtualMachineOptions | null,
+  ): Promise<void> {
+    return this.exclusive(async () => {
+      const { preparation, layout, log } = this.options;
+      const inputs = await preparation.converterInputs(vmi, allowEmulation, options);
+      const domain = convertVMIToDomain(vmi, launcherConverterContext(vmi, layout, inputs));
+      const dom = await this.lookupOrCreate(vmi, domain.spec);
+      const { state } = await this.connection.domainGetState(dom);
+      const uid = vmi.metadata?.uid ?? "";
+      if (isDown(state) && !isRunning(vmi) && !isFinal(vmi)) {
+        await preparation.beforeStart(vmi, domain.spec);
+        const flags = shouldStartPaused(vmi) ? libvirt.VIR_DOMAIN_START_PAUSED : libvirt.VIR_DOMAIN_NONE;
+        await this.connection.domainCreateWithFlags(dom, flags);
+        log.info({ domain: dom.name }, "Domain started.");
+        if (shouldStartPaused(vmi)) this.paused.add(uid);
+      } else if (state === libvirt.VIR_DOMAIN_PAUSED && !this.paused.has(uid)) {
+        await this.connection.domainResume(dom);
+        log.info({ domain: dom.name }, "Domain unpaused.");
+      }
+    });
+  }
+
+  private async lookupOrCreate(vmi: VirtualMachineInstance, spec: DomainSpec): Promise<LibvirtDomain> {
+    const existing = await this.lookup(spec.name);
+    if (existing) return existing;
+    await this.options.preparation.beforeDefine(vmi, spec);
+    const dom = await this.connection.domainDefineXML(marshalDomainXML(spec));
+    const { metadata } = this.options;
+    metadata.setUID(vmi.metadata?.uid ?? "");
+    metadata.updateGracePeriod((current) => ({
+      ...current,
+      deletionGracePeriodSeconds: gracePeriodSeconds(vmi),
+    }));
+    this.options.log.info({ domain: spec.name }, "Domain defined.");
+    return dom;
+  }
+
+  /** The domain, or undefined when libvirt does not know it. */
+  private async lookup(name: string): Promise<LibvirtDomain | undefined> {
+    try {
+      return await this.connection.domainLookupByName(name);
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  private async requireDomain(vmi: VirtualMachineInstance): Promise<LibvirtDomain> {
+    const dom = await this.lookup(domainName(vmi));
+    if (!dom) throw new Error("Domain not found.");
+    return dom;
+  }
+
+  pauseVMI(vmi: VirtualMachineInstance): Promise<void> {
+    return this.exclusive(async () => {
+      const dom = await this.requireDomain(vmi);
+      const { state } = await this.connection.domainGetState(dom);
+      if (state !== libvirt.VIR_DOMAIN_RUNNING) return;
+      await this.connection.domainSuspend(dom);
+      this.paused.add(vmi.metadata?.uid ?? "");
+    });
+  }
+
+  unpauseVMI(vmi: VirtualMachineInstance): Promise<void> {
+    return this.exclusive(async () => {
+      const dom = await this.requireDomain(vmi);
+      const { state } = await this.connection.domainGetState(dom);
+      if (state !== libvirt.VIR_DOMAIN_PAUSED) return;
+      await this.connection.domainResume(dom);
+      this.paused.delete(vmi.metadata?.uid ?? "");
+    });
+  }
+
+  async resetVMI(vmi: VirtualMachineInstance): Promise<void> {
+    await this.connection.domainReset(await this.requireDomain(vmi), 0);
+  }
+
+  /** The guest agent reboots the guest if it is connected, else the ACPI power button does. */
+  async softRebootVMI(vmi: VirtualMachineInstance): Promise<void> {
+    let flags = libvirt.VIR_DOMAIN_REBOOT_GUEST_AGENT;
+    if (!agentConnected(vmi)) {
+      if (acpiDisabled(vmi))
+        throw new Error("VMI neither have the agent connected nor the ACPI feature enabled");
+      flags = libvirt.VIR_DOMAIN_REBOOT_ACPI_POWER_BTN;
+    }
+    try {
+      await this.connection.domainReboot(await this.requireDomain(vmi), flags);
+    } catch (error) {
+      if (!(error instanceof LibvirtError && error.code === libvirt.VIR_ERR_AGENT_UNRESPONSIVE)) throw error;
+    }
+  }
+
+  /** Records that the pod is going away; virt-handler sees it in the next domain event. */
+  markGracefulShutdownVMI(): void {
+    this.options.metadata.updateGracePeriod((current) => ({
+      deletionGracePeriodSeconds: current?.deletionGracePeriodSeconds ?? 0,
+      ...current,
+      markedForGracefulShutdown: true,
+    }));
+  }
+
+  /** Presses the ACPI power button of a running or paused domain, once per grace period. */
+  signalShutdownVMI(vmi: VirtualMachineInstance): Promise<void> {
+    return this.exclusive(async () => {
+      const dom = await this.lookup(domainName(vmi));
+      if (!dom) return;
+      const { state } = await this.connection.domainGetState(dom);
+      if (state !== libvirt.VIR_DOMAIN_RUNNING && state !== libvirt.VIR_DOMAIN_PAUSED) return;
+      await this.connection.domainShutdownFlags(dom, libvirt.VIR_DOMAIN_SHUTDOWN_DEFAULT);
+      this.options.log.info({ domain: dom.name }, "Signaled graceful shutdown");
+      this.options.metadata.updateGracePeriod((current) => ({
+        deletionGracePeriodSeconds: current?.deletionGracePeriodSeconds ?? gracePeriodSeconds(vmi),
+        ...current,
+        deletionTimestamp: current?.deletionTimestamp ?? new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+      }));
+    });
+  }
+
+  /** Stops QEMU (SIGTERM through libvirt); a domain that is not running is left alone. */
+  async killVMI(vmi: VirtualMachineInstance): Promise<void> {
+    try {
+      const dom = await this.lookup(domainName(vmi));
+      if (!dom) return;
+      const { state } = await this.connection.domainGetState(dom);
+      const live = [libvirt.VIR_DOMAIN_RUNNING, libvirt.VIR_DOMAIN_PAUSED, libvirt.VIR_DOMAIN_SHUTDOWN];
+      if (!live.includes(state)) return;
+      await this.connection.domainDestroyFlags(dom, libvirt.VIR_DOMAIN_DESTROY_GRACEFUL);
+      this.options.log.info({ domain: dom.name }, "Domain stopped.");
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+
+  async deleteVMI(vmi: VirtualMachineInstance): Promise<void> {
+    const dom = await this.lookup(domainName(vmi));
+    if (!dom) return;
+    await this.connection.domainUndefineFlags(
+      dom,
+      libvirt.VIR_DOMAIN_UNDEFINE_KEEP_NVRAM | libvirt.VIR_DOMAIN_UNDEFINE_CHECKPOINTS_METADATA,
+    );
+    this.options.log.info({ domain: dom.name }, "Domain undefined.");
+  }
+
+  async listAllDomains(): Promise<DomainObject[]> {
+    const flags = libvirt.VIR_CONNECT_LIST_DOMAINS_ACTIVE | libvirt.VIR_CONNECT_LIST_DOMAINS_INACTIVE;
+    const domains: DomainObject[] = [];
+    for (const dom of await this.connection.connectListAllDomains(flags)) {
+      const domain = await readDomain(this.connection, dom, this.options.metadata);
+      if (domain) domains.push(domain);
+    }
+    return domains;
+  }
+
+  /** QEMU's version as "major.minor.release". */
+  async getQemuVersion(): Promise<string> {
+    const version = await this.connection.getVersion();
+    return `${Math.floor(version / 1_000_000)}.${Math.floor(version / 1_000) % 1_000}.${version % 1_000}`;
+  }
+}

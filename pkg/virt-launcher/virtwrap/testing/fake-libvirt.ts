@@ -1,0 +1,203 @@
+// A libvirt stand-in for the launcher's unit tests: domains in memory, the state transitions
+// libvirt makes, lifecycle events for each, and a log of the calls.
+import type { DomainEventSubscription } from "../../../libvirt/client.js";
+import type { Domain, DomainEvent } from "../../../libvirt/domain-events.js";
+import { lifecycleNames } from "../../../libvirt/domain-events.js";
+import { LibvirtError } from "../../../libvirt/errors.js";
+import * as libvirt from "../../../libvirt/generated/libvirt-api.js";
+import type { EventSource } from "../../notify-client/domain-notifier.js";
+import type { DomainConnection } from "../domain-connection.js";
+
+interface FakeDomain {
+  dom: Domain;
+  xml: string;
+  state: number;
+  reason: number;
+}
+
+export function noSuchDomain(name: string): LibvirtError {
+  return new LibvirtError(
+    {
+      code: libvirt.VIR_ERR_NO_DOMAIN,
+      domain: 10,
+      message: `Domain not found: no domain with matching name '${name}'`,
+      level: 2,
+      dom: null,
+      str1: null,
+      str2: null,
+      str3: null,
+      int1: 0,
+      int2: 0,
+      net: null,
+    },
+    "REMOTE_PROC_DOMAIN_LOOKUP_BY_NAME",
+  );
+}
+
+export class FakeLibvirt implements DomainConnection, EventSource {
+  readonly domains = new Map<string, FakeDomain>();
+  readonly calls: string[] = [];
+  private readonly listeners = new Map<number, (event: DomainEvent) => void>();
+  private nextCallbackID = 1;
+
+  private find(name: string): FakeDomain {
+    const found = this.domains.get(name);
+    if (!found) throw noSuchDomain(name);
+    return found;
+  }
+
+  /** Sends a lifecycle event to every subscriber, as the daemon would. */
+  emit(dom: Domain, event: number, detail: number): void {
+    const [eventName, detailName] = lifecycleNames(event, detail);
+    for (const [callbackID, listener] of this.listeners) {
+      listener({ kind: "lifecycle", callbackID, domain: dom, event, detail, eventName, detailName });
+    }
+  }
+
+  private transition(name: string, state: number, reason: number, event: number, detail: number): void {
+    const domain = this.find(name);
+    domain.state = state;
+    domain.reason = reason;
+    this.emit(domain.dom, event, detail);
+  }
+
+  /** The guest powers itself off (after an ACPI shutdown, say). */
+  powerOff(name: string): void {
+    this.transition(
+      name,
+      libvirt.VIR_DOMAIN_SHUTOFF,
+      libvirt.VIR_DOMAIN_SHUTOFF_SHUTDOWN,
+      libvirt.VIR_DOMAIN_EVENT_STOPPED,
+      libvirt.VIR_DOMAIN_EVENT_STOPPED_SHUTDOWN,
+    );
+  }
+
+  setState(name: string, state: number, reason = 0): void {
+    const domain = this.find(name);
+    domain.state = state;
+    domain.reason = reason;
+  }
+
+  domainLookupByName(name: string): Promise<Domain> {
+    this.calls.push(`lookup ${name}`);
+    return Promise.resolve().then(() => this.find(name).dom);
+  }
+
+  domainDefineXML(xml: string): Promise<Domain> {
+    const name = /<name>([^<]+)<\/name>/.exec(xml)?.[1] ?? "";
+    this.calls.push(`define ${name}`);
+    const dom: Domain = { name, uuid: new Uint8Array(16), id: -1 };
+    this.domains.set(name, {
+      dom,
+      xml,
+      state: libvirt.VIR_DOMAIN_SHUTOFF,
+      reason: libvirt.VIR_DOMAIN_SHUTOFF_UNKNOWN,
+    });
+    this.emit(dom, libvirt.VIR_DOMAIN_EVENT_DEFINED, libvirt.VIR_DOMAIN_EVENT_DEFINED_ADDED);
+    return Promise.resolve(dom);
+  }
+
+  domainCreateWithFlags(dom: Domain, flags = 0): Promise<Domain> {
+    this.calls.push(`create ${dom.name} flags=${flags}`);
+    const paused = (flags & libvirt.VIR_DOMAIN_START_PAUSED) !== 0;
+    this.transition(
+      dom.name,
+      paused ? libvirt.VIR_DOMAIN_PAUSED : libvirt.VIR_DOMAIN_RUNNING,
+      paused ? libvirt.VIR_DOMAIN_PAUSED_USER : libvirt.VIR_DOMAIN_RUNNING_BOOTED,
+      libvirt.VIR_DOMAIN_EVENT_STARTED,
+      libvirt.VIR_DOMAIN_EVENT_STARTED_BOOTED,
+    );
+    return Promise.resolve(dom);
+  }
+
+  domainGetState(dom: Domain): Promise<{ state: number; reason: number }> {
+    return Promise.resolve().then(() => {
+      const { state, reason } = this.find(dom.name);
+      return { state, reason };
+    });
+  }
+
+  domainGetXMLDesc(dom: Domain): Promise<string> {
+    return Promise.resolve().then(() => this.find(dom.name).xml);
+  }
+
+  domainSuspend(dom: Domain): Promise<void> {
+    this.calls.push(`suspend ${dom.name}`);
+    this.transition(
+      dom.name,
+      libvirt.VIR_DOMAIN_PAUSED,
+      libvirt.VIR_DOMAIN_PAUSED_USER,
+      libvirt.VIR_DOMAIN_EVENT_SUSPENDED,
+      libvirt.VIR_DOMAIN_EVENT_SUSPENDED_PAUSED,
+    );
+    return Promise.resolve();
+  }
+
+  domainResume(dom: Domain): Promise<void> {
+    this.calls.push(`resume ${dom.name}`);
+    this.transition(
+      dom.name,
+      libvirt.VIR_DOMAIN_RUNNING,
+      libvirt.VIR_DOMAIN_RUNNING_UNPAUSED,
+      libvirt.VIR_DOMAIN_EVENT_RESUMED,
+      libvirt.VIR_DOMAIN_EVENT_RESUMED_UNPAUSED,
+    );
+    return Promise.resolve();
+  }
+
+  domainShutdownFlags(dom: Domain, flags = 0): Promise<void> {
+    this.calls.push(`shutdown ${dom.name} flags=${flags}`);
+    return Promise.resolve();
+  }
+
+  domainDestroyFlags(dom: Domain, flags = 0): Promise<void> {
+    this.calls.push(`destroy ${dom.name} flags=${flags}`);
+    this.transition(
+      dom.name,
+      libvirt.VIR_DOMAIN_SHUTOFF,
+      libvirt.VIR_DOMAIN_SHUTOFF_DESTROYED,
+      libvirt.VIR_DOMAIN_EVENT_STOPPED,
+      libvirt.VIR_DOMAIN_EVENT_STOPPED_DESTROYED,
+    );
+    return Promise.resolve();
+  }
+
+  domainUndefineFlags(dom: Domain, flags = 0): Promise<void> {
+    this.calls.push(`undefine ${dom.name} flags=${flags}`);
+    const { dom: known } = this.find(dom.name);
+    this.domains.delete(dom.name);
+    this.emit(known, libvirt.VIR_DOMAIN_EVENT_UNDEFINED, libvirt.VIR_DOMAIN_EVENT_UNDEFINED_REMOVED);
+    return Promise.resolve();
+  }
+
+  domainReset(dom: Domain): Promise<void> {
+    this.calls.push(`reset ${dom.name}`);
+    return Promise.resolve();
+  }
+
+  domainReboot(dom: Domain, flags = 0): Promise<void> {
+    this.calls.push(`reboot ${dom.name} flags=${flags}`);
+    return Promise.resolve();
+  }
+
+  connectListAllDomains(): Promise<Domain[]> {
+    return Promise.resolve([...this.domains.values()].map((domain) => domain.dom));
+  }
+
+  getVersion(): Promise<number> {
+    return Promise.resolve(7_002_000);
+  }
+
+  subscribeDomainEvents(
+    _eventID: number,
+    _dom: Domain | null,
+    listener: (event: DomainEvent) => void,
+  ): Promise<DomainEventSubscription> {
+    const callbackID = this.nextCallbackID++;
+    this.listeners.set(callbackID, listener);
+    return Promise.resolve({
+      callbackID,
+      unsubscribe: () => Promise.resolve(void this.listeners.delete(callbackID)),
+    });
+  }
+}

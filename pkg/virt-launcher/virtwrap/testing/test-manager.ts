@@ -1,0 +1,48 @@
+// A domain manager over the fake libvirt, with a preparation step that only records its calls.
+import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
+import { silentLogger } from "../../../controller/log.js";
+import { DEFAULT_LAYOUT } from "../../layout.js";
+import type { LauncherConverterInputs } from "../converter-context.js";
+import type { DomainPreparation } from "../manager.js";
+import { LibvirtDomainManager } from "../manager.js";
+import { MetadataCache } from "../metadata-cache.js";
+import { FakeLibvirt } from "./fake-libvirt.js";
+
+export class RecordingPreparation implements DomainPreparation {
+  readonly steps: string[] = [];
+
+  converterInputs(_vmi: VirtualMachineInstance, allowEmulation: boolean): Promise<LauncherConverterInputs> {
+    this.steps.push("inputs");
+    return Promise.resolve({
+      allowEmulation,
+      hypervisorDeviceAvailable: false,
+      containerDiskFormats: new Map(),
+      interfaces: new Map(),
+      options: null,
+    });
+  }
+
+  beforeDefine(): Promise<void> {
+    this.steps.push("beforeDefine");
+    return Promise.resolve();
+  }
+
+  beforeStart(): Promise<void> {
+    this.steps.push("beforeStart");
+    return Promise.resolve();
+  }
+}
+
+export function testManager() {
+  const fake = new FakeLibvirt();
+  const preparation = new RecordingPreparation();
+  const metadata = new MetadataCache();
+  const manager = new LibvirtDomainManager({
+    connection: fake,
+    preparation,
+    metadata,
+    layout: DEFAULT_LAYOUT,
+    log: silentLogger,
+  });
+  return { fake, preparation, metadata, manager };
+}
