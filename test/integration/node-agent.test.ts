@@ -142,6 +142,22 @@ describe("node registration", () => {
       expect(Date.now() - Date.parse(lease.spec.renewTime)).toBeLessThan(40_000);
     }
   });
+
+  it("node01 is the control-plane node (role label, no taint), node02 is not", async () => {
+    const roleLabel = "node-role.kubernetes.io/control-plane";
+    const nodeJson = (name: string) =>
+      getJson<{ metadata: { labels?: Record<string, string> }; spec: { taints?: { key: string }[] } }>([
+        "get",
+        "node",
+        name,
+      ]);
+    const first = await nodeJson(NODE_A);
+    expect(first.metadata.labels?.[roleLabel]).toBe("");
+    expect((first.spec.taints ?? []).filter((t) => t.key === roleLabel)).toEqual([]);
+    expect((await nodeJson(NODE_B)).metadata.labels?.[roleLabel]).toBeUndefined();
+    const roles = await kubectlOk(["get", "nodes", NODE_A, "--no-headers"]);
+    expect(roles.split(/\s+/)[2]).toBe("control-plane");
+  });
 });
 
 describe("pods", () => {
@@ -284,6 +300,98 @@ describe("pods", () => {
     expect(await processesWith(stubbornMarker)).toEqual([]);
     expect(await processesWith(politeMarker)).toEqual([]);
   });
+
+  it("runs a sidecar before the next init container, beside the main container, and restarts it", async () => {
+    const marker = `sidecar-${Date.now()}`;
+    const loop = `trap 'exit 0' TERM; while true; do sleep 1; done # ${marker}`;
+    // The sidecar's first instance exits once the main container runs; the second one stays.
+    const sidecarScript = [
+      "n=$(cat /shared/count 2>/dev/null || echo 0); echo $((n+1)) > /shared/count",
+      'echo "sidecar instance $n"; touch /shared/sidecar',
+      'if [ "$n" = 0 ]; then while [ ! -f /shared/main ]; do sleep 0.2; done; exit 0; fi',
+      loop,
+    ].join("\n");
+    await apply({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "with-sidecar", namespace: NS },
+      spec: {
+        terminationGracePeriodSeconds: 5,
+        volumes: [{ name: "shared", emptyDir: {} }],
+        initContainers: [
+          {
+            name: "sidecar",
+            image: "busybox",
+            restartPolicy: "Always",
+            command: ["sh", "-c", sidecarScript],
+            volumeMounts: [{ name: "shared", mountPath: "/shared" }],
+          },
+          {
+            name: "setup",
+            image: "busybox",
+            command: ["sh", "-c", "test -f /shared/sidecar && echo setup-saw-sidecar > /shared/setup"],
+            volumeMounts: [{ name: "shared", mountPath: "/shared" }],
+          },
+        ],
+        containers: [
+          {
+            name: "main",
+            image: "busybox",
+            command: ["sh", "-c", `cat /shared/setup; touch /shared/main; ${loop}`],
+            volumeMounts: [{ name: "shared", mountPath: "/shared" }],
+          },
+        ],
+      },
+    });
+    interface Status {
+      name: string;
+      restartCount: number;
+      started?: boolean;
+      ready: boolean;
+      containerID?: string;
+      state: { running?: object; terminated?: { exitCode: number; reason: string } };
+      lastState: { terminated?: { exitCode: number } };
+    }
+    type SidecarPod = {
+      status: { phase?: string; initContainerStatuses?: Status[]; containerStatuses?: Status[] };
+    };
+    const statusOf = (pod: SidecarPod, name: string) =>
+      [...(pod.status.initContainerStatuses ?? []), ...(pod.status.containerStatuses ?? [])].find(
+        (c) => c.name === name,
+      );
+    const pod = await until("the sidecar's second instance and the main container to run", async () => {
+      const current = await getJson<SidecarPod>(["-n", NS, "get", "pod", "with-sidecar"]);
+      const sidecar = statusOf(current, "sidecar");
+      return sidecar?.restartCount === 1 && sidecar.state.running && statusOf(current, "main")?.state.running
+        ? current
+        : undefined;
+    });
+    expect(pod.status.phase).toBe("Running");
+    expect(statusOf(pod, "setup")).toMatchObject({
+      state: { terminated: { exitCode: 0, reason: "Completed" } },
+      ready: true,
+    });
+    expect(statusOf(pod, "sidecar")).toMatchObject({
+      started: true,
+      ready: true,
+      lastState: { terminated: { exitCode: 0 } },
+    });
+    expect(statusOf(pod, "main")).toMatchObject({ restartCount: 0, ready: true });
+    expect(await kubectlOk(["-n", NS, "logs", "with-sidecar", "-c", "main"])).toBe("setup-saw-sidecar\n");
+    expect(await kubectlOk(["-n", NS, "logs", "with-sidecar", "-c", "sidecar"])).toBe("sidecar instance 1\n");
+
+    // Still running a while later, beside the main container, with the same instances.
+    await new Promise((r) => setTimeout(r, 3000));
+    const later = await getJson<SidecarPod>(["-n", NS, "get", "pod", "with-sidecar"]);
+    for (const name of ["sidecar", "main"]) {
+      expect(statusOf(later, name)?.containerID).toBe(statusOf(pod, name)?.containerID);
+      expect(statusOf(later, name)?.state.running).toBeDefined();
+    }
+    expect((await processesWith(marker)).length).toBeGreaterThan(0);
+
+    await kubectlOk(["-n", NS, "delete", "pod", "with-sidecar", "--wait=true", "--timeout=60s"]);
+    expect(await processesWith(marker)).toEqual([]);
+  });
 });
 
 describe("bad input and faults", () => {
@@ -361,7 +469,7 @@ describe("device plugins", () => {
 
   it("advertises a registered plugin's devices in Node capacity and hands them to a pod", async () => {
     const pluginDir = path.join(
-      nodeRootOf(nodeStateDir(cluster, { name: NODE_A, podCIDR: "" }), NODE_A),
+      nodeRootOf(nodeStateDir(cluster, { name: NODE_A, podCIDR: "" })),
       DEVICE_PLUGIN_DIR,
     );
     const socket = path.join(pluginDir, "it-widget.sock");

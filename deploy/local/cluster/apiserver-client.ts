@@ -1,5 +1,5 @@
-// A minimal HTTPS client for the admin identity: enough to probe health endpoints and read
-// Nodes while the cluster starts, without a full Kubernetes client.
+// A minimal HTTPS client for the admin identity: enough to probe health endpoints, read Nodes and
+// label the control-plane node while the cluster starts, without a full Kubernetes client.
 import { readFile } from "node:fs/promises";
 import { request } from "node:https";
 import type { Layout } from "./layout.js";
@@ -13,6 +13,8 @@ export interface HttpResult {
 
 export interface AdminClient {
   get(path: string, timeoutMs?: number): Promise<HttpResult>;
+  /** A strategic-merge (or other, by `contentType`) PATCH with a JSON body. */
+  patch(path: string, body: object, contentType?: string): Promise<HttpResult>;
 }
 
 export async function adminClient(l: Layout): Promise<AdminClient> {
@@ -23,20 +25,27 @@ export async function adminClient(l: Layout): Promise<AdminClient> {
     readFile(admin.cert),
     readFile(admin.key),
   ]);
+  const send = (method: string, path: string, timeoutMs: number, body?: { type: string; data: string }) =>
+    new Promise<HttpResult>((resolvePromise, reject) => {
+      const headers = body
+        ? { "content-type": body.type, "content-length": Buffer.byteLength(body.data) }
+        : {};
+      const options = { method, headers, ca, cert, key, timeout: timeoutMs };
+      const req = request(new URL(path, apiserverURL), options, (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolvePromise({ status: res.statusCode ?? 0, body: text }));
+        res.on("error", reject);
+      });
+      req.on("timeout", () => req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs} ms`)));
+      req.on("error", reject);
+      req.end(body?.data);
+    });
   return {
-    get: (path, timeoutMs = 5_000) =>
-      new Promise((resolvePromise, reject) => {
-        const req = request(new URL(path, apiserverURL), { ca, cert, key, timeout: timeoutMs }, (res) => {
-          let body = "";
-          res.setEncoding("utf8");
-          res.on("data", (chunk: string) => (body += chunk));
-          res.on("end", () => resolvePromise({ status: res.statusCode ?? 0, body }));
-          res.on("error", reject);
-        });
-        req.on("timeout", () => req.destroy(new Error(`GET ${path}: no answer within ${timeoutMs} ms`)));
-        req.on("error", reject);
-        req.end();
-      }),
+    get: (path, timeoutMs = 5_000) => send("GET", path, timeoutMs),
+    patch: (path, body, contentType = "application/strategic-merge-patch+json") =>
+      send("PATCH", path, 5_000, { type: contentType, data: JSON.stringify(body) }),
   };
 }
 

@@ -1,6 +1,7 @@
 // Starting the cluster, one idempotent step at a time: a process already running is left alone,
 // so `up` after `up` (or after a crash of one component) only starts what is missing.
 import { adminClient, answersOk } from "./apiserver-client.js";
+import { labelNodeRoles } from "./control-plane-node.js";
 import { kubeApiserver, kubeControllerManager, kubeScheduler, etcd } from "./components.js";
 import { etcdHealthy, httpHealthz, loopbackHealthz, readyNodes } from "./health.js";
 import { enableForwarding, ensureControlPlaneLink } from "./host-network.js";
@@ -85,6 +86,7 @@ export async function startKubeProxy(l: Layout, say: Say): Promise<void> {
   await ensureRunning(l, kubeProxy(l), () => httpHealthz(10256), say);
 }
 
+/** Waits for every node to be Ready, then marks node01 as the control-plane node. */
 export async function waitForReadyNodes(l: Layout, say: Say, timeoutMs = 180_000): Promise<void> {
   const client = await adminClient(l);
   const wanted = topology.nodes.map((node) => node.name);
@@ -101,4 +103,5 @@ export async function waitForReadyNodes(l: Layout, say: Say, timeoutMs = 180_000
     },
   );
   say(`nodes Ready: ${wanted.join(", ")}`);
+  await labelNodeRoles(client);
 }

@@ -14,7 +14,7 @@ import { ContainerConfigError, type ObjectSource } from "./env.js";
 import { containerFieldPath, type EventRecorder } from "./events.js";
 import type { Container, Pod } from "./k8s-types.js";
 import { ImagePullError, type ContainerProcess, type PodRuntime } from "./pod-runtime.js";
-import { podDescription, restartPolicyOf, shouldRestart } from "./restart-policy.js";
+import { podDescription, restartPolicyOf, shouldRestart, type ContainerKind } from "./restart-policy.js";
 
 // One attempt to start a container instance, with kubelet's gates in kubelet's order: crash back-off
 // (CrashLoopBackOff), image (ErrImagePull, then ImagePullBackOff), configuration
@@ -42,7 +42,7 @@ export interface StartInput {
   pod: Pod;
   container: Container;
   record: ContainerRecord;
-  isInit: boolean;
+  kind: ContainerKind;
   runtimeFacts: PodRuntimeFacts;
   allocations: readonly DeviceAllocation[];
 }
@@ -136,7 +136,7 @@ export async function startOrWait(deps: StarterDeps, input: StartInput): Promise
     warn("Failed", `Error: ${message}`);
     // A container that will be retried shows RunContainerError until the next sync turns it into a
     // back-off; one that will not is simply terminated with the StartError.
-    if (!shouldRestart(restartPolicyOf(pod), input.isInit, 128)) {
+    if (!shouldRestart(restartPolicyOf(pod), input.kind, 128)) {
       record.waiting = undefined;
       return { waitMs: IDLE_MS };
     }

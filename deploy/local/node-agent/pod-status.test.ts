@@ -165,6 +165,59 @@ describe("pod phase and conditions", () => {
   });
 });
 
+describe("pods with sidecars (restartable init containers)", () => {
+  const withSidecar = (restartPolicy: string) =>
+    podSchema.parse({
+      metadata: { name: "p", namespace: "ns", uid: "u" },
+      spec: {
+        restartPolicy,
+        initContainers: [{ name: "log", restartPolicy: "Always" }, { name: "setup" }],
+        containers: [{ name: "app" }],
+      },
+    });
+  const unstarted = (name: string) => ({ ...states.running!(name), started: false, ready: false });
+  const show = (p: Pod, statuses: ContainerStatus[], phase: "Pending" | "Running" | "Succeeded" | "Failed") =>
+    podConditions(p, statuses, phase, true, T)
+      .filter((c) => c.type === "Initialized" || c.type === "ContainersReady")
+      .map((c) => `${c.type}=${c.status}${c.message ? ` ${c.message}` : ""}`);
+
+  it("stays Pending with the sidecar incomplete until it has started", () => {
+    const p = withSidecar("Always");
+    const statuses = [unstarted("log"), states.creating!("setup"), states.creating!("app")];
+    expect(podPhase(p, statuses, false)).toBe("Pending");
+    expect(show(p, statuses, "Pending")).toEqual([
+      "Initialized=False containers with incomplete status: [log setup]",
+      "ContainersReady=False containers with unready status: [log app]",
+    ]);
+  });
+
+  it("counts a started sidecar as initialized while it keeps running, and needs it ready", () => {
+    const p = withSidecar("Always");
+    const statuses = [states.runningUnready!("log"), states.init0!("setup"), states.running!("app")];
+    expect(podPhase(p, statuses, false)).toBe("Running");
+    expect(show(p, statuses, "Running")).toEqual([
+      "Initialized=True",
+      "ContainersReady=False containers with unready status: [log]",
+    ]);
+    statuses[0] = states.running!("log");
+    expect(show(p, statuses, "Running")).toEqual(["Initialized=True", "ContainersReady=True"]);
+  });
+
+  it.each([
+    ["Never", "exited0", "Succeeded"],
+    ["OnFailure", "exited0", "Succeeded"],
+    ["Never", "exited1", "Failed"],
+  ])("under %s a pod whose main container %s ends %s though its sidecar runs", (policy, app, phase) => {
+    const statuses = [states.running!("log"), states.init0!("setup"), states[app]!("app")];
+    expect(podPhase(withSidecar(policy), statuses, false)).toBe(phase);
+  });
+
+  it("does not fail the pod for a sidecar that exited non-zero under restartPolicy Never", () => {
+    const statuses = [states.backoff!("log"), states.init0!("setup"), states.running!("app")];
+    expect(podPhase(withSidecar("Never"), statuses, false)).toBe("Running");
+  });
+});
+
 describe("container status", () => {
   it("shows a container waiting to restart with the last exit as lastState", () => {
     const s = states.backoff!("a");

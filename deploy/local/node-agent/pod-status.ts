@@ -1,4 +1,5 @@
-import type { ContainerStatus, Pod, PodCondition } from "./k8s-types.js";
+import type { Container, ContainerStatus, Pod, PodCondition } from "./k8s-types.js";
+import { isRestartableInit } from "./restart-policy.js";
 
 // Pod phase and the kubelet-owned pod conditions, computed from container statuses by kubelet's rules
 // (getPhase and the status generators): pure functions, table-tested.
@@ -7,13 +8,25 @@ type Phase = "Pending" | "Running" | "Succeeded" | "Failed";
 
 const byName = (statuses: readonly ContainerStatus[], name: string) => statuses.find((s) => s.name === name);
 
-/** kubelet's getPhase for pods without sidecar (restartable init) containers. */
+/** A sidecar counts as initialized once it runs and its startup probe (if any) passed. */
+const sidecarStarted = (status: ContainerStatus | undefined): boolean =>
+  Boolean(status?.state?.running && status.started);
+
+/**
+ * kubelet's getPhase. Sidecars (restartable init containers) hold the pod Pending until they have
+ * started, as long as no main container has; after that only the main containers decide the phase, so
+ * a pod whose main containers completed ends even while its sidecars still run (they are stopped then).
+ */
 export function podPhase(pod: Pod, statuses: readonly ContainerStatus[], podIsTerminal: boolean): Phase {
   const restartPolicy = pod.spec.restartPolicy ?? "Always";
   let pendingInitialization = 0;
   let failedInitialization = 0;
   for (const container of pod.spec.initContainers ?? []) {
     const status = byName(statuses, container.name);
+    if (isRestartableInit(container)) {
+      if (!sidecarStarted(status)) pendingInitialization++;
+      continue;
+    }
     const state = status?.state;
     if (state?.terminated) {
       if (state.terminated.exitCode !== 0) failedInitialization++;
@@ -70,7 +83,9 @@ const goList = (names: string[]): string => `[${names.join(" ")}]`;
 function containersReady(pod: Pod, statuses: readonly ContainerStatus[], phase: Phase): ConditionCore {
   const unknown: string[] = [];
   const unready: string[] = [];
-  for (const c of pod.spec.containers) {
+  // Sidecars must be ready too, and kubelet lists them first.
+  const sidecars: Container[] = (pod.spec.initContainers ?? []).filter(isRestartableInit);
+  for (const c of [...sidecars, ...pod.spec.containers]) {
     const status = byName(statuses, c.name);
     if (!status) unknown.push(c.name);
     else if (!status.ready) unready.push(c.name);
@@ -117,8 +132,9 @@ function initialized(pod: Pod, statuses: readonly ContainerStatus[], phase: Phas
   const incomplete: string[] = [];
   for (const c of pod.spec.initContainers ?? []) {
     const status = byName(statuses, c.name);
+    const complete = isRestartableInit(c) ? sidecarStarted(status) : status?.ready;
     if (!status) unknown.push(c.name);
-    else if (!status.ready) incomplete.push(c.name);
+    else if (!complete) incomplete.push(c.name);
   }
   if (phase === "Succeeded" && unknown.length === 0) {
     return { type: "Initialized", status: "True", reason: "PodCompleted" };

@@ -422,3 +422,114 @@ describe("PodWorker", () => {
     expect(h.runtime.processes).toHaveLength(0);
   });
 });
+
+describe("PodWorker with sidecars (restartable init containers)", () => {
+  const sidecar = (name: string, extra: Record<string, unknown> = {}) =>
+    busybox(name, { restartPolicy: "Always", ...extra });
+  const names = (h: { runtime: FakePodRuntime }) => h.runtime.processes.map((p) => p.request.name);
+
+  it("starts the sidecar, then the next init container without waiting for it, and keeps it beside the app", async () => {
+    const h = await harness({
+      initContainers: [sidecar("log"), busybox("setup")],
+      containers: [busybox("app")],
+    });
+    await h.sync();
+    expect(names(h)).toEqual(["log", "setup"]);
+    expect(await h.container("log")).toMatchObject({ state: { running: {} }, started: true, ready: true });
+    expect(await h.container("app")).toMatchObject({ state: { waiting: { reason: "PodInitializing" } } });
+    expect(await h.condition("Initialized")).toMatchObject({
+      status: "False",
+      message: "containers with incomplete status: [setup]",
+    });
+    const sidecarId = h.runtime.running("log")?.id;
+    h.runtime.exit("setup", 0);
+    await h.sync();
+    expect(names(h)).toEqual(["log", "setup", "app"]);
+    expect(h.runtime.running("log")?.id).toBe(sidecarId);
+    expect((await h.status())?.initContainerStatuses?.map((c) => [c.name, c.started, c.ready])).toEqual([
+      ["log", true, true],
+      ["setup", false, true],
+    ]);
+    expect((await h.status())?.phase).toBe("Running");
+    expect(await h.condition("Ready")).toMatchObject({ status: "True" });
+  });
+
+  it("holds the next init container until the sidecar's startup probe passes", async () => {
+    const h = await harness({
+      initContainers: [
+        sidecar("log", {
+          startupProbe: { exec: { command: ["true"] }, periodSeconds: 1, failureThreshold: 30 },
+        }),
+        busybox("setup"),
+      ],
+      containers: [busybox("app")],
+    });
+    await h.sync();
+    await h.sync();
+    expect(names(h)).toEqual(["log"]);
+    expect(await h.container("log")).toMatchObject({ state: { running: {} }, started: false, ready: false });
+    h.probeResults.ready = true;
+    await new Promise((r) => setTimeout(r, 1100));
+    await h.sync();
+    expect(names(h)).toEqual(["log", "setup"]);
+    expect(await h.container("log")).toMatchObject({ started: true });
+    await h.worker.sync(undefined); // stops the probes with the pod
+  });
+
+  it("restarts a sidecar that exits, even under restartPolicy Never, without holding up the app", async () => {
+    const h = await harness({
+      restartPolicy: "Never",
+      initContainers: [sidecar("log")],
+      containers: [busybox("app")],
+    });
+    await h.sync();
+    expect(names(h)).toEqual(["log", "app"]);
+    h.runtime.exit("log", 0);
+    await h.sync();
+    expect(await h.container("log")).toMatchObject({
+      restartCount: 1,
+      state: { running: {} },
+      lastState: { terminated: { exitCode: 0, reason: "Completed" } },
+    });
+    h.clock.t += 1000;
+    h.runtime.exit("log", 1);
+    const outcome = await h.sync();
+    expect(outcome.requeueAfterMs).toBe(10_000);
+    expect(await h.container("log")).toMatchObject({ state: { waiting: { reason: "CrashLoopBackOff" } } });
+    expect((await h.status())?.phase).toBe("Running");
+    h.clock.t += 10_000;
+    await h.sync();
+    expect(await h.container("log")).toMatchObject({ restartCount: 2, state: { running: {} } });
+  });
+
+  it("ends the pod when its main containers complete, and stops the sidecars then", async () => {
+    const h = await harness({
+      restartPolicy: "Never",
+      initContainers: [sidecar("log")],
+      containers: [busybox("app")],
+    });
+    await h.sync();
+    const sidecarId = h.runtime.running("log")?.id;
+    h.runtime.exit("app", 0);
+    await h.sync();
+    expect((await h.status())?.phase).toBe("Succeeded");
+    expect(h.runtime.stops.map((s) => s.id)).toEqual([sidecarId]);
+    expect(h.runtime.running("log")).toBeUndefined();
+    await h.sync();
+    expect(names(h)).toEqual(["log", "app"]);
+  });
+
+  it("on deletion stops the main containers first, then the sidecars, last declared first", async () => {
+    const h = await harness({
+      initContainers: [sidecar("first"), sidecar("second")],
+      containers: [busybox("app")],
+    });
+    await h.sync();
+    const nameOf = (id: string) => h.runtime.processes.find((p) => p.id === id)?.request.name;
+    const pod = h.client.pods.get("apps/web") as Record<string, Record<string, unknown>>;
+    h.client.putPod({ ...pod, metadata: { ...pod.metadata, deletionTimestamp: "2025-01-01T00:01:00Z" } });
+    await h.sync();
+    expect(h.runtime.stops.map((s) => nameOf(s.id))).toEqual(["app", "second", "first"]);
+    expect(h.runtime.removed).toEqual(["uid-1"]);
+  });
+});

@@ -27,13 +27,20 @@ import type { ProbeRunner } from "./probe-runner.js";
 import type { ContainerProcess, ExitStatus, Sandbox } from "./pod-runtime.js";
 import type { PodState, PodStateStore } from "./pod-state-store.js";
 import { buildPodStatus, isTerminalPhase } from "./pod-status-report.js";
-import { restartPolicyOf, shouldRestart } from "./restart-policy.js";
+import {
+  containerKind,
+  isRestartableInit,
+  restartPolicyOf,
+  shouldRestart,
+  type ContainerKind,
+} from "./restart-policy.js";
 import { renderVolumes, UnsupportedVolumeError, VolumeSetUpError, type TokenSource } from "./volumes.js";
 
 // One pod's lifecycle on the node, driven by `sync` (called by the work queue, one call at a time, after
 // every change of the pod or of its containers): admit (device allocation), sandbox, volumes, init
-// containers in order, then the containers, restarts with kubelet's back-off, status reporting, and on
-// deletion: stop with the grace period, tear down, and delete the pod object.
+// containers in order (sidecars among them keep running), then the containers, restarts with kubelet's
+// back-off, status reporting, and on deletion: stop with the grace period (sidecars last), tear down, and
+// delete the pod object.
 
 export const RESYNC_MS = 60_000;
 /** How soon kubelet's pod worker retries after a failed sync step. */
@@ -206,27 +213,45 @@ export class PodWorker {
   private async runContainers(): Promise<number> {
     const notReady = (await this.ensureSandbox()) ?? (await this.ensureVolumes());
     if (notReady !== undefined) return notReady;
-    const inits = this.pod.spec.initContainers ?? [];
-    for (const container of inits) {
-      const record = this.recordFor(container);
-      if (record.running) return RESYNC_MS;
-      if (record.lastExit?.exitCode === 0 && !record.waiting) continue;
-      if (record.lastExit && restartPolicyOf(this.pod) === "Never") return RESYNC_MS;
-      return this.startOrWait(container, true);
-    }
-    let wake = RESYNC_MS;
+    const init = await this.runInitContainers();
+    if (init.blocked) return init.wakeMs;
+    let wake = init.wakeMs;
     for (const container of this.pod.spec.containers) {
       const record = this.recordFor(container);
       if (record.running) continue;
       if (record.everStarted && record.lastExit) {
-        if (!shouldRestart(restartPolicyOf(this.pod), false, record.lastExit.exitCode)) {
+        if (!shouldRestart(restartPolicyOf(this.pod), "regular", record.lastExit.exitCode)) {
           record.waiting = undefined;
           continue;
         }
       }
-      wake = Math.min(wake, await this.startOrWait(container, false));
+      wake = Math.min(wake, await this.startOrWait(container, "regular"));
     }
     return wake;
+  }
+
+  /**
+   * Init containers in order, as kubelet runs them: a regular one must complete before the next starts, a
+   * sidecar only has to be started (running, startup probe passed) and is started again whenever it exits.
+   * Once a main container has started, a sidecar that is down or in back-off holds nothing up.
+   */
+  private async runInitContainers(): Promise<{ blocked: boolean; wakeMs: number }> {
+    const initialized = this.pod.spec.containers.some((c) => this.records.get(c.name)?.everStarted);
+    let wake = RESYNC_MS;
+    for (const container of this.pod.spec.initContainers ?? []) {
+      const record = this.recordFor(container);
+      if (isRestartableInit(container)) {
+        if (!record.running) wake = Math.min(wake, await this.startOrWait(container, "sidecar"));
+        if (initialized || this.probeState(container.name, "sidecar").started) continue;
+        return { blocked: true, wakeMs: wake };
+      }
+      if (record.running) return { blocked: true, wakeMs: RESYNC_MS };
+      if (record.lastExit?.exitCode === 0 && !record.waiting) continue;
+      if (record.lastExit && restartPolicyOf(this.pod) === "Never")
+        return { blocked: true, wakeMs: RESYNC_MS };
+      return { blocked: true, wakeMs: await this.startOrWait(container, "init") };
+    }
+    return { blocked: false, wakeMs: wake };
   }
 
   /** Creates the sandbox once per worker (the runtime re-adopts an existing one); a delay when it failed. */
@@ -317,12 +342,12 @@ export class PodWorker {
   }
 
   /** Starts the container unless something holds it; returns when to look at it again. */
-  private async startOrWait(container: Container, isInit: boolean): Promise<number> {
+  private async startOrWait(container: Container, kind: ContainerKind): Promise<number> {
     const result = await startOrWait(this.deps, {
       pod: this.pod,
       container,
       record: this.recordFor(container),
-      isInit,
+      kind,
       runtimeFacts: this.runtimeFacts(),
       allocations: this.allocations[container.name] ?? [],
     });
@@ -341,7 +366,7 @@ export class PodWorker {
 
   private watch(name: string, process: ContainerProcess): void {
     this.processes.set(name, process);
-    const container = this.pod.spec.containers.find((c) => c.name === name);
+    const container = this.probedContainer(name);
     if (container && (container.readinessProbe || container.livenessProbe || container.startupProbe)) {
       const probes = new ContainerProbes(
         {
@@ -384,6 +409,12 @@ export class PodWorker {
     );
   }
 
+  /** The container whose probes run: a main container or a sidecar (regular init containers have none). */
+  private probedContainer(name: string): Container | undefined {
+    const sidecars = (this.pod.spec.initContainers ?? []).filter(isRestartableInit);
+    return [...this.pod.spec.containers, ...sidecars].find((c) => c.name === name);
+  }
+
   private onExit(name: string, process: ContainerProcess, exit: ExitStatus): void {
     if (this.processes.get(name) !== process) return;
     this.processes.delete(name);
@@ -419,9 +450,9 @@ export class PodWorker {
 
   // ---- status ----
 
-  private probeState(name: string, isInit: boolean): { ready: boolean; started: boolean } {
+  private probeState(name: string, kind: ContainerKind): { ready: boolean; started: boolean } {
     const record = this.records.get(name);
-    if (isInit) {
+    if (kind === "init") {
       const done = Boolean(record && phaseOf(record) === "terminated" && record.lastExit?.exitCode === 0);
       return { ready: done, started: Boolean(record?.running) };
     }
@@ -432,12 +463,12 @@ export class PodWorker {
 
   /** Computes the pod status from the records and patches it when it changed; returns the phase. */
   private async reportStatus(podIsTerminal = false): Promise<string> {
-    const statusOf = (c: Container, isInit: boolean) =>
-      toContainerStatus(this.recordFor(c), this.probeState(c.name, isInit));
+    const statusOf = (c: Container) =>
+      toContainerStatus(this.recordFor(c), this.probeState(c.name, containerKind(this.pod, c.name)));
     const { phase, status } = buildPodStatus({
       pod: this.pod,
-      initContainerStatuses: (this.pod.spec.initContainers ?? []).map((c) => statusOf(c, true)),
-      containerStatuses: this.pod.spec.containers.map((c) => statusOf(c, false)),
+      initContainerStatuses: (this.pod.spec.initContainers ?? []).map(statusOf),
+      containerStatuses: this.pod.spec.containers.map(statusOf),
       podIsTerminal,
       ...(this.admission instanceof AdmissionError ? { rejected: this.admission } : {}),
       sandboxReady: Boolean(this.sandbox),
@@ -469,23 +500,34 @@ export class PodWorker {
     return Math.max(seconds, MIN_GRACE_SECONDS) * 1000;
   }
 
+  /**
+   * Stops every running container: the main ones (and a running init container) together, then the
+   * sidecars one by one, last declared first, with what is left of the grace period (kubelet's order).
+   */
   private async stopEverything(graceMs: number): Promise<void> {
     for (const probes of this.probes.values()) probes.stop();
     this.probes.clear();
-    const running = [...this.processes.entries()];
-    await Promise.all(
-      running.map(async ([name, process]) => {
-        this.deps.events.record(
-          this.pod,
-          "Normal",
-          "Killing",
-          `Stopping container ${name}`,
-          containerFieldPath(this.pod, name),
-        );
-        await this.deps.runtime.stopContainer(process.id, graceMs);
-        await process.exited.catch(() => undefined);
-      }),
+    const deadline = Date.now() + graceMs;
+    const sidecars = (this.pod.spec.initContainers ?? []).filter(isRestartableInit).map((c) => c.name);
+    const others = [...this.processes.keys()].filter((name) => !sidecars.includes(name));
+    await Promise.all(others.map((name) => this.stopContainer(name, graceMs)));
+    for (const name of sidecars.reverse()) {
+      await this.stopContainer(name, Math.max(deadline - Date.now(), MIN_GRACE_SECONDS * 1000));
+    }
+  }
+
+  private async stopContainer(name: string, graceMs: number): Promise<void> {
+    const process = this.processes.get(name);
+    if (!process) return;
+    this.deps.events.record(
+      this.pod,
+      "Normal",
+      "Killing",
+      `Stopping container ${name}`,
+      containerFieldPath(this.pod, name),
     );
+    await this.deps.runtime.stopContainer(process.id, graceMs);
+    await process.exited.catch(() => undefined);
   }
 
   private async terminateAndDelete(): Promise<SyncOutcome> {

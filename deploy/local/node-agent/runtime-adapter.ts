@@ -29,6 +29,6 @@ export async function createPodRuntime(flags: AgentFlags, log: Logger): Promise<
 }
 
 /** The node's stand-in for "/" under the agent's state directory (as the runtime lays it out). */
-export function nodeRootOf(stateDir: string, node: string): string {
-  return new NodeLayout(stateDir, node).root;
+export function nodeRootOf(stateDir: string): string {
+  return new NodeLayout(stateDir).root;
 }

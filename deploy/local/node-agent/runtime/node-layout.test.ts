@@ -11,7 +11,7 @@ let layout: NodeLayout;
 
 beforeAll(async () => {
   stateDir = await mkdtemp(path.join(os.tmpdir(), "kvts-layout-"));
-  layout = new NodeLayout(stateDir, "node01");
+  layout = new NodeLayout(stateDir);
   await layout.ensure();
 });
 
@@ -21,7 +21,7 @@ afterAll(async () => {
 
 describe("NodeLayout", () => {
   it("puts kubelet's directories under the node root at kubelet's paths", () => {
-    const root = path.join(stateDir, "node01/root");
+    const root = path.join(stateDir, "root");
     expect(layout.volumeDir(POD.uid, "emptyDir", "sockets")).toBe(
       `${root}/var/lib/kubelet/pods/1111-2222/volumes/kubernetes.io~empty-dir/sockets`,
     );

@@ -40,8 +40,9 @@ export class NodeLayout {
   /** Agent-private state. */
   readonly runtimeDir: string;
 
-  constructor(stateDir: string, nodeName: string) {
-    this.nodeDir = path.join(path.resolve(stateDir), assertPathSegment("node name", nodeName));
+  /** `nodeDir` belongs to this node alone (the agent's --state-dir, e.g. .local/nodes/node01). */
+  constructor(nodeDir: string) {
+    this.nodeDir = path.resolve(nodeDir);
     this.root = path.join(this.nodeDir, "root");
     this.runtimeDir = path.join(this.nodeDir, "runtime");
   }

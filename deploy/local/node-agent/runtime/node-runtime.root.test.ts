@@ -112,14 +112,14 @@ table inet ${SAFETY_TABLE} {
 EOF`);
   node1 = await NodeRuntime.create({
     nodeName: NODES[0],
-    stateDir,
+    stateDir: path.join(stateDir, NODES[0]),
     podCidr: "10.244.200.0/24",
     cluster: CLUSTER,
     images,
   });
   node2 = await NodeRuntime.create({
     nodeName: NODES[1],
-    stateDir,
+    stateDir: path.join(stateDir, NODES[1]),
     podCidr: "10.244.201.0/24",
     cluster: CLUSTER,
     images,
@@ -282,7 +282,7 @@ describe.skipIf(unavailable !== undefined)("NodeRuntime as root", () => {
     await waitForLog(node1.logPath(server, "survivor", 0), /^alive$/);
     const restarted = await NodeRuntime.create({
       nodeName: NODES[0],
-      stateDir,
+      stateDir: path.join(stateDir, NODES[0]),
       podCidr: "10.244.200.0/24",
       cluster: CLUSTER,
       images: { cacheDir: path.join(base, "cache"), checkoutDir: path.join(base, "checkout") },

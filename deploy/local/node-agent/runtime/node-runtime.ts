@@ -45,7 +45,7 @@ import { PodVolumes } from "./volumes.js";
 
 export interface NodeRuntimeConfig {
   nodeName: string;
-  /** The agent's state directory; the node keeps <stateDir>/<node>/{root,runtime}. */
+  /** This node's own state directory (one per node); it keeps <stateDir>/{root,runtime}. */
   stateDir: string;
   /** e.g. 10.244.1.0/24; the node's address is the first host address. */
   podCidr: string;
@@ -82,7 +82,7 @@ export class NodeRuntime implements PodRuntime {
   private constructor(private readonly config: NodeRuntimeConfig) {
     const run = config.run ?? runCommand;
     const cluster = config.cluster ?? LOCAL_CLUSTER_NETWORK;
-    this.layout = new NodeLayout(config.stateDir, config.nodeName);
+    this.layout = new NodeLayout(config.stateDir);
     this.clusterNetwork = new ClusterNetwork(cluster, run);
     this.network = new NodeNetwork(
       { nodeName: config.nodeName, podCidr: config.podCidr, interfacePrefix: cluster.interfacePrefix },
