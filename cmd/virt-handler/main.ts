@@ -1,0 +1,28 @@
+// virt-handler: flags, configuration, wiring and signals; everything else lives in pkg/virt-handler.
+import { hostname } from "node:os";
+import { KubeClient } from "../../pkg/controller/client.js";
+import { componentLogger, loadKubeConfig, runMain, shutdownSignal } from "../../pkg/service/service.js";
+import { VirtHandlerApp } from "../../pkg/virt-handler/application.js";
+import { parseVirtHandlerFlags } from "../../pkg/virt-handler/flags.js";
+
+runMain(async () => {
+  const flags = parseVirtHandlerFlags(process.argv.slice(2));
+  const logger = componentLogger("virt-handler", flags.verbosity);
+  const app = new VirtHandlerApp({
+    client: KubeClient.fromKubeConfig(loadKubeConfig(flags.kubeconfig)),
+    // Upstream falls back to the machine's hostname when the DaemonSet does not pass the node name.
+    host: flags.hostnameOverride || hostname(),
+    kubeletRoot: flags.kubeletRoot,
+    maxDevices: flags.maxDevices,
+    enableNodeLabeller: flags.enableNodeLabeller,
+    virtShareDir: flags.virtShareDir,
+    logger,
+    http: {
+      bindAddress: flags.listen,
+      port: flags.port,
+      certFile: flags.tlsCertFile,
+      keyFile: flags.tlsKeyFile,
+    },
+  });
+  await app.run(shutdownSignal(logger));
+});

@@ -1,0 +1,160 @@
+// virt-handler's wiring for the pieces built so far: the device plugins, the node heartbeat with the
+// machine-type labels, the VMI controller for the VMIs on this node, and /healthz on --port.
+import { accessSync, constants, existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { VirtualMachineInstance } from "../api/generated/v1.js";
+import {
+  coreGVR,
+  resourceInformer,
+  systemClock,
+  type Clock,
+  type Informer,
+  type KubeClient,
+  type Logger,
+} from "../controller/index.js";
+import { DEFAULT_PODS_BASE_DIR } from "../handler-launcher-com/sockets.js";
+import { NodeNameLabel } from "../virt-controller/constants.js";
+import { virtualMachineInstancesGVR } from "../virt-controller/resources.js";
+import { HealthServer } from "../virt-controller/health-server.js";
+import { DEVICE_PLUGIN_SUBDIR } from "./device-manager/deviceplugin/v1beta1/api.js";
+import { DeviceController } from "./device-manager/device-controller.js";
+import { DEFAULT_HEARTBEAT_INTERVAL_MS, Heartbeat, type NodeMetadataPatch } from "./heartbeat/heartbeat.js";
+import { LauncherClients } from "./launcher-clients.js";
+import { DomainNotifyServer, domainNotifySocketPath } from "./notify-server/server.js";
+import { detectMachineTypes, machineTypeLabels } from "./node-labeller/machine-types.js";
+import { VirtualMachineController } from "./vm.js";
+
+/** Upstream's HostRootMount: the node's filesystem as seen by a privileged pod with hostPID. */
+const HOST_ROOT_MOUNT = "/proc/1/root";
+
+export interface VirtHandlerOptions {
+  client: KubeClient;
+  /** The Node this handler runs on. */
+  host: string;
+  kubeletRoot: string;
+  maxDevices: number;
+  logger: Logger;
+  /** Where the node's /dev is visible; default: /proc/1/root when readable, else /. */
+  deviceRoot?: string;
+  heartbeatIntervalMs?: number;
+  /** The kubelet pods dir as this process sees it (the DaemonSet mounts it at /pods). */
+  podsDir?: string;
+  vmiWorkers?: number;
+  /** Where the Notify server listens (domain-notify.sock); absent: no Notify server (in-process tests). */
+  virtShareDir?: string;
+  enableNodeLabeller?: boolean;
+  clock?: Clock;
+  /** Absent: no HTTP endpoints (in-process tests). */
+  http?: { bindAddress: string; port: number; certFile: string; keyFile: string };
+}
+
+function defaultDeviceRoot(): string {
+  try {
+    accessSync(path.join(HOST_ROOT_MOUNT, "dev"), constants.R_OK);
+    return HOST_ROOT_MOUNT;
+  } catch {
+    return "/";
+  }
+}
+
+/** On cgroup v2, runc's device filter needs `m` too, or probing the device with access(2) fails (upstream). */
+function devicePermissions(): string {
+  return existsSync("/sys/fs/cgroup/cgroup.controllers") ? "rwm" : "rw";
+}
+
+export class VirtHandlerApp {
+  readonly devices: DeviceController;
+  private readonly clock: Clock;
+
+  constructor(private readonly options: VirtHandlerOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.devices = new DeviceController({
+      pluginDir: path.join(options.kubeletRoot, DEVICE_PLUGIN_SUBDIR),
+      deviceRoot: options.deviceRoot ?? defaultDeviceRoot(),
+      maxDevices: options.maxDevices,
+      permissions: devicePermissions(),
+      logger: options.logger,
+      clock: this.clock,
+    });
+  }
+
+  /** Runs until the signal aborts; the node is labelled unschedulable on the way out. */
+  async run(signal: AbortSignal): Promise<void> {
+    const { client, host, logger } = this.options;
+    const health =
+      this.options.http &&
+      new HealthServer({
+        ...this.options.http,
+        transport: client.transport,
+        isLeader: () => false,
+        configResourceVersion: () => "",
+      });
+    await health?.start();
+    const heartbeat = await this.heartbeat();
+    logger.info({ node: host }, "Starting virt-handler");
+    const vmis = resourceInformer<VirtualMachineInstance>(client, virtualMachineInstancesGVR, {
+      labelSelector: `${NodeNameLabel}=${host}`,
+      logger,
+    });
+    const launchers = new LauncherClients(host, this.options.podsDir ?? DEFAULT_PODS_BASE_DIR);
+    const vmController = this.vmController(vmis, launchers);
+    const notify = new DomainNotifyServer({ onDomainEvent: (key) => vmController.enqueueKey(key), logger });
+    const shareDir = this.options.virtShareDir;
+    if (shareDir) {
+      await mkdir(shareDir, { recursive: true });
+      await notify.start(domainNotifySocketPath(shareDir));
+    }
+    const runVMIs = async () => {
+      const informer = vmis.run(signal);
+      if (await vmis.waitForSync(signal)) await vmController.run(this.options.vmiWorkers ?? 2, signal);
+      await informer;
+      launchers.closeAll();
+    };
+    try {
+      await Promise.all([
+        runVMIs(),
+        this.devices.run(signal),
+        heartbeat.run(this.options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS, signal),
+      ]);
+    } finally {
+      await notify.stop();
+      await health?.stop();
+    }
+  }
+
+  private async heartbeat(): Promise<Heartbeat> {
+    const { client, host, logger } = this.options;
+    const nodes = client.resource(coreGVR.nodes);
+    const machines = this.options.enableNodeLabeller === false ? [] : await detectMachineTypes();
+    logger.info({ node: host, machines }, "Machine types found");
+    return new Heartbeat({
+      host,
+      patchNode: async (name: string, patch: NodeMetadataPatch) => {
+        await nodes.patch("", name, "strategic", patch);
+      },
+      devicesReady: () => this.devices.initialized(),
+      machineTypeLabels: machineTypeLabels(machines),
+      clock: this.clock,
+      logger,
+    });
+  }
+
+  private vmController(
+    vmis: Informer<VirtualMachineInstance>,
+    launchers: LauncherClients,
+  ): VirtualMachineController {
+    const vmiResource = this.options.client.resource<VirtualMachineInstance>(virtualMachineInstancesGVR);
+    return new VirtualMachineController({
+      host: this.options.host,
+      vmis,
+      launchers: launchers.connector,
+      // The VMI CRD has no status subresource (as upstream): status is patched on the object itself.
+      patchStatus: async (namespace, name, patch) => {
+        await vmiResource.patch(namespace, name, "merge", patch);
+      },
+      logger: this.options.logger,
+      clock: this.clock,
+    });
+  }
+}

@@ -1,0 +1,101 @@
+// virt-handler's command line, with upstream's flag names and defaults. Flags for parts not built yet
+// (migration, vsock, vmstats, TLS) are accepted so the operator's DaemonSet arguments parse.
+import { parseArgs } from "node:util";
+import { parseGoDuration } from "../virt-operator/util/go-duration.js";
+
+export interface VirtHandlerFlags {
+  port: number;
+  listen: string;
+  hostnameOverride: string;
+  podIpAddress: string;
+  virtShareDir: string;
+  virtPrivateDir: string;
+  kubeletPodsDir: string;
+  kubeletRoot: string;
+  tlsCertFile: string;
+  tlsKeyFile: string;
+  maxDevices: number;
+  consoleServerPort: number;
+  vmstatsServerPort: number;
+  gracefulShutdownSeconds: number;
+  domainResyncPeriodSeconds: number;
+  watchdogTimeoutMs: number;
+  enableNodeLabeller: boolean;
+  kubeconfig: string | undefined;
+  verbosity: number;
+}
+
+function integer(flag: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  if (!/^\d+$/.test(text)) throw new Error(`invalid argument "${text}" for "--${flag}" flag`);
+  return Number(text);
+}
+
+function boolean(flag: string, text: string | undefined, fallback: boolean): boolean {
+  if (text === undefined) return fallback;
+  if (text !== "true" && text !== "false") throw new Error(`invalid argument "${text}" for "--${flag}" flag`);
+  return text === "true";
+}
+
+export function parseVirtHandlerFlags(argv: readonly string[]): VirtHandlerFlags {
+  const string = { type: "string" } as const;
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      port: string,
+      listen: string,
+      "hostname-override": string,
+      "pod-ip-address": string,
+      "kubevirt-share-dir": string,
+      "kubevirt-private-dir": string,
+      "kubelet-pods-dir": string,
+      "kubelet-root": string,
+      "ca-configmap-name": string,
+      "migration-client-cert-file": string,
+      "migration-client-key-file": string,
+      "tls-cert-file": string,
+      "tls-key-file": string,
+      "externally-managed": string,
+      "watchdog-timeout": string,
+      "max-devices": string,
+      "max-metric-requests": string,
+      "console-server-port": string,
+      "vmstats-server-port": string,
+      "domain-resync-period-seconds": string,
+      "graceful-shutdown-seconds": string,
+      "enable-node-labeller": string,
+      "migration-cn-types": { type: "string", multiple: true },
+      "vsock-client-cert-file": string,
+      "vsock-client-key-file": string,
+      kubeconfig: string,
+      v: { type: "string", short: "v" },
+    },
+  });
+  return {
+    port: integer("port", values.port, 8185),
+    listen: values.listen ?? "0.0.0.0",
+    hostnameOverride: values["hostname-override"] ?? "",
+    podIpAddress: values["pod-ip-address"] ?? "",
+    virtShareDir: values["kubevirt-share-dir"] ?? "/var/run/kubevirt",
+    virtPrivateDir: values["kubevirt-private-dir"] ?? "/var/run/kubevirt-private",
+    kubeletPodsDir: values["kubelet-pods-dir"] ?? "/var/lib/kubelet/pods",
+    kubeletRoot: values["kubelet-root"] ?? "/var/lib/kubelet",
+    tlsCertFile: values["tls-cert-file"] ?? "/etc/virt-handler/servercertificates/tls.crt",
+    tlsKeyFile: values["tls-key-file"] ?? "/etc/virt-handler/servercertificates/tls.key",
+    maxDevices: integer("max-devices", values["max-devices"], 1000),
+    consoleServerPort: integer("console-server-port", values["console-server-port"], 8186),
+    vmstatsServerPort: integer("vmstats-server-port", values["vmstats-server-port"], 8187),
+    gracefulShutdownSeconds: integer("graceful-shutdown-seconds", values["graceful-shutdown-seconds"], 300),
+    domainResyncPeriodSeconds: integer(
+      "domain-resync-period-seconds",
+      values["domain-resync-period-seconds"],
+      300,
+    ),
+    watchdogTimeoutMs: parseGoDuration(values["watchdog-timeout"] ?? "30s"),
+    enableNodeLabeller: boolean("enable-node-labeller", values["enable-node-labeller"], true),
+    kubeconfig: values.kubeconfig,
+    verbosity: integer("v", values.v, 2),
+  };
+}

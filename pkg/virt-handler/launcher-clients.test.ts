@@ -1,0 +1,80 @@
+import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { VirtualMachineInstance } from "../api/generated/v1.js";
+import { socketDirectoryOnHost } from "../handler-launcher-com/sockets.js";
+import { LauncherClients, activePodUID, safeSocketPath, type LauncherCommands } from "./launcher-clients.js";
+
+const UID = "0b5a3c1e-1111-2222-3333-444455556666";
+
+const vmiOn = (pods: Record<string, string>): VirtualMachineInstance => ({
+  metadata: { name: "testvmi", namespace: "default" },
+  spec: { domain: { devices: {} } },
+  status: { activePods: pods },
+});
+
+describe("launcher sockets", () => {
+  let dir: string;
+  let podsDir: string;
+  let server: net.Server | undefined;
+
+  beforeEach(async () => {
+    // Short: a unix socket path has at most 107 bytes, and the pod's socket path is long already.
+    dir = await mkdtemp(path.join(tmpdir(), "l"));
+    podsDir = path.join(dir, "p");
+    await mkdir(socketDirectoryOnHost(UID, podsDir), { recursive: true });
+  });
+
+  afterEach(async () => {
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    server = undefined;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const listen = (socketPath: string) =>
+    new Promise<void>((resolve) => {
+      server = net.createServer().listen(socketPath, () => resolve());
+    });
+
+  it("picks the launcher pod that runs on this node", () => {
+    expect(activePodUID(vmiOn({ "uid-a": "node02", [UID]: "node01" }), "node01")).toBe(UID);
+    expect(activePodUID(vmiOn({ "uid-a": "node02" }), "node01")).toBeUndefined();
+  });
+
+  it("accepts the launcher's socket in the pod's sockets emptyDir", async () => {
+    const socketPath = path.join(socketDirectoryOnHost(UID, podsDir), "launcher-sock");
+    await listen(socketPath);
+    expect(await safeSocketPath(podsDir, UID)).toBe(socketPath);
+  });
+
+  it("refuses a missing socket, a symlink out of the pods dir, and a UID that is a path", async () => {
+    expect(await safeSocketPath(podsDir, UID)).toBeUndefined();
+    const outside = path.join(dir, "elsewhere.sock");
+    await listen(outside);
+    await symlink(outside, path.join(socketDirectoryOnHost(UID, podsDir), "launcher-sock"));
+    expect(await safeSocketPath(podsDir, UID)).toBeUndefined();
+    expect(await safeSocketPath(podsDir, "../..")).toBeUndefined();
+  });
+
+  it("dials once per socket and dials again after the socket was gone", async () => {
+    const socketPath = path.join(socketDirectoryOnHost(UID, podsDir), "launcher-sock");
+    await listen(socketPath);
+    const dialed: string[] = [];
+    const clients = new LauncherClients("node01", podsDir, async (p) => {
+      dialed.push(p);
+      return { close: () => undefined } as unknown as LauncherCommands;
+    });
+    const vmi = vmiOn({ [UID]: "node01" });
+    expect(await clients.connector(vmi)).toBeDefined();
+    expect(await clients.connector(vmi)).toBeDefined();
+    expect(dialed).toEqual([socketPath]);
+    await new Promise<void>((resolve) => server?.close(() => resolve()));
+    server = undefined;
+    expect(await clients.connector(vmi)).toBeUndefined();
+    await listen(socketPath);
+    expect(await clients.connector(vmi)).toBeDefined();
+    expect(dialed).toEqual([socketPath, socketPath]);
+  });
+});

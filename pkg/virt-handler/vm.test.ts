@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest";
+import type { VirtualMachineInstance } from "../api/generated/v1.js";
+import { keyOf, silentLogger, type Clock } from "../controller/index.js";
+import type { DomainObject } from "../virt-launcher/virtwrap/domain-object.js";
+import type { LauncherCommands } from "./launcher-clients.js";
+import { VirtualMachineController, type VMIEvents } from "./vm.js";
+
+const NOW = Date.parse("2026-11-30T12:00:00Z");
+const clock: Clock = { now: () => NOW, sleep: async () => undefined };
+
+class FakeVMIs implements VMIEvents<VirtualMachineInstance> {
+  readonly objects = new Map<string, VirtualMachineInstance>();
+  private handlers: Parameters<VMIEvents<VirtualMachineInstance>["addEventHandler"]>[0] = {};
+  get(key: string) {
+    return this.objects.get(key);
+  }
+  addEventHandler(handlers: typeof this.handlers) {
+    this.handlers = handlers;
+  }
+  set(vmi: VirtualMachineInstance) {
+    this.objects.set(keyOf(vmi), vmi);
+    this.handlers.add?.(vmi);
+  }
+  remove(vmi: VirtualMachineInstance) {
+    this.objects.delete(keyOf(vmi));
+    this.handlers.delete?.(vmi);
+  }
+}
+
+/** A launcher that defines a running domain on SyncVirtualMachine and records every command. */
+class FakeLauncher implements LauncherCommands {
+  readonly calls: string[] = [];
+  domain: DomainObject | undefined;
+  async syncVirtualMachine() {
+    this.calls.push("SyncVirtualMachine");
+    this.domain ??= {
+      objectMeta: { name: "default_testvmi", namespace: "default" },
+      spec: { devices: {} },
+      status: { status: "Running", reason: "Unknown" },
+    } as unknown as DomainObject;
+  }
+  async shutdownVirtualMachine() {
+    this.calls.push("Shutdown");
+  }
+  async killVirtualMachine() {
+    this.calls.push("Kill");
+  }
+  async getDomain() {
+    return this.domain;
+  }
+  close() {}
+}
+
+function vmi(phase: string, node = "node01"): VirtualMachineInstance {
+  return {
+    metadata: { name: "testvmi", namespace: "default", resourceVersion: "7" },
+    spec: { domain: { devices: {} } },
+    status: { phase, nodeName: node },
+  };
+}
+
+function setup(launcher: FakeLauncher | undefined) {
+  const vmis = new FakeVMIs();
+  const patches: { name: string; patch: object }[] = [];
+  const controller = new VirtualMachineController({
+    host: "node01",
+    vmis,
+    launchers: async () => launcher,
+    patchStatus: async (_ns, name, patch) => {
+      patches.push({ name, patch });
+    },
+    logger: silentLogger,
+    clock,
+  });
+  return { vmis, patches, controller };
+}
+
+describe("VirtualMachineController.sync", () => {
+  it("syncs a scheduled VMI to its launcher and reports Running", async () => {
+    const launcher = new FakeLauncher();
+    const { vmis, patches, controller } = setup(launcher);
+    vmis.set(vmi("Scheduled"));
+    const result = await controller.sync("default/testvmi");
+    expect(launcher.calls).toEqual(["SyncVirtualMachine"]);
+    expect(patches).toEqual([
+      {
+        name: "testvmi",
+        patch: { metadata: { resourceVersion: "7" }, status: { phase: "Running" } },
+      },
+    ]);
+    expect(result).toEqual({ requeueAfter: 5_000 });
+  });
+
+  it("waits for the launcher socket of a scheduled VMI without writing", async () => {
+    const { vmis, patches, controller } = setup(undefined);
+    vmis.set(vmi("Scheduled"));
+    expect(await controller.sync("default/testvmi")).toEqual({ requeueAfter: 1_000 });
+    expect(patches).toEqual([]);
+  });
+
+  it("fails a running VMI whose launcher is gone", async () => {
+    const { vmis, patches, controller } = setup(undefined);
+    vmis.set(vmi("Running"));
+    await controller.sync("default/testvmi");
+    expect(patches).toEqual([
+      { name: "testvmi", patch: { metadata: { resourceVersion: "7" }, status: { phase: "Failed" } } },
+    ]);
+  });
+
+  it("leaves VMIs of other nodes alone", async () => {
+    const launcher = new FakeLauncher();
+    const { vmis, patches, controller } = setup(launcher);
+    vmis.set(vmi("Scheduled", "node02"));
+    expect(await controller.sync("default/testvmi")).toBeUndefined();
+    expect(launcher.calls).toEqual([]);
+    expect(patches).toEqual([]);
+  });
+
+  it("shuts the domain down when the VMI is deleted, then kills it after the grace period", async () => {
+    const launcher = new FakeLauncher();
+    const { vmis, patches, controller } = setup(launcher);
+    const running = vmi("Running");
+    vmis.set(running);
+    await launcher.syncVirtualMachine();
+    vmis.remove(running);
+    expect(await controller.sync("default/testvmi")).toEqual({ requeueAfter: 1_000 });
+    expect(launcher.calls).toEqual(["SyncVirtualMachine", "Shutdown"]);
+
+    const domain = launcher.domain as DomainObject;
+    domain.spec.metadata = {
+      kubeVirt: {
+        uid: "u1",
+        gracePeriod: {
+          deletionGracePeriodSeconds: 30,
+          deletionTimestamp: new Date(NOW - 31_000).toISOString(),
+        },
+      },
+    } as unknown as NonNullable<DomainObject["spec"]["metadata"]>;
+    await controller.sync("default/testvmi");
+    expect(launcher.calls).toEqual(["SyncVirtualMachine", "Shutdown", "Kill"]);
+
+    launcher.domain = { ...domain, status: { status: "Shutoff", reason: "Destroyed" } };
+    expect(await controller.sync("default/testvmi")).toBeUndefined();
+    expect(await controller.sync("default/testvmi")).toBeUndefined();
+    expect(launcher.calls).toHaveLength(3);
+    expect(patches).toEqual([]);
+  });
+});

@@ -1,0 +1,153 @@
+// virt-handler's VMI controller (upstream pkg/virt-handler/vm.go), first slice: for each VMI scheduled to
+// this node it hands the VMI to its launcher (SyncVirtualMachine), reads the domain back (GetDomain) and
+// reports phase and interfaces; for a deleted or finished VMI it asks the launcher to shut the guest down
+// and kills it once the grace period recorded by the launcher is over. Domain events (Notify) only
+// enqueue the VMI; a running VMI is also looked at every resync period, so a lost event costs no state.
+import type { VirtualMachineInstance } from "../api/generated/v1.js";
+import {
+  WorkQueue,
+  keyOf,
+  systemClock,
+  type Clock,
+  type Logger,
+  type SyncResult,
+} from "../controller/index.js";
+import type { DomainObject } from "../virt-launcher/virtwrap/domain-object.js";
+import type { LauncherCommands, LauncherConnector } from "./launcher-clients.js";
+import { decideAction, type SyncAction } from "./sync-decision.js";
+import { Phase } from "./vmi-phase.js";
+import { computeStatus, statusPatch } from "./vmi-status.js";
+
+export interface VMIEvents<T> {
+  get(key: string): T | undefined;
+  addEventHandler(handlers: { add?(obj: T): void; update?(o: T, n: T): void; delete?(obj: T): void }): void;
+}
+
+export type VMIStatusPatcher = (namespace: string, name: string, patch: object) => Promise<void>;
+
+export interface VMControllerOptions {
+  host: string;
+  vmis: VMIEvents<VirtualMachineInstance>;
+  launchers: LauncherConnector;
+  patchStatus: VMIStatusPatcher;
+  logger: Logger;
+  clock?: Clock;
+  /** How soon a VMI waiting for its launcher or shutting down is looked at again. */
+  retryMs?: number;
+  /** How often a running VMI is looked at while domain events are not wired. */
+  resyncMs?: number;
+}
+
+interface Observed {
+  launcher: LauncherCommands | undefined;
+  domain: DomainObject | undefined;
+  unresponsive: boolean;
+}
+
+export class VirtualMachineController {
+  private readonly queue: WorkQueue<string>;
+  /** The last state of deleted VMIs, still needed to stop their domains. */
+  private readonly deleted = new Map<string, VirtualMachineInstance>();
+  private readonly clock: Clock;
+
+  constructor(private readonly opts: VMControllerOptions) {
+    this.clock = opts.clock ?? systemClock;
+    this.queue = new WorkQueue<string>({ name: "virt-handler-vm", logger: opts.logger });
+    opts.vmis.addEventHandler({
+      add: (vmi) => this.enqueue(vmi),
+      update: (_old, vmi) => this.enqueue(vmi),
+      delete: (vmi) => {
+        this.deleted.set(keyOf(vmi), vmi);
+        this.enqueue(vmi);
+      },
+    });
+  }
+
+  run(workers: number, signal: AbortSignal): Promise<void> {
+    return this.queue.run(workers, (key) => this.sync(key), signal);
+  }
+
+  /** A domain event from a launcher: look at that VMI now rather than at the next resync. */
+  enqueueKey(key: string): void {
+    this.queue.add(key);
+  }
+
+  private enqueue(vmi: VirtualMachineInstance): void {
+    this.queue.add(keyOf(vmi));
+  }
+
+  async sync(key: string): Promise<SyncResult> {
+    const cached = this.opts.vmis.get(key);
+    if (cached) this.deleted.delete(key);
+    const vmi = cached ?? this.deleted.get(key);
+    if (!vmi || vmi.status?.nodeName !== this.opts.host) return;
+
+    const observed = await this.observe(vmi);
+    const action = decideAction({
+      vmi: cached,
+      domain: observed.domain,
+      launcherReachable: observed.launcher !== undefined && !observed.unresponsive,
+      nowMs: this.clock.now(),
+    });
+    if (observed.launcher) await this.act(action, vmi, observed);
+
+    if (cached && !cached.metadata?.deletionTimestamp) await this.report(cached, observed);
+    if (!cached && action.kind === "none") this.deleted.delete(key);
+    return this.requeue(action, cached);
+  }
+
+  private async observe(vmi: VirtualMachineInstance): Promise<Observed> {
+    const launcher = await this.opts.launchers(vmi).catch(() => undefined);
+    // A Running VMI whose launcher socket vanished has lost its launcher.
+    const lost = !launcher && vmi.status?.phase === Phase.Running;
+    if (!launcher) return { launcher, domain: undefined, unresponsive: lost };
+    try {
+      return { launcher, domain: await launcher.getDomain(), unresponsive: false };
+    } catch (error) {
+      this.opts.logger.warn({ err: error, vmi: keyOf(vmi) }, "launcher did not answer GetDomain");
+      return { launcher, domain: undefined, unresponsive: true };
+    }
+  }
+
+  private async act(action: SyncAction, vmi: VirtualMachineInstance, observed: Observed): Promise<void> {
+    const launcher = observed.launcher;
+    if (!launcher) return;
+    const target = vmi.metadata?.name ?? "";
+    switch (action.kind) {
+      case "sync":
+        await launcher.syncVirtualMachine(vmi);
+        observed.domain = await launcher.getDomain();
+        return;
+      case "shutdown":
+        this.opts.logger.info({ vmi: target }, "Signaled graceful shutdown");
+        await launcher.shutdownVirtualMachine(vmi);
+        return;
+      case "kill":
+        this.opts.logger.info(
+          { vmi: target },
+          "Grace period expired, killing deleted VirtualMachineInstance",
+        );
+        await launcher.killVirtualMachine(vmi);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private async report(vmi: VirtualMachineInstance, observed: Observed): Promise<void> {
+    const patch = statusPatch(vmi, computeStatus(vmi, observed.domain, observed.unresponsive));
+    if (!patch) return;
+    await this.opts.patchStatus(vmi.metadata?.namespace ?? "", vmi.metadata?.name ?? "", patch);
+  }
+
+  private requeue(action: SyncAction, vmi: VirtualMachineInstance | undefined): SyncResult {
+    const retryMs = this.opts.retryMs ?? 1_000;
+    if (action.kind === "wait-for-launcher" || action.kind === "shutdown" || action.kind === "kill") {
+      return { requeueAfter: retryMs };
+    }
+    if (action.kind === "sync" || vmi?.status?.phase === Phase.Running) {
+      return { requeueAfter: this.opts.resyncMs ?? 5_000 };
+    }
+    return undefined;
+  }
+}
