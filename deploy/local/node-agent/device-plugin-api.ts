@@ -3,8 +3,9 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { z } from "zod";
 
-// The device plugin API (v1beta1) loaded from deviceplugin-v1beta1.proto at run time, with zod schemas
-// for every message the agent receives (plugins are untrusted input) and the constants kubelet uses.
+// The device plugin API (v1beta1), loaded at run time from the suite's one copy of the .proto (virt-handler's
+// plugins speak the same file), with zod schemas for every message the agent receives (plugins are untrusted
+// input) and the constants kubelet uses.
 
 export const DEVICE_PLUGIN_VERSION = "v1beta1";
 export const SUPPORTED_VERSIONS = [DEVICE_PLUGIN_VERSION];
@@ -14,7 +15,9 @@ export const UNHEALTHY = "Unhealthy";
 export const DEVICE_PLUGIN_DIR = "var/lib/kubelet/device-plugins";
 export const KUBELET_SOCKET = "kubelet.sock";
 
-const PROTO_PATH = fileURLToPath(new URL("./deviceplugin-v1beta1.proto", import.meta.url));
+const PROTO_PATH = fileURLToPath(
+  new URL("../../../pkg/virt-handler/device-manager/deviceplugin/v1beta1/api.proto", import.meta.url),
+);
 
 export const devicePluginOptionsSchema = z.object({
   pre_start_required: z.boolean().default(false),
