@@ -1,23 +1,25 @@
-import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
 import { z } from "zod";
+import {
+  devicePluginApi,
+  unixAddress,
+  VERSION as DEVICE_PLUGIN_VERSION,
+} from "../../../pkg/virt-handler/device-manager/deviceplugin/v1beta1/api.js";
 
-// The device plugin API (v1beta1), loaded at run time from the suite's one copy of the .proto (virt-handler's
-// plugins speak the same file), with zod schemas for every message the agent receives (plugins are untrusted
-// input) and the constants kubelet uses.
-
-export const DEVICE_PLUGIN_VERSION = "v1beta1";
+// The kubelet side of the device plugin API (v1beta1): the services and constants come from the one
+// definition the suite keeps (virt-handler's plugins use it too); here, zod schemas for every message the
+// agent receives (plugins are untrusted input) and a typed client for a plugin's DevicePlugin service.
+export {
+  HEALTHY,
+  KUBELET_SOCKET,
+  UNHEALTHY,
+  unixAddress,
+  devicePluginApi as devicePluginPackage,
+} from "../../../pkg/virt-handler/device-manager/deviceplugin/v1beta1/api.js";
+export { DEVICE_PLUGIN_VERSION };
 export const SUPPORTED_VERSIONS = [DEVICE_PLUGIN_VERSION];
-export const HEALTHY = "Healthy";
-export const UNHEALTHY = "Unhealthy";
 /** Relative to the node root, like kubelet's /var/lib/kubelet/device-plugins/. */
 export const DEVICE_PLUGIN_DIR = "var/lib/kubelet/device-plugins";
-export const KUBELET_SOCKET = "kubelet.sock";
-
-const PROTO_PATH = fileURLToPath(
-  new URL("../../../pkg/virt-handler/device-manager/deviceplugin/v1beta1/api.proto", import.meta.url),
-);
 
 export const devicePluginOptionsSchema = z.object({
   pre_start_required: z.boolean().default(false),
@@ -57,37 +59,12 @@ export type DevicePluginOptions = z.infer<typeof devicePluginOptionsSchema>;
 export type Device = z.infer<typeof deviceSchema>;
 export type ContainerAllocateResponse = z.infer<typeof containerAllocateResponseSchema>;
 
-interface DevicePluginPackage {
-  Registration: grpc.ServiceClientConstructor;
-  DevicePlugin: grpc.ServiceClientConstructor;
-}
-
-let loaded: DevicePluginPackage | undefined;
-
-export function devicePluginPackage(): DevicePluginPackage {
-  if (!loaded) {
-    const definition = protoLoader.loadSync(PROTO_PATH, {
-      keepCase: true,
-      longs: Number,
-      defaults: true,
-      arrays: true,
-    });
-    const root = grpc.loadPackageDefinition(definition) as unknown as { v1beta1: DevicePluginPackage };
-    loaded = root.v1beta1;
-  }
-  return loaded;
-}
-
-export function unixAddress(path: string): string {
-  return `unix://${path}`;
-}
-
 /** A typed client for one plugin's DevicePlugin service. */
 export class DevicePluginClient {
   private readonly client: grpc.Client & Record<string, unknown>;
 
   constructor(socketPath: string) {
-    const { DevicePlugin } = devicePluginPackage();
+    const { DevicePlugin } = devicePluginApi();
     this.client = new DevicePlugin(
       unixAddress(socketPath),
       grpc.credentials.createInsecure(),
