@@ -88,6 +88,9 @@ describe("Quantity", () => {
         fc.constantFrom("", "m", "k", "M", "G", "Ki", "Mi", "Gi", "e3", "n"),
         (mantissa, suffix) => {
           const first = Quantity.parse(`${mantissa}${suffix}`);
+          // From 10^21 on there is no suffix past "E" and the written form does not round-trip
+          // (decimalSuffix keeps Go's behaviour), so the property holds below that.
+          fc.pre(first.nanos < 10n ** 30n && first.nanos > -(10n ** 30n));
           const again = Quantity.parse(first.toString());
           expect(again.nanos).toBe(first.nanos);
           expect(again.toString()).toBe(first.toString());
