@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import {
   ApiextensionsV1Api,
   AppsV1Api,
@@ -12,7 +11,7 @@ import {
   type KubeConfig,
 } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cluster, kubeConfig, kubectl } from "./harness.js";
+import { cluster, eventually, kubeConfig, kubectl } from "./harness.js";
 
 // The upstream control plane that deploy/local builds and starts, checked against its own API.
 
@@ -29,18 +28,17 @@ const pinnedRelease = (() => {
   return match[1];
 })();
 
-async function eventually<T>(
+/** Waits until `probe` answers something other than undefined (harness `eventually` retries on throw). */
+function eventuallyDefined<T>(
   probe: () => Promise<T | undefined>,
   what: string,
   timeoutMs = 60_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(500);
-  }
+  return eventually(async () => {
+    const value = await probe();
+    if (value === undefined) throw new Error(`timed out waiting for ${what}`);
+    return value;
+  }, timeoutMs);
 }
 
 beforeAll(async () => {
@@ -129,7 +127,7 @@ describe("the control plane", () => {
       },
     });
     try {
-      await eventually(async () => {
+      await eventuallyDefined(async () => {
         const crd = await extensions.readCustomResourceDefinition({ name: `widgets.${group}` });
         return (
           crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") || undefined
@@ -173,7 +171,7 @@ describe("the control plane", () => {
   });
 
   it("runs the controller-manager: root CA published, Deployment → ReplicaSet → Pods, garbage collection", async () => {
-    const rootCA = await eventually(
+    const rootCA = await eventuallyDefined(
       () => core.readNamespacedConfigMap({ name: "kube-root-ca.crt", namespace }),
       "kube-root-ca.crt in the test namespace",
     );
@@ -195,12 +193,12 @@ describe("the control plane", () => {
         },
       },
     });
-    const replicaSet = await eventually(async () => {
+    const replicaSet = await eventuallyDefined(async () => {
       const list = await apps.listNamespacedReplicaSet({ namespace });
       return list.items.find((rs) => rs.metadata?.ownerReferences?.[0]?.uid === deployment.metadata?.uid);
     }, "a ReplicaSet owned by the Deployment");
     expect(replicaSet.spec?.replicas).toBe(2);
-    const pods = await eventually(async () => {
+    const pods = await eventuallyDefined(async () => {
       const list = await core.listNamespacedPod({ namespace, labelSelector: "app=web" });
       return list.items.length === 2 ? list.items : undefined;
     }, "two Pods from the ReplicaSet");
@@ -211,7 +209,7 @@ describe("the control plane", () => {
       namespace,
       body: { propagationPolicy: "Background" },
     });
-    await eventually(async () => {
+    await eventuallyDefined(async () => {
       const list = await apps.listNamespacedReplicaSet({ namespace });
       return list.items.length === 0 || undefined;
     }, "the garbage collector to delete the orphaned ReplicaSet");
