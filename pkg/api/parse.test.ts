@@ -190,6 +190,11 @@ describe("__proto__ keys", () => {
       "spec.template.spec.__proto__: Forbidden: the field name __proto__ is not allowed",
     ]);
   });
+
+  it("below a root that is not an object leave the root's type error alone", () => {
+    const result = parseDefinition("v1.VirtualMachine", JSON.parse('[{"__proto__":{}}]'));
+    expect(result.ok ? [] : result.errors.map((error) => error.field)).toEqual(["<root>"]);
+  });
 });
 
 describe("in-memory input", () => {
