@@ -1,11 +1,11 @@
-import { chmod, mkdir, open, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, open, rm, stat } from "node:fs/promises";
 import path from "node:path";
+import { writeVolumeFiles } from "./atomic-writer.js";
 import { runCommand } from "./exec.js";
 import type { RunCommand } from "./exec.js";
 import { mountsUnder, readMountInfo } from "./mountinfo.js";
 import type { VolumeFile, VolumeRequest, VolumeSource } from "../pod-runtime.js";
 import type { NodeLayout } from "./node-layout.js";
-import { secureJoin } from "./path-resolver.js";
 
 // Volumes of a pod, set up on the node's side before any container starts: emptyDir directories (tmpfs for
 // medium Memory) where kubelet keeps them, hostPath sources inside the node root with kubelet's type checks,
@@ -80,18 +80,6 @@ export async function checkHostPathType(
     throw new Error(`hostPath type check failed: ${target} is not a ${check.description}, it's a ${actual}`);
   }
   return kindOf(actual);
-}
-
-/** Writes projected files under `dir`, replacing what was there; paths cannot leave `dir`. */
-export async function writeVolumeFiles(dir: string, files: readonly VolumeFile[]): Promise<void> {
-  await rm(dir, { recursive: true, force: true });
-  await mkdir(dir, { recursive: true, mode: 0o755 });
-  for (const file of files) {
-    const target = await secureJoin(dir, file.path);
-    await mkdir(path.dirname(target), { recursive: true, mode: 0o755 });
-    await writeFile(target, file.content);
-    await chmod(target, file.mode);
-  }
 }
 
 export class PodVolumes {
