@@ -12,7 +12,7 @@ afterEach(async () => {
   await rm(path.dirname(dir), { recursive: true, force: true });
 });
 
-const file = (p: string, content: string, mode = 0o644) => ({ path: p, content, mode });
+const file = (p: string, content: string, mode = 0o644) => ({ path: p, content: Buffer.from(content), mode });
 
 describe("writeVolumeFiles", () => {
   it("publishes files as links through ..data, readable at their paths", async () => {

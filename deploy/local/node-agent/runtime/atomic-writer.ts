@@ -1,5 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { chmod, lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  readlink,
+  rename,
+  rm,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import path from "node:path";
 import type { VolumeFile } from "../pod-runtime.js";
 import { secureJoin } from "./path-resolver.js";
@@ -24,7 +35,7 @@ async function currentFilesEqual(dir: string, files: readonly VolumeFile[]): Pro
     const stats = await lstat(target).catch(() => undefined);
     if (!stats?.isFile() || (stats.mode & 0o7777) !== file.mode) return false;
     const content = await readFile(target);
-    if (!content.equals(Buffer.from(file.content))) return false;
+    if (!content.equals(file.content)) return false;
   }
   const names = await readdir(path.join(dir, current));
   return names.length === topLevelNames(files).size;

@@ -165,7 +165,7 @@ describe.skipIf(unavailable !== undefined)("NodeRuntime as root", () => {
       { volume: "host-state", mountPath: "/host", readOnly: false },
     ];
     const script =
-      "stat -c %a /www/index.html; echo written > /host/file; echo sub > /data/sub/f; exec httpd -f -p 8080 -h /www";
+      "stat -L -c %a /www/index.html; echo written > /host/file; echo sub > /data/sub/f; exec httpd -f -p 8080 -h /www";
     const web = await node1.startContainer(
       request(server, "httpd", pulled.image, { command: ["sh", "-c", script], mounts }),
     );

@@ -1,10 +1,9 @@
 import { chmod, mkdir, open, rm, stat } from "node:fs/promises";
-import path from "node:path";
 import { writeVolumeFiles } from "./atomic-writer.js";
 import { runCommand } from "./exec.js";
 import type { RunCommand } from "./exec.js";
 import { mountsUnder, readMountInfo } from "./mountinfo.js";
-import type { VolumeFile, VolumeRequest, VolumeSource } from "../pod-runtime.js";
+import type { VolumeRequest, VolumeSource } from "../pod-runtime.js";
 import type { NodeLayout } from "./node-layout.js";
 
 // Volumes of a pod, set up on the node's side before any container starts: emptyDir directories (tmpfs for
