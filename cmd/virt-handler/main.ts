@@ -1,7 +1,13 @@
 // virt-handler: flags, configuration, wiring and signals; everything else lives in pkg/virt-handler.
 import { hostname } from "node:os";
 import { KubeClient } from "../../pkg/controller/client.js";
-import { componentLogger, loadKubeConfig, runMain, shutdownSignal } from "../../pkg/service/service.js";
+import {
+  componentLogger,
+  installNamespace,
+  loadKubeConfig,
+  runMain,
+  shutdownSignal,
+} from "../../pkg/service/service.js";
 import { VirtHandlerApp } from "../../pkg/virt-handler/application.js";
 import { parseVirtHandlerFlags } from "../../pkg/virt-handler/flags.js";
 
@@ -16,12 +22,21 @@ runMain(async () => {
     maxDevices: flags.maxDevices,
     enableNodeLabeller: flags.enableNodeLabeller,
     virtShareDir: flags.virtShareDir,
+    virtPrivateDir: flags.virtPrivateDir,
     logger,
     http: {
       bindAddress: flags.listen,
       port: flags.port,
       certFile: flags.tlsCertFile,
       keyFile: flags.tlsKeyFile,
+    },
+    console: {
+      bindAddress: flags.listen,
+      port: flags.consoleServerPort,
+      certFile: flags.tlsCertFile,
+      keyFile: flags.tlsKeyFile,
+      namespace: installNamespace(),
+      caConfigMapName: flags.caConfigMapName,
     },
   });
   await app.run(shutdownSignal(logger));

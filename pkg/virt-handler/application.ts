@@ -5,6 +5,8 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import {
+  EventRecorder,
+  clientEventSink,
   coreGVR,
   resourceInformer,
   systemClock,
@@ -14,13 +16,18 @@ import {
   type Logger,
 } from "../controller/index.js";
 import { DEFAULT_PODS_BASE_DIR } from "../handler-launcher-com/sockets.js";
+import { NetConf } from "../network/setup/netconf.js";
+import { VIRT_PRIVATE_DIR } from "../network/cache/podinterface.js";
 import { NodeNameLabel } from "../virt-controller/constants.js";
 import { virtualMachineInstancesGVR } from "../virt-controller/resources.js";
 import { HealthServer } from "../virt-controller/health-server.js";
+import { runConsoleServer, type ConsoleOptions } from "./console-app.js";
 import { DEVICE_PLUGIN_SUBDIR } from "./device-manager/deviceplugin/v1beta1/api.js";
 import { DeviceController } from "./device-manager/device-controller.js";
 import { DEFAULT_HEARTBEAT_INTERVAL_MS, Heartbeat, type NodeMetadataPatch } from "./heartbeat/heartbeat.js";
+import { SocketIsolationDetector } from "./isolation/detector.js";
 import { LauncherClients } from "./launcher-clients.js";
+import { PodNetworkSetup } from "./network-setup.js";
 import { DomainNotifyServer, domainNotifySocketPath } from "./notify-server/server.js";
 import { detectMachineTypes, machineTypeLabels } from "./node-labeller/machine-types.js";
 import { VirtualMachineController } from "./vm.js";
@@ -40,6 +47,8 @@ export interface VirtHandlerOptions {
   heartbeatIntervalMs?: number;
   /** The kubelet pods dir as this process sees it (the DaemonSet mounts it at /pods). */
   podsDir?: string;
+  /** virt-handler's own private dir (`--kubevirt-private-dir`): the pod interface caches. */
+  virtPrivateDir?: string;
   vmiWorkers?: number;
   /** Where the Notify server listens (domain-notify.sock); absent: no Notify server (in-process tests). */
   virtShareDir?: string;
@@ -47,6 +56,8 @@ export interface VirtHandlerOptions {
   clock?: Clock;
   /** Absent: no HTTP endpoints (in-process tests). */
   http?: { bindAddress: string; port: number; certFile: string; keyFile: string };
+  /** The mTLS console server for virt-api; absent: none (in-process tests). */
+  console?: ConsoleOptions;
 }
 
 function defaultDeviceRoot(): string {
@@ -116,6 +127,12 @@ export class VirtHandlerApp {
         runVMIs(),
         this.devices.run(signal),
         heartbeat.run(this.options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS, signal),
+        this.options.console &&
+          runConsoleServer(
+            this.options.console,
+            { client, host, podsDir: this.options.podsDir ?? DEFAULT_PODS_BASE_DIR, vmis, logger },
+            signal,
+          ),
       ]);
     } finally {
       await notify.stop();
@@ -145,10 +162,22 @@ export class VirtHandlerApp {
     launchers: LauncherClients,
   ): VirtualMachineController {
     const vmiResource = this.options.client.resource<VirtualMachineInstance>(virtualMachineInstancesGVR);
+    const { host, logger } = this.options;
+    const podsDir = this.options.podsDir ?? DEFAULT_PODS_BASE_DIR;
+    const privateDir = this.options.virtPrivateDir ?? VIRT_PRIVATE_DIR;
     return new VirtualMachineController({
-      host: this.options.host,
+      host,
       vmis,
       launchers: launchers.connector,
+      network: new PodNetworkSetup(
+        new SocketIsolationDetector({ host, podsDir }),
+        new NetConf({ privateDir, logger }),
+      ),
+      recorder: new EventRecorder(
+        clientEventSink(this.options.client),
+        { component: "virt-handler", host },
+        { logger },
+      ),
       // The VMI CRD has no status subresource (as upstream): status is patched on the object itself.
       patchStatus: async (namespace, name, patch) => {
         await vmiResource.patch(namespace, name, "merge", patch);

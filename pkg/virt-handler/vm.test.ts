@@ -3,6 +3,7 @@ import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import { keyOf, silentLogger, type Clock } from "../controller/index.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/domain-object.js";
 import type { LauncherCommands } from "./launcher-clients.js";
+import type { VMINetworkSetup } from "./network-setup.js";
 import { VirtualMachineController, type VMIEvents } from "./vm.js";
 
 const NOW = Date.parse("2026-11-30T12:00:00Z");
@@ -29,7 +30,7 @@ class FakeVMIs implements VMIEvents<VirtualMachineInstance> {
 
 /** A launcher that defines a running domain on SyncVirtualMachine and records every command. */
 class FakeLauncher implements LauncherCommands {
-  readonly calls: string[] = [];
+  constructor(readonly calls: string[] = []) {}
   domain: DomainObject | undefined;
   async syncVirtualMachine() {
     this.calls.push("SyncVirtualMachine");
@@ -51,17 +52,34 @@ class FakeLauncher implements LauncherCommands {
   close() {}
 }
 
+/** Network setup recording into the launcher's call log, so the order of the two shows. */
+class FakeNetwork implements VMINetworkSetup {
+  failWith: Error | undefined;
+  readonly tornDown: string[] = [];
+  constructor(private readonly calls: string[]) {}
+  async setup(vmi: VirtualMachineInstance) {
+    this.calls.push(`NetworkSetup ${vmi.metadata?.uid}`);
+    if (this.failWith) throw this.failWith;
+  }
+  async teardown(vmi: VirtualMachineInstance) {
+    this.tornDown.push(vmi.metadata?.uid ?? "");
+  }
+}
+
 function vmi(phase: string, node = "node01"): VirtualMachineInstance {
   return {
-    metadata: { name: "testvmi", namespace: "default", resourceVersion: "7" },
+    apiVersion: "kubevirt.io/v1",
+    kind: "VirtualMachineInstance",
+    metadata: { name: "testvmi", namespace: "default", resourceVersion: "7", uid: "vmi-uid-1" },
     spec: { domain: { devices: {} } },
     status: { phase, nodeName: node },
   };
 }
 
-function setup(launcher: FakeLauncher | undefined) {
+function setup(launcher: FakeLauncher | undefined, network?: VMINetworkSetup) {
   const vmis = new FakeVMIs();
   const patches: { name: string; patch: object }[] = [];
+  const events: { reason: string; type: string; message: string }[] = [];
   const controller = new VirtualMachineController({
     host: "node01",
     vmis,
@@ -71,8 +89,10 @@ function setup(launcher: FakeLauncher | undefined) {
     },
     logger: silentLogger,
     clock,
+    ...(network ? { network } : {}),
+    recorder: { event: (_obj, type, reason, message) => events.push({ type, reason, message }) },
   });
-  return { vmis, patches, controller };
+  return { vmis, patches, events, controller };
 }
 
 describe("VirtualMachineController.sync", () => {
@@ -144,5 +164,94 @@ describe("VirtualMachineController.sync", () => {
     expect(await controller.sync("default/testvmi")).toBeUndefined();
     expect(launcher.calls).toHaveLength(3);
     expect(patches).toEqual([]);
+  });
+});
+
+describe("VirtualMachineController pod network step", () => {
+  function withNetwork() {
+    const launcher = new FakeLauncher();
+    const network = new FakeNetwork(launcher.calls);
+    return { launcher, network, ...setup(launcher, network) };
+  }
+
+  it("prepares the pod network before the first SyncVirtualMachine, and only once per VMI", async () => {
+    const { launcher, vmis, controller } = withNetwork();
+    vmis.set(vmi("Scheduled"));
+    await controller.sync("default/testvmi");
+    await controller.sync("default/testvmi");
+    expect(launcher.calls).toEqual(["NetworkSetup vmi-uid-1", "SyncVirtualMachine", "SyncVirtualMachine"]);
+  });
+
+  it("reports a failed setup as upstream does, does not sync, and retries until it succeeds", async () => {
+    const { launcher, network, vmis, patches, events, controller } = withNetwork();
+    network.failWith = new Error("setup failed, err: pod link (eth0) is missing");
+    vmis.set(vmi("Scheduled"));
+    const message = "failed to configure vmi network: setup failed, err: pod link (eth0) is missing";
+    await expect(controller.sync("default/testvmi")).rejects.toThrow(message);
+    expect(launcher.calls).toEqual(["NetworkSetup vmi-uid-1"]);
+    expect(events).toEqual([{ type: "Warning", reason: "SyncFailed", message }]);
+    expect(patches).toEqual([
+      {
+        name: "testvmi",
+        patch: {
+          metadata: { resourceVersion: "7" },
+          status: {
+            conditions: [
+              {
+                type: "Synchronized",
+                status: "False",
+                reason: "Synchronizing with the Domain failed.",
+                message,
+                lastTransitionTime: "2026-11-30T12:00:00Z",
+              },
+            ],
+          },
+        },
+      },
+    ]);
+
+    network.failWith = undefined;
+    vmis.set({ ...vmi("Scheduled"), status: { ...vmi("Scheduled").status, conditions: [] } });
+    expect(await controller.sync("default/testvmi")).toEqual({ requeueAfter: 5_000 });
+    expect(launcher.calls).toEqual([
+      "NetworkSetup vmi-uid-1",
+      "NetworkSetup vmi-uid-1",
+      "SyncVirtualMachine",
+    ]);
+  });
+
+  it.each([
+    ["of another node", vmi("Scheduled", "node02")],
+    ["that finished", vmi("Succeeded")],
+    ["that failed", vmi("Failed")],
+    ["that already runs (prepared before, maybe by an earlier handler)", vmi("Running")],
+  ])("is not run for a VMI %s", async (_case, subject) => {
+    const { launcher, vmis, controller } = withNetwork();
+    vmis.set(subject);
+    await controller.sync("default/testvmi");
+    expect(launcher.calls.filter((call) => call.startsWith("NetworkSetup"))).toEqual([]);
+  });
+
+  it("waits for the launcher before preparing anything", async () => {
+    const calls: string[] = [];
+    const network = new FakeNetwork(calls);
+    const { vmis, controller } = setup(undefined, network);
+    vmis.set(vmi("Scheduled"));
+    expect(await controller.sync("default/testvmi")).toEqual({ requeueAfter: 1_000 });
+    expect(calls).toEqual([]);
+  });
+
+  it("forgets a deleted VMI once its domain is gone, so a new VMI of that name is prepared again", async () => {
+    const { launcher, network, vmis, controller } = withNetwork();
+    const scheduled = vmi("Scheduled");
+    vmis.set(scheduled);
+    await controller.sync("default/testvmi");
+    launcher.domain = undefined;
+    vmis.remove(scheduled);
+    await controller.sync("default/testvmi");
+    expect(network.tornDown).toEqual(["vmi-uid-1"]);
+    vmis.set(scheduled);
+    await controller.sync("default/testvmi");
+    expect(launcher.calls.filter((call) => call.startsWith("NetworkSetup"))).toHaveLength(2);
   });
 });

@@ -3,19 +3,23 @@
 // reports phase and interfaces; for a deleted or finished VMI it asks the launcher to shut the guest down
 // and kills it once the grace period recorded by the launcher is over. Domain events (Notify) only
 // enqueue the VMI; a running VMI is also looked at every resync period, so a lost event costs no state.
+// Before the first sync of a starting VMI its pod network is prepared (once per VMI UID); a failed step is
+// reported as upstream does (a SyncFailed event and Synchronized=False) and retried with backoff.
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import {
   WorkQueue,
   keyOf,
   systemClock,
   type Clock,
+  type EventRecorder,
   type Logger,
   type SyncResult,
 } from "../controller/index.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/domain-object.js";
 import type { LauncherCommands, LauncherConnector } from "./launcher-clients.js";
+import { messageOf, type VMINetworkSetup } from "./network-setup.js";
 import { decideAction, type SyncAction } from "./sync-decision.js";
-import { Phase } from "./vmi-phase.js";
+import { Phase, isFinal } from "./vmi-phase.js";
 import { computeStatus, statusPatch } from "./vmi-status.js";
 
 export interface VMIEvents<T> {
@@ -31,6 +35,9 @@ export interface VMControllerOptions {
   launchers: LauncherConnector;
   patchStatus: VMIStatusPatcher;
   logger: Logger;
+  /** The pod network step before the first sync; absent: none (tests of other paths). */
+  network?: VMINetworkSetup;
+  recorder?: Pick<EventRecorder, "event">;
   clock?: Clock;
   /** How soon a VMI waiting for its launcher or shutting down is looked at again. */
   retryMs?: number;
@@ -49,6 +56,8 @@ export class VirtualMachineController {
   /** The last state of deleted VMIs, still needed to stop their domains. */
   private readonly deleted = new Map<string, VirtualMachineInstance>();
   private readonly clock: Clock;
+  /** UIDs of the VMIs whose pod network is prepared (upstream's network state cache). */
+  private readonly networkReady = new Set<string>();
 
   constructor(private readonly opts: VMControllerOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -89,10 +98,17 @@ export class VirtualMachineController {
       launcherReachable: observed.launcher !== undefined && !observed.unresponsive,
       nowMs: this.clock.now(),
     });
-    if (observed.launcher) await this.act(action, vmi, observed);
+    let syncError: Error | undefined;
+    if (observed.launcher) syncError = await this.act(action, vmi, observed).then(() => undefined, asError);
 
-    if (cached && !cached.metadata?.deletionTimestamp) await this.report(cached, observed);
-    if (!cached && action.kind === "none") this.deleted.delete(key);
+    if (cached && !cached.metadata?.deletionTimestamp) await this.report(cached, observed, syncError);
+    if (!cached && action.kind === "none") await this.forget(key, vmi);
+    if (syncError) {
+      if (cached && !isFinal(cached))
+        this.opts.recorder?.event(cached, "Warning", "SyncFailed", syncError.message);
+      // Thrown, so the queue retries the VMI with backoff.
+      throw syncError;
+    }
     return this.requeue(action, cached);
   }
 
@@ -115,6 +131,7 @@ export class VirtualMachineController {
     const target = vmi.metadata?.name ?? "";
     switch (action.kind) {
       case "sync":
+        await this.prepareNetwork(vmi);
         await launcher.syncVirtualMachine(vmi);
         observed.domain = await launcher.getDomain();
         return;
@@ -134,8 +151,34 @@ export class VirtualMachineController {
     }
   }
 
-  private async report(vmi: VirtualMachineInstance, observed: Observed): Promise<void> {
-    const patch = statusPatch(vmi, computeStatus(vmi, observed.domain, observed.unresponsive));
+  /** Starting VMIs only: a running one was prepared before it ran, even by an earlier handler. */
+  private async prepareNetwork(vmi: VirtualMachineInstance): Promise<void> {
+    const uid = vmi.metadata?.uid ?? "";
+    const network = this.opts.network;
+    if (!network || vmi.status?.phase === Phase.Running || this.networkReady.has(uid)) return;
+    try {
+      await network.setup(vmi);
+    } catch (error) {
+      throw new Error(`failed to configure vmi network: ${messageOf(error)}`, { cause: error });
+    }
+    this.networkReady.add(uid);
+  }
+
+  private async forget(key: string, vmi: VirtualMachineInstance): Promise<void> {
+    this.deleted.delete(key);
+    this.networkReady.delete(vmi.metadata?.uid ?? "");
+    await this.opts.network?.teardown(vmi).catch((error: unknown) => {
+      this.opts.logger.error({ err: error, vmi: key }, "failed to delete VMI Network cache files");
+    });
+  }
+
+  private async report(
+    vmi: VirtualMachineInstance,
+    observed: Observed,
+    syncError: Error | undefined,
+  ): Promise<void> {
+    const failure = syncError && { message: syncError.message, nowMs: this.clock.now() };
+    const patch = statusPatch(vmi, computeStatus(vmi, observed.domain, observed.unresponsive, failure));
     if (!patch) return;
     await this.opts.patchStatus(vmi.metadata?.namespace ?? "", vmi.metadata?.name ?? "", patch);
   }
@@ -150,4 +193,8 @@ export class VirtualMachineController {
     }
     return undefined;
   }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/domain-object.js";
-import { computeStatus, statusPatch } from "./vmi-status.js";
+import { SYNC_FAILED_REASON, computeStatus, statusPatch } from "./vmi-status.js";
 
 const vmi = (status: VirtualMachineInstance["status"]): VirtualMachineInstance => ({
   metadata: { name: "testvmi", namespace: "default", resourceVersion: "42" },
@@ -43,6 +43,7 @@ describe("VMI status from the launcher", () => {
           infoSource: "domain",
         },
       ],
+      conditions: [],
     });
   });
 
@@ -60,6 +61,49 @@ describe("VMI status from the launcher", () => {
     expect(statusPatch(vmi({ phase: "Scheduled" }), desired)).toEqual({
       metadata: { resourceVersion: "42" },
       status: { phase: "Failed" },
+    });
+  });
+
+  it("sets Synchronized=False with upstream's reason on a failed sync, keeping other conditions", () => {
+    const ready = { type: "Ready", status: "False", reason: "GuestNotRunning" };
+    const failure = {
+      message: "failed to configure vmi network: boom",
+      nowMs: Date.parse("2026-11-30T12:00:00Z"),
+    };
+    const desired = computeStatus(
+      vmi({ phase: "Scheduled", conditions: [ready] }),
+      undefined,
+      false,
+      failure,
+    );
+    expect(statusPatch(vmi({ phase: "Scheduled", conditions: [ready] }), desired)).toEqual({
+      metadata: { resourceVersion: "42" },
+      status: {
+        conditions: [
+          ready,
+          {
+            type: "Synchronized",
+            status: "False",
+            reason: SYNC_FAILED_REASON,
+            message: "failed to configure vmi network: boom",
+            lastTransitionTime: "2026-11-30T12:00:00Z",
+          },
+        ],
+      },
+    });
+  });
+
+  it("keeps the first failure's condition while the sync keeps failing, and drops it once it succeeds", () => {
+    const failing = computeStatus(vmi({ phase: "Scheduled" }), undefined, false, {
+      message: "one",
+      nowMs: 0,
+    });
+    const failed = vmi({ phase: "Scheduled", conditions: failing.conditions });
+    const again = computeStatus(failed, undefined, false, { message: "two", nowMs: 1_000 });
+    expect(statusPatch(failed, again)).toBeUndefined();
+    expect(statusPatch(failed, computeStatus(failed, undefined, false))).toEqual({
+      metadata: { resourceVersion: "42" },
+      status: { conditions: [] },
     });
   });
 });

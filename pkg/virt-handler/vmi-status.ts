@@ -1,7 +1,10 @@
-// The VMI status virt-handler reports from its launcher: the phase and `status.interfaces` (the domain's
-// interfaces by alias and MAC, with the addresses the launcher saw). Written as a merge patch carrying
-// the resourceVersion read, so a stale cache fails instead of overwriting newer status.
-import type { VirtualMachineInstance } from "../api/generated/v1.js";
+// The VMI status virt-handler reports from its launcher: the phase, `status.interfaces` (the domain's
+// interfaces by alias and MAC, with the addresses the launcher saw) and the Synchronized condition
+// carrying the last sync error. Written as a merge patch carrying the resourceVersion read, so a stale
+// cache fails instead of overwriting newer status.
+import type { VirtualMachineInstance, VirtualMachineInstanceCondition } from "../api/generated/v1.js";
+import { syncFailureCondition } from "../virt-controller/watch/vmi-conditions.js";
+import { SyncError } from "../virt-controller/watch/sync-error.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/domain-object.js";
 import { calculatePhase } from "./vmi-phase.js";
 
@@ -19,9 +22,18 @@ export interface ReportedInterface {
   infoSource: string;
 }
 
+/** Upstream's reason on the handler's Synchronized=False condition. */
+export const SYNC_FAILED_REASON = "Synchronizing with the Domain failed.";
+
 export interface ReportedStatus {
   phase: string;
   interfaces?: ReportedInterface[];
+  conditions: VirtualMachineInstanceCondition[];
+}
+
+export interface SyncFailure {
+  message: string;
+  nowMs: number;
 }
 
 function interfacesOf(domain: DomainObject): ReportedInterface[] {
@@ -45,9 +57,22 @@ export function computeStatus(
   vmi: VirtualMachineInstance,
   domain: DomainObject | undefined,
   launcherUnresponsive: boolean,
+  failure?: SyncFailure,
 ): ReportedStatus {
   const phase = calculatePhase({ vmi, domain, launcherUnresponsive });
-  return domain ? { phase, interfaces: interfacesOf(domain) } : { phase };
+  const conditions = synchronizedConditions(vmi, failure);
+  return domain ? { phase, interfaces: interfacesOf(domain), conditions } : { phase, conditions };
+}
+
+/** The VMI's conditions with Synchronized set from the failure, or removed after a clean sync. */
+function synchronizedConditions(
+  vmi: VirtualMachineInstance,
+  failure: SyncFailure | undefined,
+): VirtualMachineInstanceCondition[] {
+  const status = { conditions: [...(vmi.status?.conditions ?? [])] };
+  const error = failure && new SyncError(failure.message, SYNC_FAILED_REASON);
+  syncFailureCondition(status, error, failure?.nowMs ?? 0);
+  return status.conditions;
 }
 
 /** The merge patch that brings the VMI's status to `desired`, or undefined when nothing changed. */
@@ -59,6 +84,9 @@ export function statusPatch(vmi: VirtualMachineInstance, desired: ReportedStatus
     JSON.stringify(vmi.status?.interfaces ?? []) !== JSON.stringify(desired.interfaces)
   ) {
     status["interfaces"] = desired.interfaces;
+  }
+  if (JSON.stringify(vmi.status?.conditions ?? []) !== JSON.stringify(desired.conditions)) {
+    status["conditions"] = desired.conditions;
   }
   if (Object.keys(status).length === 0) return undefined;
   return { metadata: { resourceVersion: vmi.metadata?.resourceVersion }, status };

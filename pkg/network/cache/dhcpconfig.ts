@@ -37,8 +37,16 @@ export function launcherRootFs(launcherPid: number | "self"): string {
   return `/proc/${launcherPid}/root`;
 }
 
-/** `<root>/var/run/kubevirt-private/vif-cache-<pod interface>.json`. */
-export function dhcpInterfaceCache(rootFs: string, podIfaceName: string, ownerId?: number) {
-  const path = join(rootFs, VIRT_PRIVATE_DIR, `vif-cache-${podIfaceName}.json`);
+/**
+ * `<root>/var/run/kubevirt-private/vif-cache-<pod interface>.json`; `privateDirInRoot` is that directory
+ * with the launcher's symlinks already resolved inside its root (e.g. `/run/kubevirt-private`).
+ */
+export function dhcpInterfaceCache(
+  rootFs: string,
+  podIfaceName: string,
+  ownerId?: number,
+  privateDirInRoot: string = VIRT_PRIVATE_DIR,
+) {
+  const path = join(rootFs, privateDirInRoot, `vif-cache-${podIfaceName}.json`);
   return new JsonCacheFile(path, DHCPConfigSchema, { ownerId, confineTo: rootFs });
 }

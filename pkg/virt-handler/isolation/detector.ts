@@ -9,7 +9,7 @@
 // very inode at the launcher's socket path are the pod's containers that mount the emptyDir. A symlink
 // planted in some other pod is followed inside that pod's root and cannot reach another pod's emptyDir,
 // so no foreign process can claim the socket. The lowest such PID is the container's first process.
-import { readdir, stat } from "node:fs/promises";
+import { lstat, readdir, stat } from "node:fs/promises";
 import { posix } from "node:path";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { socketOnGuest } from "../../handler-launcher-com/sockets.js";
@@ -62,7 +62,10 @@ export class SocketIsolationDetector implements PodIsolationDetector {
 
   /** The launcher process whose pod mounts the socket at `socketPath` (a path under the pods dir). */
   async detectForSocket(socketPath: string): Promise<IsolationResult> {
-    const socket = await stat(socketPath);
+    // lstat: the pod may swap its socket for a symlink after safeSocketPath looked; the directories above
+    // it are the kubelet's, not the pod's.
+    const socket = await lstat(socketPath);
+    if (!socket.isSocket()) throw new Error(`${socketPath} is not a socket`);
     const pid = await this.lowestPidSeeing(socket);
     if (pid === undefined) throw new Error(`no process of the pod owning ${socketPath} was found`);
     const pidDir = posix.join(this.procDir, String(pid));

@@ -45,6 +45,8 @@ export interface NetPodConfig {
   ownerId: number;
   /** The launcher's root filesystem as seen from here (`/proc/<pid>/root`). */
   launcherRootFs: string;
+  /** The launcher's private dir inside its root, symlinks resolved; default /var/run/kubevirt-private. */
+  launcherPrivateDir?: string;
   /** virt-handler's private directory, home of the pod interface cache. */
   privateDir: string;
   /** Queues per virtio tap when network multi-queue is on; 0 for single-queue taps. */
@@ -85,7 +87,7 @@ export class NetPod {
       const cache = this.podCache(plan);
       const cached = await cache.read();
       await teardownInterface(this.config.exec, plan, cached);
-      await dhcpInterfaceCache(this.config.launcherRootFs, plan.podIfaceName).delete();
+      await this.dhcpCache(plan).delete();
       await cache.delete();
     }
   }
@@ -108,7 +110,7 @@ export class NetPod {
       },
     };
     await writeIfChanged(cache, previous, cached);
-    const dhcpCache = dhcpInterfaceCache(this.config.launcherRootFs, plan.podIfaceName, this.config.ownerId);
+    const dhcpCache = this.dhcpCache(plan);
     await writeIfChanged(dhcpCache, await dhcpCache.read(), this.dhcpConfig(plan, cached));
     return { plan, cached };
   }
@@ -178,6 +180,11 @@ export class NetPod {
   /** Upstream NATs only the VMI's first masquerade interface. */
   private isFirstMasquerade(plan: InterfacePlan): boolean {
     return this.plans.find((candidate) => candidate.binding === "masquerade") === plan;
+  }
+
+  private dhcpCache(plan: InterfacePlan) {
+    const { launcherRootFs, ownerId, launcherPrivateDir } = this.config;
+    return dhcpInterfaceCache(launcherRootFs, plan.podIfaceName, ownerId, launcherPrivateDir);
   }
 
   private podCache(plan: InterfacePlan) {
