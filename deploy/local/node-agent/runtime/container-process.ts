@@ -62,6 +62,8 @@ export interface ContainerLaunch {
   identity?: { uid: number; gid: number };
   /** The pod's network namespace file; absent for hostNetwork pods. */
   netnsPath?: string;
+  /** The pod's hostname, set in a UTS namespace of its own; absent for hostNetwork pods (node's name). */
+  hostname?: string;
   /** Agent-private directory of this container (FIFOs, scratch mount point, records). */
   stateDir: string;
   logPath: string;
@@ -328,8 +330,19 @@ export class ContainerProcesses {
       workingDir: launch.plan.workingDir,
       statusFile,
       ...(launch.identity ?? {}),
+      ...(launch.hostname !== undefined ? { hostname: launch.hostname } : {}),
     });
-    const inMountNamespace = ["--mount", "--propagation", "private", "--", this.tools.sh, "-c", supervisor];
+    const uts = launch.hostname !== undefined ? ["--uts"] : [];
+    const inMountNamespace = [
+      "--mount",
+      ...uts,
+      "--propagation",
+      "private",
+      "--",
+      this.tools.sh,
+      "-c",
+      supervisor,
+    ];
     const args = [...inMountNamespace, `kvts:${launch.pod.name}/${launch.name}`, ...launch.argv];
     if (!launch.netnsPath) return [this.tools.unshare, args];
     return [this.tools.nsenter, [`--net=${launch.netnsPath}`, "--", this.tools.unshare, ...args]];

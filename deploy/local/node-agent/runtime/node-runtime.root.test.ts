@@ -310,6 +310,19 @@ describe.skipIf(unavailable !== undefined)("NodeRuntime as root", () => {
     expect(log).toContain(NODES[0]);
   });
 
+  it("gives a pod with its own network its own hostname (its name), leaving the host's alone", async () => {
+    const pod = newPod(node1, "named");
+    await node1.runSandbox({ ...pod, hostNetwork: false });
+    await node1.setUpVolumes(pod, []);
+    const { image } = await node1.pullImage("busybox");
+    const container = await node1.startContainer(
+      request(pod, "show", image, { command: ["sh", "-c", "hostname"] }),
+    );
+    expect((await container.exited).exitCode).toBe(0);
+    expect(await logContent(node1.logPath(pod, "show", 0))).toEqual([pod.name]);
+    expect(sh("hostname").trim()).not.toBe(pod.name);
+  });
+
   it("tears everything down: no namespace, link, route, mount, table or process is left", async () => {
     const pids: number[] = [];
     for (const node of [node1, node2]) {

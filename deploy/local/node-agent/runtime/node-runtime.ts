@@ -232,7 +232,7 @@ export class NodeRuntime implements PodRuntime {
       env,
       plan,
       ...(identity ? { identity } : {}),
-      ...(netnsPath ? { netnsPath } : {}),
+      ...(netnsPath ? { netnsPath, hostname: env["HOSTNAME"] ?? request.pod.name } : {}),
       stateDir,
       logPath: this.logPath(request.pod, request.name, request.attempt),
       cgroupParts: [this.config.nodeName, request.pod.uid, `${request.name}-${request.attempt}`],

@@ -69,6 +69,8 @@ export interface SupervisorOptions {
   statusFile: string;
   uid?: number;
   gid?: number;
+  /** Set in the container's own UTS namespace (pods with their own network), as kubelet does. */
+  hostname?: string;
 }
 
 /** The supervisor; the container's argv follows as "$@", and fd 3 is the agent's control socket. */
@@ -86,7 +88,13 @@ export function renderSupervisorScript(options: SupervisorOptions): string {
     '"$@"',
   ].join(" ");
   const abandon = `exit ${ABANDONED_START_EXIT_CODE}`;
+  // Written through /proc, so the container's image needs no hostname tool.
+  const hostname =
+    options.hostname === undefined
+      ? []
+      : [`printf '%s' ${shellQuote(options.hostname)} > /proc/sys/kernel/hostname || ${abandon}`];
   return [
+    ...hostname,
     `echo ready >&3 || ${abandon}`,
     `IFS= read -r go <&3 || ${abandon}`,
     `[ "$go" = run ] || ${abandon}`,
