@@ -58,6 +58,18 @@ describe("launcher sockets", () => {
     expect(await safeSocketPath(podsDir, "../..")).toBeUndefined();
   });
 
+  it("refuses a socket of another pod reached through a symlinked directory", async () => {
+    const other = "0b5a3c1e-9999-2222-3333-444455556666";
+    await mkdir(socketDirectoryOnHost(other, podsDir), { recursive: true });
+    await listen(path.join(socketDirectoryOnHost(other, podsDir), "launcher-sock"));
+    await rm(socketDirectoryOnHost(UID, podsDir), { recursive: true });
+    await symlink(socketDirectoryOnHost(other, podsDir), socketDirectoryOnHost(UID, podsDir));
+    expect(await safeSocketPath(podsDir, UID)).toBeUndefined();
+    expect(await safeSocketPath(podsDir, other)).toBe(
+      path.join(socketDirectoryOnHost(other, podsDir), "launcher-sock"),
+    );
+  });
+
   it("dials once per socket and dials again after the socket was gone", async () => {
     const socketPath = path.join(socketDirectoryOnHost(UID, podsDir), "launcher-sock");
     await listen(socketPath);

@@ -1,12 +1,12 @@
 // Finds and dials the launcher of a VMI on this node (upstream virt-handler's launcher client cache):
 // the launcher pod's `sockets` emptyDir as the handler sees it under the kubelet pods dir, one client per
-// socket, dropped when the socket is gone. The socket path is checked not to leave the pods dir through
-// a symlink planted by the pod.
-import { lstat, realpath } from "node:fs/promises";
-import path from "node:path";
+// socket, dropped when the socket is gone. Every path into a pod's directory is walked without following
+// any symlink the pod may have planted (openPodFile), here and for the console sockets.
+import { posix } from "node:path";
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import { LauncherClient } from "../handler-launcher-com/cmd/v1/client.js";
 import { socketFilePathOnHost } from "../handler-launcher-com/sockets.js";
+import { openNoFollow, type FileKind, type SafePath } from "../safepath/no-follow.js";
 
 export type LauncherCommands = Pick<
   LauncherClient,
@@ -21,21 +21,33 @@ export function activePodUID(vmi: VirtualMachineInstance, host: string): string 
   return Object.entries(vmi.status?.activePods ?? {}).find(([, node]) => node === host)?.[0];
 }
 
-/** The socket path when it is a real socket inside `podsDir`, else undefined. */
-export async function safeSocketPath(podsDir: string, podUID: string): Promise<string | undefined> {
-  if (!/^[0-9a-f-]+$/i.test(podUID)) return undefined;
-  const socketPath = socketFilePathOnHost(podUID, podsDir);
+const UID_PATTERN = /^[0-9a-f-]+$/i;
+
+/**
+ * `<podsDir>/<podUID>/<pathInPodDir>` opened with no symlink followed below `podsDir`, when it exists and is
+ * a `kind`; undefined otherwise. Dial or stat it through `procPath`, then close it.
+ */
+export async function openPodFile(
+  podsDir: string,
+  podUID: string,
+  pathInPodDir: string,
+  kind: FileKind = "socket",
+): Promise<SafePath | undefined> {
+  if (!UID_PATTERN.test(podUID)) return undefined;
   try {
-    const [stat, resolved, root] = await Promise.all([
-      lstat(socketPath),
-      realpath(socketPath),
-      realpath(podsDir),
-    ]);
-    if (!stat.isSocket() || !resolved.startsWith(root + path.sep)) return undefined;
-    return resolved;
+    return await openNoFollow(podsDir, [podUID, ...pathInPodDir.split("/")], kind);
   } catch {
     return undefined;
   }
+}
+
+/** The launcher's command socket path when it is a real socket reached without any symlink, else undefined. */
+export async function safeSocketPath(podsDir: string, podUID: string): Promise<string | undefined> {
+  const socketPath = socketFilePathOnHost(podUID, podsDir);
+  const opened = await openPodFile(podsDir, podUID, posix.relative(posix.join(podsDir, podUID), socketPath));
+  if (!opened) return undefined;
+  await opened.close();
+  return socketPath;
 }
 
 export class LauncherClients {
