@@ -14,6 +14,7 @@ export interface VirtHandlerFlags {
   kubeletRoot: string;
   tlsCertFile: string;
   tlsKeyFile: string;
+  caConfigMapName: string;
   maxDevices: number;
   consoleServerPort: number;
   vmstatsServerPort: number;
@@ -84,6 +85,7 @@ export function parseVirtHandlerFlags(argv: readonly string[]): VirtHandlerFlags
     kubeletRoot: values["kubelet-root"] ?? "/var/lib/kubelet",
     tlsCertFile: values["tls-cert-file"] ?? "/etc/virt-handler/servercertificates/tls.crt",
     tlsKeyFile: values["tls-key-file"] ?? "/etc/virt-handler/servercertificates/tls.key",
+    caConfigMapName: values["ca-configmap-name"] ?? "kubevirt-ca",
     maxDevices: integer("max-devices", values["max-devices"], 1000),
     consoleServerPort: integer("console-server-port", values["console-server-port"], 8186),
     vmstatsServerPort: integer("vmstats-server-port", values["vmstats-server-port"], 8187),

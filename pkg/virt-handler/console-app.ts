@@ -1,0 +1,72 @@
+// Wiring of virt-handler's console server: the `kubevirt-ca` ConfigMap informer behind the client CA, the
+// console handler over the VMI informer, and the mTLS server, started once both caches have synced.
+import type { VirtualMachineInstance } from "../api/generated/v1.js";
+import {
+  coreGVR,
+  resourceInformer,
+  type Informer,
+  type KubeClient,
+  type Logger,
+} from "../controller/index.js";
+import { CAManager, type ConfigMapObject } from "../util/tls/ca-manager.js";
+import { KUBEVIRT_CA_CONFIGMAP } from "../util/tls/tls.js";
+import { ConsoleHandler } from "./rest/console.js";
+import { ConsoleServer } from "./rest/console-server.js";
+
+export interface ConsoleOptions {
+  bindAddress: string;
+  /** --console-server-port */
+  port: number;
+  /** The serving certificate (Secret kubevirt-virt-handler-server-certs). */
+  certFile: string;
+  keyFile: string;
+  /** Where virt-handler runs; the CA ConfigMap lives there. */
+  namespace: string;
+  /** --ca-configmap-name */
+  caConfigMapName?: string;
+}
+
+export interface ConsoleContext {
+  client: KubeClient;
+  host: string;
+  podsDir: string;
+  vmis: Informer<VirtualMachineInstance>;
+  logger: Logger;
+}
+
+/** Serves consoles until the signal aborts. */
+export async function runConsoleServer(
+  options: ConsoleOptions,
+  context: ConsoleContext,
+  signal: AbortSignal,
+): Promise<void> {
+  const { logger } = context;
+  const caName = options.caConfigMapName ?? KUBEVIRT_CA_CONFIGMAP;
+  const configMaps = resourceInformer<ConfigMapObject>(context.client, coreGVR.configMaps, {
+    namespace: options.namespace,
+    fieldSelector: `metadata.name=${caName}`,
+    logger,
+  });
+  const caManager = new CAManager(configMaps, options.namespace, caName, (message) =>
+    logger.error({ reason: message }, "Failed to get kubevirt CA"),
+  );
+  const informer = configMaps.run(signal);
+  const handler = new ConsoleHandler({
+    host: context.host,
+    podsDir: context.podsDir,
+    getVMI: (key) => context.vmis.get(key),
+    logger,
+  });
+  const server = new ConsoleServer({ ...options, clientCA: caManager, handler, logger });
+  const ready = (await context.vmis.waitForSync(signal)) && (await caManager.ready(signal)) !== undefined;
+  if (ready) {
+    const port = await server.start();
+    logger.info({ port }, "console server listening");
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    await server.stop();
+  }
+  await informer;
+}
