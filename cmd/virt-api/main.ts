@@ -1,7 +1,11 @@
 // virt-api: flags as upstream (--port, --listen, --tls-cert-file, --tls-key-file, ...), wiring and
 // signals; everything else lives in pkg/virt-api.
 import { parseArgs } from "node:util";
-import { VirtApiApp } from "../../pkg/virt-api/application.js";
+import {
+  DEFAULT_HANDLER_CERT_FILE,
+  DEFAULT_HANDLER_KEY_FILE,
+  VirtApiApp,
+} from "../../pkg/virt-api/application.js";
 import { DEFAULT_TLS_CERT_FILE, DEFAULT_TLS_KEY_FILE } from "../../pkg/virt-api/serving-cert.js";
 import {
   componentLogger,
@@ -22,6 +26,10 @@ runMain(async () => {
       // whether only the subresource API is served (ours always serves webhooks and subresources).
       "console-server-port": { type: "string", default: "8186" },
       "subresources-only": { type: "boolean", default: false },
+      // virt-api's client certificate towards virt-handler and the CA ConfigMap, as upstream names them.
+      "handler-cert-file": { type: "string", default: DEFAULT_HANDLER_CERT_FILE },
+      "handler-key-file": { type: "string", default: DEFAULT_HANDLER_KEY_FILE },
+      "ca-configmap-name": { type: "string", default: "kubevirt-ca" },
       v: { type: "string", short: "v", default: "2" },
       kubeconfig: { type: "string" },
     },
@@ -35,6 +43,10 @@ runMain(async () => {
     port: Number(values.port),
     tlsCertFile: values["tls-cert-file"],
     tlsKeyFile: values["tls-key-file"],
+    consoleServerPort: Number(values["console-server-port"]),
+    handlerCertFile: values["handler-cert-file"],
+    handlerKeyFile: values["handler-key-file"],
+    caConfigMapName: values["ca-configmap-name"],
     logger,
   });
   const { port, closed } = await app.start(shutdownSignal(logger));

@@ -6,15 +6,21 @@ import { KubeConfigTransport } from "../controller/rest.js";
 import { ClusterConfig } from "../virt-config/cluster-config.js";
 import {
   apiserverVersion,
+  consoleBackend,
   lifecycleClient,
   loadRequestHeaderConfig,
   subjectAccessReviewer,
 } from "./cluster.js";
+import { ConsoleProxy } from "./rest/console.js";
 import { KubeApiHealth } from "./rest/healthz.js";
 import { SubresourceApp } from "./rest/subresource-app.js";
 import { createVirtApiServer } from "./server.js";
 import { readServingTLS, reloadOnChange } from "./serving-cert.js";
 import { kubeVirtServiceAccounts } from "./webhooks/routes.js";
+
+export const DEFAULT_CONSOLE_SERVER_PORT = 8186;
+export const DEFAULT_HANDLER_CERT_FILE = "/etc/virt-handler/clientcertificates/tls.crt";
+export const DEFAULT_HANDLER_KEY_FILE = "/etc/virt-handler/clientcertificates/tls.key";
 
 export interface VirtApiAppOptions {
   kubeConfig: KubeConfig;
@@ -24,6 +30,13 @@ export interface VirtApiAppOptions {
   tlsCertFile: string;
   tlsKeyFile: string;
   logger: FastifyBaseLogger;
+  /** virt-handler's console server port (--console-server-port). */
+  consoleServerPort?: number;
+  /** virt-api's client certificate towards virt-handler (--handler-cert-file / --handler-key-file). */
+  handlerCertFile?: string;
+  handlerKeyFile?: string;
+  /** The KubeVirt CA ConfigMap (--ca-configmap-name). */
+  caConfigMapName?: string;
   /** The configuration in force; defaults until a KubeVirt CR source is wired in. */
   clusterConfig?: () => ClusterConfig;
 }
@@ -47,6 +60,18 @@ export class VirtApiApp {
       },
       subresources: new SubresourceApp(lifecycleClient(transport)),
       health: new KubeApiHealth(apiserverVersion(transport), () => ""),
+      console: new ConsoleProxy(
+        consoleBackend(transport, {
+          namespace: options.namespace,
+          caConfigMapName: options.caConfigMapName,
+          handlerCertFile: options.handlerCertFile ?? DEFAULT_HANDLER_CERT_FILE,
+          handlerKeyFile: options.handlerKeyFile ?? DEFAULT_HANDLER_KEY_FILE,
+        }),
+        {
+          consoleServerPort: options.consoleServerPort ?? DEFAULT_CONSOLE_SERVER_PORT,
+          logError: (message, error) => options.logger.error({ err: error }, message),
+        },
+      ),
       logger: options.logger,
     });
     await server.listen({ host: options.host, port: options.port });

@@ -1,11 +1,16 @@
 // virt-api's reads and writes against the apiserver: the VM/VMI calls of the lifecycle subresources,
-// SubjectAccessReviews, the front proxy's settings and the apiserver's version for healthz.
+// SubjectAccessReviews, the front proxy's settings, the apiserver's version for healthz, and what the
+// console needs to reach virt-handler (its pods, the KubeVirt CA, virt-api's client certificate).
+import { readFile } from "node:fs/promises";
 import { VirtualMachineInstanceSchema, VirtualMachineSchema } from "../api/generated/v1.js";
 import { isNotFound } from "../controller/api-error.js";
 import { ResourceClient } from "../controller/client.js";
 import { coreGVR, type GroupVersionResource } from "../controller/gvr.js";
 import type { Transport } from "../controller/rest.js";
+import { caBundleOf, KUBEVIRT_CA_CONFIGMAP } from "../util/tls/tls.js";
 import type { AccessReviewer } from "./access-control.js";
+import type { ConsoleBackend } from "./rest/console.js";
+import { VIRT_HANDLER_POD_SELECTOR } from "./rest/dialers.js";
 import {
   AUTHENTICATION_CONFIGMAP,
   requestHeaderConfigFrom,
@@ -88,3 +93,40 @@ export async function loadRequestHeaderConfig(transport: Transport): Promise<Req
 
 export const apiserverVersion = (transport: Transport) => () =>
   transport.request({ method: "GET", path: "/version" });
+
+export interface ConsoleBackendOptions {
+  /** virt-api's namespace: where the virt-handler pods and the CA ConfigMap are. */
+  namespace: string;
+  caConfigMapName?: string;
+  /** virt-api's client certificate towards virt-handler (Secret kubevirt-virt-handler-certs). */
+  handlerCertFile: string;
+  handlerKeyFile: string;
+}
+
+/** Everything is read per connection: consoles are rare, and a rotated CA or certificate is used at once. */
+export function consoleBackend(transport: Transport, options: ConsoleBackendOptions): ConsoleBackend {
+  const vmis = lifecycleClient(transport);
+  const pods = new ResourceClient(transport, coreGVR.pods);
+  const configMaps = new ResourceClient(transport, coreGVR.configMaps);
+  const caName = options.caConfigMapName ?? KUBEVIRT_CA_CONFIGMAP;
+  return {
+    getVMI: (namespace, name) => vmis.getVMI(namespace, name),
+    handlerPods: async (nodeName) => {
+      const list = await pods.list(options.namespace, {
+        labelSelector: VIRT_HANDLER_POD_SELECTOR,
+        fieldSelector: `spec.nodeName=${nodeName}`,
+      });
+      return list.items.map((pod) => ({ podIP: (pod as { status?: { podIP?: string } }).status?.podIP }));
+    },
+    handlerTLS: async () => {
+      const configMap = await orUndefined(configMaps.get(options.namespace, caName));
+      const bundle = caBundleOf(configMap as { data?: unknown } | undefined, options.namespace, caName);
+      if (!bundle.ok) throw new Error(bundle.message);
+      const [certPem, keyPem] = await Promise.all([
+        readFile(options.handlerCertFile, "utf8"),
+        readFile(options.handlerKeyFile, "utf8"),
+      ]);
+      return { caBundle: bundle.pem, certPem, keyPem };
+    },
+  };
+}

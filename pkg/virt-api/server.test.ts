@@ -261,14 +261,16 @@ describe("VM lifecycle subresources", () => {
     expect(answer.body).toMatchObject({ kind: "Status", reason: "NotFound" });
   });
 
-  it("says console is not supported yet", async () => {
+  it("refuses a console request that is not a WebSocket upgrade, as upstream's upgrader does", async () => {
     const answer = await call(
       "GET",
       "/apis/subresources.kubevirt.io/v1/namespaces/default/virtualmachineinstances/testvm/console",
       asProxy(),
     );
-    expect(answer.code).toBe(501);
-    expect((answer.body as { message: string }).message).toContain("not supported yet");
+    expect(answer.code).toBe(400);
+    expect((answer.body as { message: string }).message).toBe(
+      "websocket: the client is not using the websocket protocol: 'upgrade' token not found in 'Connection' header",
+    );
   });
 });
 

@@ -3,8 +3,10 @@
 // input becomes a Kubernetes Status instead of a framework error page.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server } from "node:https";
+import type { Duplex } from "node:stream";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
-import { accessControl, type AccessReviewer } from "./access-control.js";
+import { accessControl, checkAccess, type AccessReviewer } from "./access-control.js";
+import { parseConsoleRoute, type ConsoleProxy } from "./rest/console.js";
 import type { RequestHeaderConfig } from "./rest/authorizer.js";
 import {
   apiGroup,
@@ -17,6 +19,7 @@ import {
 import type { KubeApiHealth } from "./rest/healthz.js";
 import type { LifecycleAction, SubresourceApp } from "./rest/subresource-app.js";
 import { badRequest, internalError, notSupportedYet, routeNotFound, type Status } from "./rest/status.js";
+import { clientHandshakeError, writeStatus } from "./rest/streamer.js";
 import { versionInfo } from "./rest/version.js";
 import { handleAdmission } from "./webhooks/handler.js";
 import { WEBHOOK_ROUTES, type WebhookContext } from "./webhooks/routes.js";
@@ -33,6 +36,8 @@ export interface VirtApiServerOptions {
   webhooks: WebhookContext;
   subresources: SubresourceApp;
   health: KubeApiHealth;
+  /** The console stream; absent: console answers that it is not supported yet. */
+  console?: Pick<ConsoleProxy, "handle">;
   logger?: FastifyBaseLogger;
 }
 
@@ -82,6 +87,14 @@ export function createVirtApiServer(options: VirtApiServerOptions): VirtApiServe
     return reply.code(status.code).send(status);
   });
 
+  // WebSocket upgrades reach node's `upgrade` event, never fastify: the same access check runs here.
+  app.server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => socket.destroy());
+    serveUpgrade(app, options, request, socket, head).catch((error: unknown) => {
+      app.log.error({ err: error }, "stream upgrade failed");
+      socket.destroy();
+    });
+  });
   registerWebhooks(app, options.webhooks);
   app.register(async (api: VirtApiServer) => {
     api.addHook("onRequest", accessControl(options.requestHeader, options.reviewer));
@@ -138,14 +151,33 @@ function registerSubresourceApi(api: VirtApiServer, options: VirtApiServerOption
       return answer.body ? reply.code(answer.code).send(answer.body) : reply.code(answer.code).send();
     },
   );
+  // A console request that is no WebSocket upgrade: refused as upstream's upgrader refuses it.
   api.get<{ Params: { version: string; name: string } }>(
     `${base}/:version/namespaces/:namespace/virtualmachineinstances/:name/console`,
     async (request, reply) => {
       if (!isVersion(request.params.version)) return reply.code(404).send(routeNotFound(request.url));
-      const status = notSupportedYet("virtualmachineinstances/console");
-      return reply.code(status.code).send(status);
+      return reply
+        .code(400)
+        .send(badRequest(clientHandshakeError(request.raw) ?? "not a websocket handshake"));
     },
   );
+}
+
+async function serveUpgrade(
+  app: VirtApiServer,
+  options: VirtApiServerOptions,
+  request: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): Promise<void> {
+  const refused = await checkAccess(request, options.requestHeader(), options.reviewer, (error) =>
+    app.log.error({ err: error }, "internal error during auth request"),
+  );
+  if (refused) return writeStatus(socket, refused);
+  const route = parseConsoleRoute(request.url ?? "", SUBRESOURCE_VERSIONS);
+  if (!route) return writeStatus(socket, routeNotFound(request.url?.split("?", 1)[0] ?? ""));
+  if (!options.console) return writeStatus(socket, notSupportedYet("virtualmachineinstances/console"));
+  await options.console.handle(request, socket, head, route.namespace, route.name);
 }
 
 const LIFECYCLE_ACTIONS: readonly string[] = ["start", "stop", "restart"] satisfies LifecycleAction[];

@@ -1,0 +1,134 @@
+// The serial console subresource (upstream pkg/virt-api/rest/console.go): a WebSocket upgrade of
+// GET .../virtualmachineinstances/{name}/console. The VMI is fetched and checked, the virt-handler on its
+// node is dialed over mutual TLS, and only then is the client's handshake answered and the two
+// connections spliced; every refusal before that is a Status.
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import type { VirtualMachineInstance } from "../../api/generated/v1.js";
+import {
+  checkHandlerReachable,
+  dialVirtHandler,
+  isRunning,
+  virtHandlerURL,
+  type HandlerPod,
+  type HandlerTLS,
+} from "./dialers.js";
+import {
+  badRequest,
+  conflict,
+  internalError,
+  notFound,
+  virtualMachineInstanceResource,
+  type Status,
+} from "./status.js";
+import { acceptClientHandshake, clientHandshakeError, splice, writeStatus } from "./streamer.js";
+
+export const VMI_NOT_RUNNING = "VMI is not running";
+export const NO_SERIAL_CONSOLE = "No serial consoles are present.";
+
+/** What the console needs from the cluster and the files; `getVMI` undefined means NotFound. */
+export interface ConsoleBackend {
+  getVMI(namespace: string, name: string): Promise<VirtualMachineInstance | undefined>;
+  /** The virt-handler pods on a node, in virt-api's namespace. */
+  handlerPods(nodeName: string): Promise<HandlerPod[]>;
+  handlerTLS(): Promise<HandlerTLS>;
+}
+
+export interface ConsoleProxyOptions {
+  /** virt-handler's --console-server-port. */
+  consoleServerPort: number;
+  dialTimeoutMs?: number;
+  logError?: (message: string, error?: unknown) => void;
+}
+
+export function validateVMIForConsole(vmi: VirtualMachineInstance): Status | undefined {
+  if (vmi.spec.domain.devices.autoattachSerialConsole === false) return badRequest(NO_SERIAL_CONSOLE);
+  if (vmi.status?.phase === "Failed")
+    return conflict(virtualMachineInstanceResource, vmi.metadata?.name ?? "", "VMI is in failed status");
+  if (!isRunning(vmi)) return badRequest(VMI_NOT_RUNNING);
+  return undefined;
+}
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+export class ConsoleProxy {
+  constructor(
+    private readonly backend: ConsoleBackend,
+    private readonly options: ConsoleProxyOptions,
+  ) {}
+
+  /** Serves an authorized upgrade request for `namespace/name`'s console on its raw socket. */
+  async handle(request: IncomingMessage, socket: Duplex, head: Buffer, namespace: string, name: string) {
+    // Checked before virt-handler is dialed, so a bad request cannot end someone's open session there.
+    const notWebSocket = clientHandshakeError(request);
+    if (notWebSocket) return writeStatus(socket, badRequest(notWebSocket));
+    const handler = await this.dialHandler(namespace, name);
+    if (!handler.ok) return writeStatus(socket, handler.status);
+    if (socket.destroyed) {
+      handler.value.socket.destroy();
+      return;
+    }
+    acceptClientHandshake(request, socket);
+    await splice(socket, head, handler.value.socket, handler.value.head);
+  }
+
+  private async dialHandler(namespace: string, name: string) {
+    const vmi = await this.fetchVMI(namespace, name);
+    if ("code" in vmi) return { ok: false as const, status: vmi };
+    const invalid = validateVMIForConsole(vmi) ?? checkHandlerReachable(vmi);
+    if (invalid) return { ok: false as const, status: invalid };
+    let pods: HandlerPod[];
+    try {
+      pods = await this.backend.handlerPods(vmi.status?.nodeName ?? "");
+    } catch (error) {
+      this.options.logError?.("Unable to establish connection to virt-handler", error);
+      return { ok: false as const, status: badRequest(messageOf(error)) };
+    }
+    const url = virtHandlerURL(vmi, pods, this.options.consoleServerPort, "console");
+    if (!url.ok) return url;
+    let tls: HandlerTLS;
+    try {
+      tls = await this.backend.handlerTLS();
+    } catch (error) {
+      return { ok: false as const, status: internalError(messageOf(error)) };
+    }
+    return dialVirtHandler(url.value, tls, this.options.dialTimeoutMs);
+  }
+
+  private async fetchVMI(namespace: string, name: string): Promise<VirtualMachineInstance | Status> {
+    try {
+      return (await this.backend.getVMI(namespace, name)) ?? notFound(virtualMachineInstanceResource, name);
+    } catch (error) {
+      return internalError(`unable to retrieve vmi [${name}]: ${messageOf(error)}`);
+    }
+  }
+}
+
+export interface ConsoleRoute {
+  version: string;
+  namespace: string;
+  name: string;
+}
+
+function decodeSegment(segment: string): string | undefined {
+  try {
+    const decoded = decodeURIComponent(segment);
+    return decoded === "" || decoded.includes("/") ? undefined : decoded;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `/apis/subresources.kubevirt.io/{version}/namespaces/{ns}/virtualmachineinstances/{name}/console`. */
+export function parseConsoleRoute(url: string, versions: readonly string[]): ConsoleRoute | undefined {
+  const path = url.split("?", 1)[0] ?? "";
+  const match =
+    /^\/apis\/subresources\.kubevirt\.io\/([^/]+)\/namespaces\/([^/]+)\/virtualmachineinstances\/([^/]+)\/console$/.exec(
+      path,
+    );
+  if (!match || !versions.includes(match[1] ?? "")) return undefined;
+  const namespace = decodeSegment(match[2] ?? "");
+  const name = decodeSegment(match[3] ?? "");
+  if (namespace === undefined || name === undefined) return undefined;
+  return { version: match[1] ?? "", namespace, name };
+}

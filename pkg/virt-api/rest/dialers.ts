@@ -1,0 +1,176 @@
+// virt-api's way to a VMI's virt-handler (upstream pkg/virt-api/rest/dialers.go and client-go's
+// kubecli/handler.go): the virt-handler pod on the VMI's node, found by label in virt-api's namespace, is
+// dialed at its pod IP on the console server port over mutual TLS. virt-api presents its
+// kubevirt.io:system:client:virt-handler certificate and accepts only a serving certificate that chains to
+// the KubeVirt CA and is named kubevirt.io:system:node:virt-handler (no host name check: pods have none).
+import { randomBytes } from "node:crypto";
+import { request as httpsRequest } from "node:https";
+import { isIPv6 } from "node:net";
+import type { Duplex } from "node:stream";
+import type { PeerCertificate } from "node:tls";
+import type { VirtualMachineInstance } from "../../api/generated/v1.js";
+import { commonNameOf, verifyCommonName, VIRT_HANDLER_TYPE } from "../../util/tls/tls.js";
+import { acceptKey, PLAIN_STREAM_PROTOCOL } from "./streamer.js";
+import { badRequest, internalError, type Status } from "./status.js";
+
+/** Upstream's `kubevirt.io in (virt-handler)`. */
+export const VIRT_HANDLER_POD_SELECTOR = "kubevirt.io in (virt-handler)";
+
+export interface HandlerPod {
+  podIP?: string;
+}
+
+/** What virt-api trusts and presents towards virt-handler, read fresh for every connection. */
+export interface HandlerTLS {
+  caBundle: string;
+  certPem: string;
+  keyPem: string;
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; status: Status };
+
+const fail = (status: Status): { ok: false; status: Status } => ({ ok: false, status });
+
+export function isRunning(vmi: VirtualMachineInstance): boolean {
+  return vmi.status?.phase === "Running";
+}
+
+/** The handler URL of a VMI subresource, from the handler pods listed on the VMI's node. */
+export function virtHandlerURL(
+  vmi: VirtualMachineInstance,
+  pods: readonly HandlerPod[],
+  port: number,
+  subresource: string,
+): Result<string> {
+  const node = vmi.status?.nodeName ?? "";
+  if (pods.length > 1) return fail(badRequest(`Expected to find one Pod, found ${pods.length} Pods`));
+  const ip = pods[0]?.podIP;
+  if (pods.length === 0) return fail(badRequest(`No virt-handler on node ${node} found`));
+  if (!ip) return fail(badRequest(`virt-handler pod on node ${node} has no pod IP yet`));
+  const host = isIPv6(ip) ? `[${ip}]` : ip;
+  const namespace = encodeURIComponent(vmi.metadata?.namespace ?? "");
+  const name = encodeURIComponent(vmi.metadata?.name ?? "");
+  return {
+    ok: true,
+    value: `wss://${host}:${port}/v1/namespaces/${namespace}/virtualmachineinstances/${name}/${subresource}`,
+  };
+}
+
+/** Upstream refuses to look for a handler while the VMI is neither Running nor Scheduled. */
+export function checkHandlerReachable(vmi: VirtualMachineInstance): Status | undefined {
+  const phase = vmi.status?.phase ?? "";
+  if (phase === "Running" || phase === "Scheduled") return undefined;
+  return badRequest(
+    `Unable to connect to VirtualMachineInstance because phase is ${phase} instead of Running or Scheduled`,
+  );
+}
+
+export interface HandlerConnection {
+  socket: Duplex;
+  /** Bytes the handler sent right after its handshake. */
+  head: Buffer;
+}
+
+/** Go's wording for the usual dial failures, so the Status reads as upstream's does. */
+function dialErrorMessage(address: string, error: NodeJS.ErrnoException): string {
+  const words: Record<string, string> = {
+    ECONNREFUSED: "connect: connection refused",
+    EHOSTUNREACH: "connect: no route to host",
+    ENETUNREACH: "connect: network is unreachable",
+    ETIMEDOUT: "i/o timeout",
+    ECONNRESET: "read: connection reset by peer",
+  };
+  const cause = error.code ? words[error.code] : undefined;
+  if (cause) return `dial tcp ${address}: ${cause}`;
+  // A certificate that does not chain to the KubeVirt CA, worded as upstream's peer verification.
+  if (error.code && /CERT|VERIFY|SIGNATURE|ISSUER/.test(error.code))
+    return `could not verify peer certificate: ${error.message}`;
+  return error.message;
+}
+
+/** client-go's EnrichError: the refused handshake's code and, when it is text, the handler's reason. */
+function refusedHandshake(code: number, contentType: string, body: string): Status {
+  const base = `Can't connect to websocket (${code}): websocket: bad handshake`;
+  if (contentType.includes("application/json")) {
+    try {
+      const status = JSON.parse(body) as { kind?: string; status?: string; message?: string };
+      if (status.kind === "Status" && status.status !== "Success")
+        return internalError(status.message ?? base);
+    } catch {
+      // not a Status after all: report the handshake itself
+    }
+  }
+  const text = body.trim();
+  if (contentType.includes("text/plain") && text) return internalError(`${base}: application info: ${text}`);
+  return internalError(base);
+}
+
+/** Opens the handler's WebSocket over mutual TLS; the raw connection once the handshake has succeeded. */
+export function dialVirtHandler(
+  url: string,
+  tls: HandlerTLS,
+  timeoutMs = 10_000,
+): Promise<Result<HandlerConnection>> {
+  const target = new URL(url);
+  const address = `${target.hostname}:${target.port}`;
+  const key = randomBytes(16).toString("base64");
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (result: Result<HandlerConnection>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const request = httpsRequest({
+      host: target.hostname.replace(/^\[|\]$/g, ""),
+      port: Number(target.port),
+      path: `${target.pathname}${target.search}`,
+      method: "GET",
+      ca: tls.caBundle,
+      cert: tls.certPem,
+      key: tls.keyPem,
+      rejectUnauthorized: true,
+      minVersion: "TLSv1.2",
+      // The chain is verified against the CA; the name checked is the certificate's role, not a host name.
+      checkServerIdentity: (_host: string, certificate: PeerCertificate) => {
+        const refused = verifyCommonName(commonNameOf(certificate), "node", [VIRT_HANDLER_TYPE]);
+        return refused ? new Error(`could not verify peer certificate: ${refused}`) : undefined;
+      },
+      agent: false,
+      headers: {
+        Connection: "Upgrade",
+        Upgrade: "websocket",
+        "Sec-WebSocket-Version": "13",
+        "Sec-WebSocket-Key": key,
+        "Sec-WebSocket-Protocol": PLAIN_STREAM_PROTOCOL,
+      },
+    });
+    const timer = setTimeout(() => {
+      request.destroy(Object.assign(new Error("i/o timeout"), { code: "ETIMEDOUT" }));
+    }, timeoutMs);
+    request.on("upgrade", (response, socket, head) => {
+      if (response.headers["sec-websocket-accept"] !== acceptKey(key)) {
+        socket.destroy();
+        settle(fail(internalError("websocket: bad handshake")));
+        return;
+      }
+      settle({ ok: true, value: { socket, head } });
+    });
+    request.on("response", (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => {
+        const body = Buffer.concat(chunks).toString("utf8");
+        settle(
+          fail(refusedHandshake(response.statusCode ?? 0, response.headers["content-type"] ?? "", body)),
+        );
+      });
+      response.on("error", () => settle(fail(refusedHandshake(response.statusCode ?? 0, "", ""))));
+    });
+    request.on("error", (error: NodeJS.ErrnoException) => {
+      settle(fail(internalError(dialErrorMessage(address, error))));
+    });
+    request.end();
+  });
+}
