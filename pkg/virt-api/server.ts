@@ -88,7 +88,14 @@ export function createVirtApiServer(options: VirtApiServerOptions): VirtApiServe
   });
 
   // WebSocket upgrades reach node's `upgrade` event, never fastify: the same access check runs here.
+  const streams = new Set<Duplex>();
+  // Streams are not the HTTP server's to close: end them, or closing would wait for every console.
+  app.addHook("preClose", async () => {
+    for (const stream of streams) stream.destroy();
+  });
   app.server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    streams.add(socket);
+    socket.once("close", () => streams.delete(socket));
     socket.on("error", () => socket.destroy());
     serveUpgrade(app, options, request, socket, head).catch((error: unknown) => {
       app.log.error({ err: error }, "stream upgrade failed");

@@ -161,7 +161,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // An open console must not hold virt-api's shutdown.
+  const open = await opened(consoleURL(apiPort));
   await api?.close();
+  expect(await open.closed).toBeGreaterThan(0);
   await handlerServer?.stop();
   await new Promise((resolve) => echo?.close(resolve));
   await rm(dir, { recursive: true, force: true });
