@@ -2,7 +2,7 @@ import type { DeviceAllocation } from "./device-manager.js";
 import { expandCommand, resolveEnv, type ObjectSource } from "./env.js";
 import type { NodeAllocatable, PodRuntimeFacts } from "./downward-api.js";
 import type { Container, Pod } from "./k8s-types.js";
-import type { ContainerRequest, ImageRef, PodRef } from "./pod-runtime.js";
+import type { ContainerRequest, ImageRef, MountPropagation, PodRef } from "./pod-runtime.js";
 
 // Everything the runtime needs to start one container instance: the resolved environment (plus what
 // device plugins added), $(VAR)-expanded command and args, volume mounts, and the devices and host
@@ -18,6 +18,16 @@ export interface ContainerRequestContext {
   apiService: { host: string; port: number };
   objects: ObjectSource;
   allocations: readonly DeviceAllocation[];
+}
+
+const PROPAGATIONS: ReadonlySet<string> = new Set<MountPropagation>([
+  "None",
+  "HostToContainer",
+  "Bidirectional",
+]);
+
+function isPropagation(value: string | undefined): value is MountPropagation {
+  return value !== undefined && PROPAGATIONS.has(value);
 }
 
 export function podRef(pod: Pod): PodRef {
@@ -55,6 +65,7 @@ export async function buildContainerRequest(ctx: ContainerRequestContext): Promi
       mountPath: m.mountPath,
       readOnly: m.readOnly ?? false,
       ...(m.subPath ? { subPath: m.subPath } : {}),
+      ...(isPropagation(m.mountPropagation) ? { propagation: m.mountPropagation } : {}),
     })),
     hostMounts: ctx.allocations.flatMap((a) =>
       a.response.mounts.map((m) => ({

@@ -38,11 +38,15 @@ export interface VolumeRequest {
   source: VolumeSource;
 }
 
+/** A volumeMount's mountPropagation; absent means None. */
+export type MountPropagation = "None" | "HostToContainer" | "Bidirectional";
+
 export interface VolumeMount {
   volume: string;
   mountPath: string;
   readOnly: boolean;
   subPath?: string;
+  propagation?: MountPropagation;
 }
 
 /** A host path a device plugin asked to expose in the container (a mount, or a device node). */

@@ -1,6 +1,6 @@
 import { mkdir, stat } from "node:fs/promises";
 import { secureJoin } from "./path-resolver.js";
-import type { VolumeMount } from "../pod-runtime.js";
+import type { MountPropagation, VolumeMount } from "../pod-runtime.js";
 import type { PreparedVolume, SourceKind } from "./volumes.js";
 
 // A container's volumeMounts turned into bind mounts: which host path goes where, read-only or not. subPath
@@ -14,7 +14,15 @@ export interface ContainerMount {
   destination: string;
   readOnly: boolean;
   kind: SourceKind;
+  /**
+   * HostToContainer: mounts the node makes later below the source appear in the container (its copy is a
+   * slave of the source's peer group); Bidirectional: the container's mounts there also reach the node
+   * (its copy stays a peer). The node's side is shared (node-layout: the node root is a shared mount).
+   */
+  propagation?: MountPropagation;
 }
+
+export type { MountPropagation };
 
 export class MountConfigError extends Error {
   override readonly name = "MountConfigError";
@@ -54,7 +62,13 @@ export async function resolveVolumeMounts(
       if (existing === undefined) await mkdir(source, { recursive: true });
       kind = existing ?? "directory";
     }
-    mounts.push({ source, destination: request.mountPath, readOnly: request.readOnly, kind });
+    mounts.push({
+      source,
+      destination: request.mountPath,
+      readOnly: request.readOnly,
+      kind,
+      ...(request.propagation && request.propagation !== "None" ? { propagation: request.propagation } : {}),
+    });
   }
   return mounts;
 }

@@ -12,6 +12,7 @@ import { readContainerState, writeContainerState } from "./container-state.js";
 import type { ContainerState, RecordedExit } from "./container-state.js";
 import { CommandError, runCommand } from "./exec.js";
 import type { RunCommand } from "./exec.js";
+import { unmountAllUnder } from "./host-mounts.js";
 import { LogPump, createLogFifos, openContainerEnds } from "./log-pump.js";
 import { childrenOf, identify, isAlive, signalGroup } from "./process-identity.js";
 import type { ProcessIdentity } from "./process-identity.js";
@@ -126,6 +127,7 @@ export class ContainerHandle {
     private readonly stateDir: string,
     private readonly pump: LogPump,
     private readonly cgroups: CgroupTree | undefined,
+    private readonly run: RunCommand = runCommand,
   ) {
     this.exited = new Promise((resolve) => (this.resolveExit = resolve));
   }
@@ -169,6 +171,7 @@ export class ContainerHandle {
     await this.pump.close();
     if (this.cgroups && this.state.cgroup)
       await this.cgroups.remove(this.state.cgroup).catch(() => undefined);
+    await unmountAllUnder(rootfsDir(this.stateDir), this.run).catch(() => undefined);
     this.state = { ...this.state, exit: toRecordedExit(exit) };
     await writeContainerState(this.stateDir, this.state).catch(() => undefined);
     this.resolveExit(exit);
@@ -185,6 +188,11 @@ export class ContainerHandle {
   }
 }
 
+/** The container's scratch directory: its root's tmpfs and overlay are mounted there on the node. */
+export function rootfsDir(containerStateDir: string): string {
+  return path.join(containerStateDir, "rootfs");
+}
+
 export class ContainerProcesses {
   constructor(
     private readonly cgroups: CgroupTree | undefined,
@@ -194,10 +202,11 @@ export class ContainerProcesses {
 
   async start(launch: ContainerLaunch): Promise<ContainerHandle> {
     await mkdir(launch.stateDir, { recursive: true, mode: 0o700 });
-    await mkdir(path.join(launch.stateDir, "rootfs"), { recursive: true });
+    await mkdir(rootfsDir(launch.stateDir), { recursive: true });
     await mkdir(path.dirname(launch.logPath), { recursive: true });
     const statusFile = path.join(launch.stateDir, "exit-status");
     await rm(statusFile, { force: true });
+    await this.mountRootOnHost(launch);
     const fifos = await createLogFifos(launch.stateDir);
     const ends = openContainerEnds(fifos);
     const pump = new LogPump(fifos, launch.logPath);
@@ -237,7 +246,7 @@ export class ContainerProcesses {
         ...(cgroup ? { cgroup } : {}),
       };
       await writeContainerState(launch.stateDir, state);
-      const handle = new ContainerHandle(state, launch.stateDir, pump, this.cgroups);
+      const handle = new ContainerHandle(state, launch.stateDir, pump, this.cgroups, this.run);
       const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
         void handle.finish(
           signal
@@ -254,6 +263,7 @@ export class ContainerProcesses {
       if (cgroup && this.cgroups)
         await this.cgroups.killAll(cgroup).then(() => this.cgroups?.remove(cgroup as string));
       await pump.close();
+      await unmountAllUnder(rootfsDir(launch.stateDir), this.run).catch(() => undefined);
       throw error instanceof ContainerStartError ? error : new ContainerStartError((error as Error).message);
     }
   }
@@ -264,7 +274,7 @@ export class ContainerProcesses {
     if (!state) return undefined;
     if (state.exit) return { state };
     const pump = new LogPump(await createLogFifos(stateDir), state.logPath);
-    const handle = new ContainerHandle(state, stateDir, pump, this.cgroups);
+    const handle = new ContainerHandle(state, stateDir, pump, this.cgroups, this.run);
     if (!(await isAlive(state.supervisor))) {
       await handle.finish(UNKNOWN_EXIT);
       return { state: handle.record };
@@ -366,6 +376,18 @@ export class ContainerProcesses {
       throw new ContainerStartError(`failed to create the container's namespaces: the supervisor ${outcome}`);
     }
     return identity;
+  }
+
+  /** The root's tmpfs and overlay, on the node (as a container runtime's rootfs mount); a leftover goes first. */
+  private async mountRootOnHost(launch: ContainerLaunch): Promise<void> {
+    await unmountAllUnder(rootfsDir(launch.stateDir), this.run);
+    try {
+      await this.run(this.tools.sh, ["-c", renderSetupScript(launch.plan.hostSteps)]);
+    } catch (error) {
+      await unmountAllUnder(rootfsDir(launch.stateDir), this.run).catch(() => undefined);
+      const detail = error instanceof CommandError ? error.stderr.trim() : (error as Error).message;
+      throw new ContainerStartError(`failed to mount the container's root filesystem: ${detail}`);
+    }
   }
 
   private async setUpRoot(pid: number, plan: RootPlan): Promise<void> {

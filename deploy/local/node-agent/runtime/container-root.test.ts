@@ -46,11 +46,12 @@ function targets(steps: MountStep[], op: MountStep["op"]): string[] {
 }
 
 describe("planContainerRoot", () => {
-  it("overlays a tmpfs on the image so writes never reach it", async () => {
+  it("overlays a tmpfs on the image so writes never reach it, mounted where the node sees it", async () => {
     const plan = await planContainerRoot(input({}));
     expect(plan.rootDir).toBe("/scratch/root");
-    expect(plan.steps.slice(0, 5)).toEqual([
+    expect(plan.hostSteps).toEqual([
       { op: "tmpfs", target: "/scratch", options: "mode=0755" },
+      { op: "private", target: "/scratch" },
       { op: "mkdir", target: "/scratch/upper" },
       { op: "mkdir", target: "/scratch/work" },
       { op: "mkdir", target: "/scratch/root" },
@@ -153,6 +154,59 @@ describe("planContainerRoot", () => {
     expect(plan.steps[plan.steps.length - 1]).toEqual({ op: "mkdir", target: "/scratch/root/work/dir" });
   });
 
+  it("says how each bind propagates only when some volume propagates", async () => {
+    const plain = await planContainerRoot(
+      input({ mounts: [{ source: volume, destination: "/data", readOnly: false, kind: "directory" }] }),
+    );
+    expect(plain.propagates).toBe(false);
+    expect(targets(plain.steps, "propagation")).toEqual([]);
+    const plan = await planContainerRoot(
+      input({
+        mounts: [
+          { source: volume, destination: "/data", readOnly: false, kind: "directory" },
+          {
+            source: volume,
+            destination: "/disks",
+            readOnly: false,
+            kind: "directory",
+            propagation: "HostToContainer",
+          },
+          {
+            source: volume,
+            destination: "/pods",
+            readOnly: false,
+            kind: "directory",
+            propagation: "Bidirectional",
+          },
+        ],
+      }),
+    );
+    expect(plan.propagates).toBe(true);
+    const propagation = (target: string) =>
+      plan.steps.find((step) => step.op === "propagation" && step.target === target);
+    expect(propagation("/scratch/root/proc")).toMatchObject({ propagation: "None" });
+    expect(propagation("/scratch/root/data")).toMatchObject({ propagation: "None" });
+    expect(propagation("/scratch/root/disks")).toMatchObject({ propagation: "HostToContainer" });
+    expect(propagation("/scratch/root/pods")).toMatchObject({ propagation: "Bidirectional" });
+    // Each right after its own bind, before anything is mounted below it.
+    const bindAt = plan.steps.findIndex(
+      (step) => step.op === "bind" && step.target === "/scratch/root/disks",
+    );
+    expect(plan.steps[bindAt + 1]).toEqual(propagation("/scratch/root/disks"));
+  });
+
+  it("copies compiled executables from the host", async () => {
+    const plan = await planContainerRoot(
+      input({ executables: [{ path: "/usr/bin/container-disk", source: "/cache/bin/container-disk-1" }] }),
+    );
+    expect(plan.steps).toContainEqual({
+      op: "copy",
+      target: "/scratch/root/usr/bin/container-disk",
+      source: "/cache/bin/container-disk-1",
+      mode: 0o755,
+    });
+  });
+
   it("rebuilds the host's mounts for host-rootfs containers, with a fresh /run and no netns handles", async () => {
     const hostMounts: MountEntry[] = [
       { id: 2, parentId: 1, mountPoint: "/proc", fsType: "proc", source: "proc" },
@@ -162,7 +216,7 @@ describe("planContainerRoot", () => {
       { id: 6, parentId: 1, mountPoint: "/var/lib/x", fsType: "nsfs", source: "nsfs" },
     ];
     const plan = await planContainerRoot(input({ rootfs: { kind: "host", hostMounts } }));
-    expect(plan.steps[4]).toMatchObject({ op: "overlay", lower: "/" });
+    expect(plan.hostSteps[5]).toMatchObject({ op: "overlay", lower: "/" });
     const binds = plan.steps.filter((step) => step.op === "bind").map((step) => step.target);
     expect(binds).toEqual(["/scratch/root/dev", "/scratch/root/proc"]);
     expect(plan.steps).toContainEqual({

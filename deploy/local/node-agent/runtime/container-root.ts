@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { ContainerMount } from "./container-mounts.js";
+import type { ContainerMount, MountPropagation } from "./container-mounts.js";
 import type { MountEntry } from "./mountinfo.js";
 import { hostFs, resolveInView } from "./path-resolver.js";
 import type { FsProbe, ViewLayer } from "./path-resolver.js";
@@ -16,11 +16,11 @@ export type RootfsSource =
   /** A directory holding the image's files, run chrooted. */
   | { kind: "directory"; path: string };
 
-export interface ExecutableFile {
-  /** Absolute path inside the container. */
-  path: string;
-  content: string;
-}
+export type ExecutableFile =
+  /** Absolute path inside the container, and the script written there. */
+  | { path: string; content: string }
+  /** A host file copied there (a compiled binary). */
+  | { path: string; source: string };
 
 export interface DeviceNode {
   hostPath: string;
@@ -51,11 +51,23 @@ export type MountStep =
   | { op: "bind"; source: string; target: string; readOnly: boolean }
   | { op: "devpts"; target: string }
   | { op: "symlink"; target: string; linkTo: string }
-  | { op: "write"; target: string; content: string; mode: number };
+  | { op: "write"; target: string; content: string; mode: number }
+  | { op: "copy"; target: string; source: string; mode: number }
+  /** How a mount made by an earlier bind step propagates (see container-mounts.ts). */
+  | { op: "propagation"; target: string; propagation: MountPropagation }
+  /** Keeps the container's root from sharing mount events with anything outside its namespace. */
+  | { op: "private"; target: string };
 
 export interface RootPlan {
-  /** The host path (inside the namespace) that becomes the container's "/". */
+  /** The host path that becomes the container's "/". */
   rootDir: string;
+  /**
+   * Run on the host before the namespace exists: the root's overlay, mounted where the node sees it, as
+   * containerd does (virt-handler finds a container's files on the node through it).
+   */
+  hostSteps: MountStep[];
+  /** Whether some volume asks for propagation, so the namespace must keep its mounts' peer groups. */
+  propagates: boolean;
   /** The resolved working directory inside the container. */
   workingDir: string;
   steps: MountStep[];
@@ -80,6 +92,8 @@ class PlanBuilder {
     readonly rootDir: string,
     lower: string,
     private readonly probe: FsProbe,
+    /** Whether the namespace keeps peer groups, so every bind must say how it propagates. */
+    private readonly propagates: boolean,
   ) {
     this.layers = [{ at: "/", source: lower }];
   }
@@ -105,9 +119,11 @@ class PlanBuilder {
     destination: string,
     kind: "directory" | "file",
     readOnly: boolean,
+    propagation: MountPropagation = "None",
   ): Promise<string> {
     const resolved = await this.mountPoint(destination, kind);
     this.steps.push({ op: "bind", source, target: this.at(resolved), readOnly });
+    if (this.propagates) this.steps.push({ op: "propagation", target: this.at(resolved), propagation });
     this.layers.push({ at: resolved, source });
     return resolved;
   }
@@ -160,9 +176,11 @@ function depth(destination: string): number {
 export async function planContainerRoot(input: RootPlanInput, probe: FsProbe = hostFs): Promise<RootPlan> {
   const scratch = input.scratchDir;
   const lower = input.rootfs.kind === "host" ? "/" : input.rootfs.path;
-  const builder = new PlanBuilder(path.join(scratch, "root"), lower, probe);
-  builder.steps.push(
+  const propagates = input.mounts.some((mount) => (mount.propagation ?? "None") !== "None");
+  const builder = new PlanBuilder(path.join(scratch, "root"), lower, probe, propagates);
+  const hostSteps: MountStep[] = [
     { op: "tmpfs", target: scratch, options: "mode=0755" },
+    { op: "private", target: scratch },
     { op: "mkdir", target: path.join(scratch, "upper") },
     { op: "mkdir", target: path.join(scratch, "work") },
     { op: "mkdir", target: builder.rootDir },
@@ -173,7 +191,7 @@ export async function planContainerRoot(input: RootPlanInput, probe: FsProbe = h
       upper: path.join(scratch, "upper"),
       work: path.join(scratch, "work"),
     },
-  );
+  ];
   if (input.rootfs.kind === "host") await addHostMounts(builder, input.rootfs.hostMounts);
   else await addKernelFilesystems(builder, input);
   if (input.rootfs.kind === "directory" && !input.privileged) {
@@ -183,12 +201,12 @@ export async function planContainerRoot(input: RootPlanInput, probe: FsProbe = h
   for (const file of input.etcFiles) await builder.bind(file.source, file.destination, "file", false);
   for (const file of input.executables) {
     const dir = await builder.mountPoint(path.posix.dirname(file.path), "directory");
-    builder.steps.push({
-      op: "write",
-      target: builder.at(path.posix.join(dir, path.posix.basename(file.path))),
-      content: file.content,
-      mode: 0o755,
-    });
+    const target = builder.at(path.posix.join(dir, path.posix.basename(file.path)));
+    builder.steps.push(
+      "source" in file
+        ? { op: "copy", target, source: file.source, mode: 0o755 }
+        : { op: "write", target, content: file.content, mode: 0o755 },
+    );
   }
   // Parents before children, as container runtimes order mounts.
   const mounts = [...input.mounts].sort((a, b) => depth(a.destination) - depth(b.destination));
@@ -198,8 +216,16 @@ export async function planContainerRoot(input: RootPlanInput, probe: FsProbe = h
       mount.destination,
       mount.kind === "directory" ? "directory" : "file",
       mount.readOnly,
+      mount.propagation,
     );
   }
   const workingDir = await builder.mountPoint(input.workingDir || "/", "directory");
-  return { rootDir: builder.rootDir, workingDir, steps: builder.steps, layers: builder.layers };
+  return {
+    rootDir: builder.rootDir,
+    workingDir,
+    hostSteps,
+    steps: builder.steps,
+    layers: builder.layers,
+    propagates,
+  };
 }

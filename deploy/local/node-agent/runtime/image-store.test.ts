@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { lstat, mkdir, mkdtemp, readFile, readlink, rm } from "node:fs/promises";
+import { copyFile, lstat, mkdir, mkdtemp, readFile, readlink, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,11 +8,19 @@ import { parseImageReference } from "./image-reference.js";
 import { ImageStore, LocalImagePullError, matchLocalImage } from "./image-store.js";
 
 let cacheDir: string;
+let checkout: string;
 let store: ImageStore;
 
 beforeAll(async () => {
   cacheDir = await mkdtemp(path.join(os.tmpdir(), "kvts-images-"));
-  store = new ImageStore({ cacheDir, checkoutDir: "/checkout" });
+  // A checkout with only the C sources the store compiles.
+  checkout = path.join(cacheDir, "checkout");
+  await mkdir(path.join(checkout, "cmd/container-disk"), { recursive: true });
+  await copyFile(
+    new URL("../../../../cmd/container-disk/main.c", import.meta.url),
+    path.join(checkout, "cmd/container-disk/main.c"),
+  );
+  store = new ImageStore({ cacheDir, checkoutDir: checkout });
 });
 
 afterAll(async () => {
@@ -65,10 +73,27 @@ describe("ImageStore.pull", () => {
     expect(image.entrypoint).toEqual(["/usr/bin/virt-launcher"]);
     expect(image.executables.map((file) => file.path)).toContain("/usr/bin/virt-launcher-monitor");
     const wrapper = image.executables.find((file) => file.path === "/usr/bin/virt-tail");
-    expect(wrapper?.content).toMatch(/^#!\/bin\/sh\nexec '.*node.*' '--import' 'file:\/\/.*tsx.*' /);
-    expect(wrapper?.content).toContain(`'/checkout/cmd/virt-tail/main.ts' "$@"`);
-    expect(image.entryPoints["/usr/bin/virt-tail"]).toBe("/checkout/cmd/virt-tail/main.ts");
+    expect(wrapper && "content" in wrapper && wrapper.content).toMatch(
+      /^#!\/bin\/sh\nexec '.*node.*' '--import' 'file:\/\/.*tsx.*' /,
+    );
+    expect(wrapper && "content" in wrapper && wrapper.content).toContain(
+      `'${checkout}/cmd/virt-tail/main.ts' "$@"`,
+    );
+    expect(image.entryPoints["/usr/bin/virt-tail"]).toBe(`${checkout}/cmd/virt-tail/main.ts`);
     expect(image.imageID).toMatch(/^quay\.io\/kubevirt\/virt-launcher@sha256:[0-9a-f]{64}$/);
+  });
+
+  it("carries container-disk as a static binary compiled from cmd/container-disk/main.c, once", async () => {
+    const first = await store.pull("quay.io/kubevirt/virt-launcher:v1.5.0");
+    const binary = first.executables.find((file) => file.path === "/usr/bin/container-disk");
+    expect(binary && "source" in binary).toBe(true);
+    const source = binary && "source" in binary ? binary.source : "";
+    expect(source.startsWith(path.join(cacheDir, "bin", "container-disk-"))).toBe(true);
+    const head = await readFile(source);
+    expect(isDynamicElf(head.subarray(0, 4096))).toBe(false);
+    expect(first.entryPoints["/usr/bin/container-disk"]).toBeUndefined();
+    const again = await store.pull("virt-launcher");
+    expect(again.executables.find((file) => file.path === "/usr/bin/container-disk")).toEqual(binary);
   });
 
   it("says how to build the test guest when it is missing", async () => {

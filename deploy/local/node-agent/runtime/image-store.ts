@@ -8,6 +8,7 @@ import { ensureBusyboxImage } from "./busybox-image.js";
 import type { ExecutableFile } from "./container-root.js";
 import { formatImageReference, imageBaseName, parseImageReference, repositoryOf } from "./image-reference.js";
 import type { ImageReference } from "./image-reference.js";
+import { ensureNativeBinary } from "./native-binary.js";
 import { shellQuote } from "./shell.js";
 
 // The local image store: what an image name means on this machine, since nothing is pulled from a registry.
@@ -31,6 +32,9 @@ export const COMPONENT_BINARIES: Readonly<Record<string, readonly string[]>> = {
     "container-disk",
   ],
 };
+
+/** Binaries built from cmd/<binary>/main.c rather than run through tsx: they run where no node exists. */
+export const NATIVE_BINARIES: ReadonlySet<string> = new Set(["container-disk"]);
 
 export type LocalImage =
   | { kind: "component"; component: string }
@@ -166,13 +170,26 @@ export class ImageStore {
   ): Promise<Omit<ResolvedImage, "image" | "reference" | "imageID">> {
     const binaries = COMPONENT_BINARIES[component] ?? [];
     const entryPoints: Record<string, string> = {};
-    const executables = binaries.map((binary) => {
-      const wrapper = `/usr/bin/${binary}`;
-      const entryPoint = path.join(this.checkoutDir, "cmd", binary, "main.ts");
-      entryPoints[wrapper] = entryPoint;
-      const exec = [process.execPath, "--import", this.tsxLoader, entryPoint].map(shellQuote).join(" ");
-      return { path: wrapper, content: `#!/bin/sh\nexec ${exec} "$@"\n` };
-    });
+    const native = await Promise.all(
+      binaries
+        .filter((binary) => NATIVE_BINARIES.has(binary))
+        .map(async (binary) => ({
+          path: `/usr/bin/${binary}`,
+          source: await ensureNativeBinary(path.join(this.checkoutDir, "cmd", binary, "main.c"), {
+            binDir: path.join(this.cacheDir, "bin"),
+          }),
+        })),
+    );
+    const scripts = binaries
+      .filter((binary) => !NATIVE_BINARIES.has(binary))
+      .map((binary) => {
+        const wrapper = `/usr/bin/${binary}`;
+        const entryPoint = path.join(this.checkoutDir, "cmd", binary, "main.ts");
+        entryPoints[wrapper] = entryPoint;
+        const exec = [process.execPath, "--import", this.tsxLoader, entryPoint].map(shellQuote).join(" ");
+        return { path: wrapper, content: `#!/bin/sh\nexec ${exec} "$@"\n` };
+      });
+    const executables: ExecutableFile[] = [...scripts, ...native];
     return {
       rootfs: { kind: "host" },
       entrypoint: [`/usr/bin/${component}`],

@@ -20,13 +20,14 @@ import { ClusterNetwork } from "./cluster-network.js";
 import { ContainerStartError, containerArgv, findExecutable, runAsIdentity } from "./container-command.js";
 import { resolveVolumeMounts } from "./container-mounts.js";
 import type { ContainerMount } from "./container-mounts.js";
-import { ContainerProcesses, DEBIAN_TOOLS, fromRecordedExit } from "./container-process.js";
+import { ContainerProcesses, DEBIAN_TOOLS, fromRecordedExit, rootfsDir } from "./container-process.js";
 import type { ContainerHandle, HostTools } from "./container-process.js";
 import { planContainerRoot } from "./container-root.js";
 import { listContainerStates } from "./container-state.js";
 import { hostNetworkHostsFile, hostnameFile, podHostsFile } from "./etc-files.js";
 import { runCommand } from "./exec.js";
 import type { RunCommand } from "./exec.js";
+import { ensurePropagation, unmountAllUnder } from "./host-mounts.js";
 import { ImageStore, LocalImagePullError } from "./image-store.js";
 import type { ImageStoreOptions, ResolvedImage } from "./image-store.js";
 import { IpAllocator } from "./ipam.js";
@@ -104,6 +105,7 @@ export class NodeRuntime implements PodRuntime {
     }
     const runtime = new NodeRuntime(config);
     await runtime.layout.ensure();
+    await runtime.ensureNodeMounts();
     if (config.ensureClusterNetwork ?? true) await runtime.clusterNetwork.ensure();
     await runtime.network.ensure();
     runtime.cgroups = await CgroupTree.detect();
@@ -147,6 +149,7 @@ export class NodeRuntime implements PodRuntime {
     await this.sandboxes.teardown(pod.uid);
     await this.volumes.teardown(pod.uid);
     await rm(this.layout.podLogDir(pod), { recursive: true, force: true });
+    await unmountAllUnder(this.layout.runtimePodDir(pod.uid), this.run);
     await rm(this.layout.runtimePodDir(pod.uid), { recursive: true, force: true });
     if (this.cgroups) await this.cgroups.remove(this.cgroups.pathOf([this.config.nodeName, pod.uid]));
   }
@@ -177,7 +180,7 @@ export class NodeRuntime implements PodRuntime {
     const stateDir = this.layout.containerStateDir(request.pod.uid, request.name);
     const hostMounts = image.rootfs.kind === "host" ? await this.hostMountsToCarry() : [];
     const plan = await planContainerRoot({
-      scratchDir: path.join(stateDir, "rootfs"),
+      scratchDir: rootfsDir(stateDir),
       rootfs: image.rootfs.kind === "host" ? { kind: "host", hostMounts } : image.rootfs,
       privileged: request.privileged,
       mounts,
@@ -290,6 +293,26 @@ export class NodeRuntime implements PodRuntime {
       await this.cgroups.pruneTree();
     }
     if (options.clusterNetwork) await this.clusterNetwork.teardown();
+    await unmountAllUnder(this.layout.nodeDir, this.run);
+  }
+
+  private get run(): RunCommand {
+    return this.config.run ?? runCommand;
+  }
+
+  /**
+   * The node root shared, so volumes can propagate mounts (mountPropagation), and the runtime dir private,
+   * so the containers' root mounts made there stay where they are.
+   */
+  private async ensureNodeMounts(): Promise<void> {
+    const shared = await ensurePropagation(this.layout.root, "shared", this.run);
+    const isolated = await ensurePropagation(this.layout.runtimeDir, "private", this.run);
+    if (!shared || !isolated) {
+      console.warn(
+        `node ${this.config.nodeName}: mounts from an earlier agent exist below ${this.layout.nodeDir}; ` +
+          "mountPropagation stays None until the node is set up afresh",
+      );
+    }
   }
 
   private get netnsPrefix(): string {

@@ -24,6 +24,26 @@ describe("shellQuote", () => {
 });
 
 describe("renderSetupScript", () => {
+  it("applies kubelet's propagation modes the way runc does, and copies binaries", () => {
+    const lines = renderSetupScript([
+      { op: "private", target: "/s" },
+      { op: "propagation", target: "/s/root/a", propagation: "None" },
+      { op: "propagation", target: "/s/root/b", propagation: "HostToContainer" },
+      { op: "propagation", target: "/s/root/c", propagation: "Bidirectional" },
+      { op: "copy", target: "/s/root/usr/bin/x", source: "/cache/x", mode: 0o755 },
+    ]).split("\n");
+    expect(lines).toEqual([
+      "set -e",
+      "mount --make-private '/s'",
+      "mount --make-rprivate '/s/root/a'",
+      "mount --make-rslave '/s/root/b'",
+      "mount --make-rshared '/s/root/c'",
+      "cp '/cache/x' '/s/root/usr/bin/x'",
+      "chmod 755 '/s/root/usr/bin/x'",
+      "",
+    ]);
+  });
+
   const script = renderSetupScript([
     { op: "tmpfs", target: "/s", options: "mode=0755" },
     { op: "overlay", target: "/s/root", lower: "/img", upper: "/s/upper", work: "/s/work" },

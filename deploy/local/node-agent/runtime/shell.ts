@@ -1,3 +1,4 @@
+import type { MountPropagation } from "./container-mounts.js";
 import type { MountStep } from "./container-root.js";
 
 // The two small shell programs behind a container start. The setup script performs a planned list of
@@ -19,6 +20,13 @@ function overlayOption(what: string, value: string): string {
     throw new Error(`overlay ${what} path ${JSON.stringify(value)} may not contain ',' or ':'`);
   return `${what}=${value}`;
 }
+
+/** kubelet's propagation modes as the container runtime applies them to a bind mount (runc's rprivate, rslave, rshared). */
+const PROPAGATION_FLAGS: Record<MountPropagation, string> = {
+  None: "--make-rprivate",
+  HostToContainer: "--make-rslave",
+  Bidirectional: "--make-rshared",
+};
 
 function renderStep(step: MountStep): string[] {
   const q = shellQuote;
@@ -51,6 +59,12 @@ function renderStep(step: MountStep): string[] {
         `printf '%s' ${q(step.content)} > ${q(step.target)}`,
         `chmod ${step.mode.toString(8)} ${q(step.target)}`,
       ];
+    case "copy":
+      return [`cp ${q(step.source)} ${q(step.target)}`, `chmod ${step.mode.toString(8)} ${q(step.target)}`];
+    case "propagation":
+      return [`mount ${PROPAGATION_FLAGS[step.propagation]} ${q(step.target)}`];
+    case "private":
+      return [`mount --make-private ${q(step.target)}`];
   }
 }
 
