@@ -63,10 +63,13 @@ export function parseAdmissionReview(body: unknown): ParsedReview {
 }
 
 /** Upstream's ValidateRequestResource message when a review reaches the wrong webhook. */
-export function checkResource(request: AdmissionRequest, expected: { group: string; resource: string }) {
+export function checkResource(
+  request: AdmissionRequest,
+  expected: { group: string; resources: readonly string[] },
+) {
   const { group, resource } = request.resource;
-  if (group === expected.group && resource === expected.resource) return undefined;
-  return `expect resource to be '${expected.resource}'`;
+  if (group === expected.group && expected.resources.includes(resource)) return undefined;
+  return `expect resource to be '${expected.resources.join("' or '")}'`;
 }
 
 export function toReviewResponse(uid: string, decision: AdmissionDecision): AdmissionReviewResponse {

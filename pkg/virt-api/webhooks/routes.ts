@@ -2,6 +2,7 @@
 // admitter behind it. Paths are shared with the operator, which registers them.
 import type { ClusterConfig } from "../../virt-config/cluster-config.js";
 import {
+  STATUS_VALIDATE_PATH,
   VMI_CREATE_VALIDATE_PATH,
   VMI_MUTATE_PATH,
   VMI_UPDATE_VALIDATE_PATH,
@@ -17,11 +18,16 @@ import {
   type ValidationRequest,
   type Verdict,
 } from "./validating-webhook/admitters/admission.js";
+import { admitStatus } from "./validating-webhook/admitters/status-admitter.js";
 import { admitReplicaSet } from "./validating-webhook/admitters/replicaset-admitter.js";
 import { admitVMICreate } from "./validating-webhook/admitters/vmi-create-admitter.js";
 import { admitVMIUpdate } from "./validating-webhook/admitters/vmi-update-admitter.js";
 import { admitVirtualMachine } from "./validating-webhook/admitters/vms-admitter.js";
-import type { AdmissionDecision, AdmissionRequest } from "./admission-review.js";
+import { denied, type AdmissionDecision, type AdmissionRequest } from "./admission-review.js";
+import {
+  VIRT_API_MUTATING_WEBHOOKS,
+  VIRT_API_VALIDATING_WEBHOOKS,
+} from "../../virt-operator/resource/generate/components/webhooks.js";
 
 export interface WebhookContext {
   /** The configuration in force now (it follows the KubeVirt CR). */
@@ -32,7 +38,8 @@ export interface WebhookContext {
 export interface WebhookRoute {
   path: string;
   group: string;
-  resource: string;
+  /** What the operator registers the path for; a review of anything else is denied. */
+  resources: readonly string[];
   admit: (request: AdmissionRequest, context: WebhookContext) => AdmissionDecision;
 }
 
@@ -71,7 +78,7 @@ export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
   {
     path: VMI_MUTATE_PATH,
     group: KUBEVIRT_GROUP,
-    resource: "virtualmachineinstances",
+    resources: ["virtualmachineinstances"],
     admit: (request, context) =>
       mutateVirtualMachineInstance(validationRequest(request), {
         clusterConfig: context.clusterConfig(),
@@ -81,32 +88,59 @@ export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
   {
     path: VM_MUTATE_PATH,
     group: KUBEVIRT_GROUP,
-    resource: "virtualmachines",
+    resources: ["virtualmachines"],
     admit: (request, context) =>
       mutateVirtualMachine(validationRequest(request), { clusterConfig: context.clusterConfig() }),
   },
   {
     path: VMI_CREATE_VALIDATE_PATH,
     group: KUBEVIRT_GROUP,
-    resource: "virtualmachineinstances",
+    resources: ["virtualmachineinstances"],
     admit: validating(admitVMICreate),
   },
   {
     path: VMI_UPDATE_VALIDATE_PATH,
     group: KUBEVIRT_GROUP,
-    resource: "virtualmachineinstances",
+    resources: ["virtualmachineinstances"],
     admit: validating(admitVMIUpdate),
   },
   {
     path: VM_VALIDATE_PATH,
     group: KUBEVIRT_GROUP,
-    resource: "virtualmachines",
+    resources: ["virtualmachines"],
     admit: validating(admitVirtualMachine),
   },
   {
     path: VMIRS_VALIDATE_PATH,
     group: KUBEVIRT_GROUP,
-    resource: "virtualmachineinstancereplicasets",
+    resources: ["virtualmachineinstancereplicasets"],
     admit: validating(admitReplicaSet),
   },
+  {
+    path: STATUS_VALIDATE_PATH,
+    group: KUBEVIRT_GROUP,
+    resources: ["virtualmachines", "virtualmachineinstancereplicasets", "virtualmachineinstancemigrations"],
+    admit: validating(admitStatus),
+  },
 ];
+
+/**
+ * Webhooks the operator registers (upstream's full set) whose kinds kubevirt-ts does not serve yet.
+ * The apiserver calls them fail-closed; each answers with a denial that says so, instead of a 404.
+ */
+export const NOT_YET_SERVED_WEBHOOK_ROUTES: readonly WebhookRoute[] = [
+  ...VIRT_API_VALIDATING_WEBHOOKS,
+  ...VIRT_API_MUTATING_WEBHOOKS,
+]
+  .filter((row) => !WEBHOOK_ROUTES.some((route) => route.path === row.path))
+  .filter((row, index, rows) => rows.findIndex((other) => other.path === row.path) === index)
+  .map((row) => {
+    const resources = [...new Set(row.resources.map((resource) => resource.split("/")[0] ?? resource))];
+    const what = row.resources.map((resource) => `${resource}${row.group ? `.${row.group}` : ""}`).join(", ");
+    return {
+      path: row.path,
+      group: row.group,
+      resources,
+      admit: () => denied(`kubevirt-ts does not support ${what} yet (webhook ${row.name})`, 501),
+    };
+  });
