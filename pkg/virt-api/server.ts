@@ -22,7 +22,7 @@ import { badRequest, internalError, notSupportedYet, routeNotFound, type Status 
 import { clientHandshakeError, writeStatus } from "./rest/streamer.js";
 import { versionInfo } from "./rest/version.js";
 import { handleAdmission } from "./webhooks/handler.js";
-import { WEBHOOK_ROUTES, type WebhookContext } from "./webhooks/routes.js";
+import { NOT_YET_SERVED_WEBHOOK_ROUTES, WEBHOOK_ROUTES, type WebhookContext } from "./webhooks/routes.js";
 
 export interface ServingTLS {
   certPem: string;
@@ -111,7 +111,7 @@ export function createVirtApiServer(options: VirtApiServerOptions): VirtApiServe
 }
 
 function registerWebhooks(app: VirtApiServer, context: WebhookContext): void {
-  for (const route of WEBHOOK_ROUTES) {
+  for (const route of [...WEBHOOK_ROUTES, ...NOT_YET_SERVED_WEBHOOK_ROUTES]) {
     app.post(route.path, async (request, reply) => {
       const body = parseJsonBody(request.body);
       if (!body.ok) return reply.code(400).send(body.status);
