@@ -4,7 +4,7 @@ SHELL := /bin/bash
 
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: help deps host-deps binaries build generate lint typecheck test test-unit test-integration up down
+.PHONY: help deps host-deps binaries guest build generate lint typecheck test test-unit test-integration test-e2e up down
 
 help:
 	@echo "make up     - a local cluster with KubeVirt installed and a demo VM"
@@ -26,6 +26,10 @@ host-deps:
 binaries:
 	bash deploy/local/build-binaries.sh
 
+# The test guest containerDisk (kernel + busybox from Debian packages); cached, rebuilt when its recipe changes.
+guest: host-deps
+	bash deploy/local/guest/build-test-guest.sh
+
 build: deps
 	npx tsc -p tsconfig.build.json
 
@@ -45,10 +49,15 @@ test-unit: deps host-deps
 test-integration: deps host-deps binaries
 	npx vitest run --project integration
 
-test: deps host-deps binaries typecheck lint
-	npx vitest run
+test-e2e: deps host-deps binaries guest
+	npx vitest run --project e2e
 
-up: deps host-deps binaries
+# Two vitest runs: integration wants a cluster without KubeVirt, e2e installs it.
+test: deps host-deps binaries guest typecheck lint
+	npx vitest run --project unit --project integration
+	npx vitest run --project e2e
+
+up: deps host-deps binaries guest
 	npx tsx deploy/local/up.ts
 
 down: deps

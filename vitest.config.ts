@@ -1,7 +1,9 @@
 import { defineConfig } from "vitest/config";
 
-// Two projects: `unit` (tests beside the code, fakes only) and `integration` (a real
-// kube-apiserver from deploy/local; its global setup brings the control plane up once).
+// Three projects: `unit` (tests beside the code, fakes only), `integration` (a real kube-apiserver
+// from deploy/local; its global setup brings the control plane up once) and `e2e` (the whole suite
+// installed through the operator on the local cluster, driven with kubectl and virtctl). The Makefile
+// runs e2e in a second vitest run, since its cluster carries KubeVirt and integration's must not.
 export default defineConfig({
   test: {
     projects: [
@@ -20,6 +22,17 @@ export default defineConfig({
           globalSetup: ["test/integration/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 600_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["test/e2e/global-setup.ts"],
+          testTimeout: 300_000,
+          hookTimeout: 900_000,
           fileParallelism: false,
         },
       },

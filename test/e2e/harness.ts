@@ -1,0 +1,102 @@
+// What the end-to-end tests drive the cluster with: kubectl (from the integration harness) and the
+// suite's own virtctl, run as a user runs them, plus a serial console session read line by line.
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { join } from "node:path";
+import { cluster, kubectl, kubectlOk } from "../integration/harness.js";
+
+export { cluster, eventually, kubectl, kubectlOk } from "../integration/harness.js";
+
+const VIRTCTL = join(cluster.repoRoot, "bin/virtctl.js");
+
+export interface CommandOutput {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function virtctl(args: string[], kubeconfig = cluster.adminKubeconfig): Promise<CommandOutput> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [VIRTCTL, "--kubeconfig", kubeconfig, ...args]);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+/** `virtctl console NAME` with its stdin and stdout in the test's hands. */
+export class ConsoleSession {
+  private output = "";
+  private readonly child: ChildProcessWithoutNullStreams;
+  readonly exited: Promise<number>;
+
+  constructor(vmi: string, namespace = "default", kubeconfig = cluster.adminKubeconfig) {
+    this.child = spawn(process.execPath, [
+      VIRTCTL,
+      "--kubeconfig",
+      kubeconfig,
+      "-n",
+      namespace,
+      "console",
+      vmi,
+    ]);
+    this.child.stdout.on("data", (chunk: Buffer) => (this.output += chunk.toString("latin1")));
+    this.child.stderr.on("data", (chunk: Buffer) => (this.output += chunk.toString("latin1")));
+    this.exited = new Promise((resolve) => this.child.on("close", (code) => resolve(code ?? 1)));
+  }
+
+  get transcript(): string {
+    return this.output;
+  }
+
+  type(text: string): void {
+    this.child.stdin.write(text);
+  }
+
+  /** Waits until the transcript, from `from` on, matches; presses Enter every `pokeMs` meanwhile. */
+  async expect(
+    pattern: RegExp,
+    timeoutMs: number,
+    options: { from?: number; pokeMs?: number } = {},
+  ): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let lastPoke = 0;
+    for (;;) {
+      const match = this.output.slice(options.from ?? 0).match(pattern);
+      if (match) return match[0];
+      if (Date.now() > deadline) {
+        throw new Error(`console never printed ${pattern}; its last output:\n${this.output.slice(-2000)}`);
+      }
+      if (options.pokeMs && Date.now() - lastPoke > options.pokeMs) {
+        this.type("\r");
+        lastPoke = Date.now();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  /** Leaves the console as a user does (Ctrl+]). */
+  async close(): Promise<number> {
+    this.child.stdin.write("\x1d");
+    const timer = setTimeout(() => this.child.kill("SIGKILL"), 5_000);
+    const code = await this.exited;
+    clearTimeout(timer);
+    return code;
+  }
+}
+
+/** A jsonpath of an object, "" when it does not exist. */
+export async function jsonpath(
+  kind: string,
+  name: string,
+  path: string,
+  namespace = "default",
+): Promise<string> {
+  const result = await kubectl(["-n", namespace, "get", kind, name, "-o", `jsonpath=${path}`]);
+  return result.code === 0 ? result.stdout : "";
+}
+
+export async function applyYAML(yaml: string): Promise<void> {
+  await kubectlOk(["apply", "-f", "-"], yaml);
+}
