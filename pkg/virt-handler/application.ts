@@ -25,7 +25,9 @@ import { runConsoleServer, type ConsoleOptions } from "./console-app.js";
 import { DEVICE_PLUGIN_SUBDIR } from "./device-manager/deviceplugin/v1beta1/api.js";
 import { DeviceController } from "./device-manager/device-controller.js";
 import { DEFAULT_HEARTBEAT_INTERVAL_MS, Heartbeat, type NodeMetadataPatch } from "./heartbeat/heartbeat.js";
+import { NodeContainerDiskMounter } from "./container-disk/mount.js";
 import { SocketIsolationDetector } from "./isolation/detector.js";
+import { nodeMountCommand } from "./node-mount-command.js";
 import { LauncherClients } from "./launcher-clients.js";
 import { PodNetworkSetup } from "./network-setup.js";
 import { DomainNotifyServer, domainNotifySocketPath } from "./notify-server/server.js";
@@ -169,6 +171,13 @@ export class VirtHandlerApp {
       host,
       vmis,
       launchers: launchers.connector,
+      containerDisks: new NodeContainerDiskMounter({
+        host,
+        podsDir,
+        recordDir: path.join(privateDir, "container-disk-mount-state"),
+        detector: new SocketIsolationDetector({ host, podsDir }),
+        run: nodeMountCommand(),
+      }),
       network: new PodNetworkSetup(
         new SocketIsolationDetector({ host, podsDir }),
         new NetConf({ privateDir, logger }),

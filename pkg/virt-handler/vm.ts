@@ -16,6 +16,7 @@ import {
   type SyncResult,
 } from "../controller/index.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/domain-object.js";
+import type { ContainerDiskMounter } from "./container-disk/mount.js";
 import type { LauncherCommands, LauncherConnector } from "./launcher-clients.js";
 import { messageOf, type VMINetworkSetup } from "./network-setup.js";
 import { decideAction, type SyncAction } from "./sync-decision.js";
@@ -37,6 +38,8 @@ export interface VMControllerOptions {
   logger: Logger;
   /** The pod network step before the first sync; absent: none (tests of other paths). */
   network?: VMINetworkSetup;
+  /** Mounts containerDisk images for the launcher before a starting VMI's sync; absent: none. */
+  containerDisks?: ContainerDiskMounter;
   recorder?: Pick<EventRecorder, "event">;
   clock?: Clock;
   /** How soon a VMI waiting for its launcher or shutting down is looked at again. */
@@ -132,6 +135,8 @@ export class VirtualMachineController {
     switch (action.kind) {
       case "sync":
         await this.prepareNetwork(vmi);
+        // Starting VMIs only (the mounter is idempotent); a running one already has its disks.
+        if (vmi.status?.phase !== Phase.Running) await this.opts.containerDisks?.mountAndVerify(vmi);
         await launcher.syncVirtualMachine(vmi);
         observed.domain = await launcher.getDomain();
         return;
@@ -169,6 +174,9 @@ export class VirtualMachineController {
     this.networkReady.delete(vmi.metadata?.uid ?? "");
     await this.opts.network?.teardown(vmi).catch((error: unknown) => {
       this.opts.logger.error({ err: error, vmi: key }, "failed to delete VMI Network cache files");
+    });
+    await this.opts.containerDisks?.unmount(vmi).catch((error: unknown) => {
+      this.opts.logger.error({ err: error, vmi: key }, "failed to unmount container disks");
     });
   }
 

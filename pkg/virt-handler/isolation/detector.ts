@@ -60,19 +60,22 @@ export class SocketIsolationDetector implements PodIsolationDetector {
     return this.detectForSocket(socket);
   }
 
-  /** The launcher process whose pod mounts the socket at `socketPath` (a path under the pods dir). */
-  async detectForSocket(socketPath: string): Promise<IsolationResult> {
+  /**
+   * The launcher process whose pod mounts the socket at `socketPath` (a path under the pods dir); or,
+   * given `pathInPod`, the process of the container that sees the socket there (a containerDisk's).
+   */
+  async detectForSocket(socketPath: string, pathInPod: string = this.socketInPod): Promise<IsolationResult> {
     // lstat: the pod may swap its socket for a symlink after safeSocketPath looked; the directories above
     // it are the kubelet's, not the pod's.
     const socket = await lstat(socketPath);
     if (!socket.isSocket()) throw new Error(`${socketPath} is not a socket`);
-    const pid = await this.lowestPidSeeing(socket);
+    const pid = await this.lowestPidSeeing(socket, pathInPod);
     if (pid === undefined) throw new Error(`no process of the pod owning ${socketPath} was found`);
     const pidDir = posix.join(this.procDir, String(pid));
     return { pid, netnsPath: posix.join(pidDir, "ns/net"), rootFs: posix.join(pidDir, "root") };
   }
 
-  private async lowestPidSeeing(socket: FileIdentity): Promise<number | undefined> {
+  private async lowestPidSeeing(socket: FileIdentity, pathInPod: string): Promise<number | undefined> {
     // Processes sharing a mount namespace and a root see the same files: look once per view.
     const seenViews = new Map<string, boolean>();
     for (const pid of await this.pids()) {
@@ -80,7 +83,7 @@ export class SocketIsolationDetector implements PodIsolationDetector {
       if (view === undefined) continue;
       let sees = seenViews.get(view);
       if (sees === undefined) {
-        sees = await processSeesSocket(this.procDir, pid, this.socketInPod, socket);
+        sees = await processSeesSocket(this.procDir, pid, pathInPod, socket);
         seenViews.set(view, sees);
       }
       if (sees) return pid;
