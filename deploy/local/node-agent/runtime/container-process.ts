@@ -343,11 +343,12 @@ export class ContainerProcesses {
       ...(launch.hostname !== undefined ? { hostname: launch.hostname } : {}),
     });
     const uts = launch.hostname !== undefined ? ["--uts"] : [];
+    // Peer groups are kept only when a volume propagates; the root's mounts are private either way.
     const inMountNamespace = [
       "--mount",
       ...uts,
       "--propagation",
-      "private",
+      launch.plan.propagates ? "unchanged" : "private",
       "--",
       this.tools.sh,
       "-c",
