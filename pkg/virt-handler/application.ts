@@ -28,6 +28,7 @@ import { DEFAULT_HEARTBEAT_INTERVAL_MS, Heartbeat, type NodeMetadataPatch } from
 import { NodeContainerDiskMounter } from "./container-disk/mount.js";
 import { SocketIsolationDetector } from "./isolation/detector.js";
 import { nodeMountCommand } from "./node-mount-command.js";
+import { nodeProcessPid } from "./node-process.js";
 import { LauncherClients } from "./launcher-clients.js";
 import { PodNetworkSetup } from "./network-setup.js";
 import { DomainNotifyServer, domainNotifySocketPath } from "./notify-server/server.js";
@@ -111,7 +112,13 @@ export class VirtHandlerApp {
       logger,
     });
     const launchers = new LauncherClients(host, this.options.podsDir ?? DEFAULT_PODS_BASE_DIR);
-    const vmController = this.vmController(vmis, launchers);
+    // Only containerDisk mounts need it; without it they fail with the reason, the rest still works.
+    const nodePid = await nodeProcessPid().catch((error: unknown) => {
+      logger.warn({ err: error }, "node mount namespace not found; containerDisk mounts will fail");
+      return 1;
+    });
+    logger.info({ nodePid }, "Acting in the node's mount namespace through this process");
+    const vmController = this.vmController(vmis, launchers, nodePid);
     const notify = new DomainNotifyServer({ onDomainEvent: (key) => vmController.enqueueKey(key), logger });
     const shareDir = this.options.virtShareDir;
     if (shareDir) {
@@ -162,6 +169,7 @@ export class VirtHandlerApp {
   private vmController(
     vmis: Informer<VirtualMachineInstance>,
     launchers: LauncherClients,
+    nodePid: number,
   ): VirtualMachineController {
     const vmiResource = this.options.client.resource<VirtualMachineInstance>(virtualMachineInstancesGVR);
     const { host, logger } = this.options;
@@ -176,7 +184,8 @@ export class VirtHandlerApp {
         podsDir,
         recordDir: path.join(privateDir, "container-disk-mount-state"),
         detector: new SocketIsolationDetector({ host, podsDir }),
-        run: nodeMountCommand(),
+        run: nodeMountCommand(`/proc/${nodePid}/ns/mnt`),
+        nodePid,
       }),
       network: new PodNetworkSetup(
         new SocketIsolationDetector({ host, podsDir }),
