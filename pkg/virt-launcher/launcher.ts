@@ -19,7 +19,7 @@ import {
 import { startSingleClientDhcpServer } from "../network/dhcp/server.js";
 import { killLeftoverQemu } from "./cleanup.js";
 import type { LauncherFlags } from "./flags.js";
-import { cloudInitDir, ephemeralDiskDataDir, qemuPidDir } from "./layout.js";
+import { cloudInitDir, ephemeralDiskDataDir, qemuPidDir, vmiPrivateDir } from "./layout.js";
 import { LibvirtDaemon } from "./libvirtd/daemon.js";
 import type { QemuIdentity } from "./libvirtd/identity.js";
 import { qemuIdentity } from "./libvirtd/identity.js";
@@ -142,12 +142,15 @@ export class VirtLauncher {
   }
 
   private async initializeDirectories(): Promise<void> {
-    const { layout } = this.process.flags;
+    const { layout, uid } = this.process.flags;
     for (const dir of [layout.privateDir, cloudInitDir(layout), ephemeralDiskDataDir(layout)]) {
       await mkdir(dir, { recursive: true });
     }
-    // QEMU's user walks through the private dir to its console socket and libvirt's home.
-    await chmod(layout.privateDir, 0o755);
+    // The VMI's own private dir holds the console sockets virt-handler walks to (upstream makes it 0755).
+    // The private dir above it is the pod's emptyDir, owned by the node, not by the launcher's user.
+    const vmiDir = vmiPrivateDir(layout, uid);
+    await mkdir(vmiDir, { recursive: true });
+    await chmod(vmiDir, 0o755);
   }
 
   private async waitForCmdServer(socketPath: string): Promise<void> {

@@ -4,7 +4,7 @@
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, chown, mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -40,13 +40,16 @@ async function prepare(options: LibvirtDaemonOptions): Promise<void> {
   await writeFile(join(home, "libvirt/libvirtd.conf"), libvirtdConf(options));
   await writeFile(join(home, "libvirt/qemu.conf"), qemuConf());
   await mkdir(runtime, { recursive: true });
-  await chmod(runtime, 0o700);
+  // In a pod the runtime dir is an emptyDir the node made (world-writable, not ours to chmod); the
+  // daemon keeps its sockets private inside it. Outside a pod, as in tests, it is ours: close it.
+  const runtimeOwned = (await stat(runtime)).uid === process.getuid?.();
+  if (runtimeOwned) await chmod(runtime, 0o700);
   for (const path of [
     home,
     join(home, "libvirt"),
     join(home, "libvirt/libvirtd.conf"),
     join(home, "libvirt/qemu.conf"),
-    runtime,
+    ...(runtimeOwned ? [runtime] : []),
   ]) {
     await identity.ownership.setFileOwnership(path);
   }

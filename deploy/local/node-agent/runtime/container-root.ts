@@ -17,8 +17,8 @@ export type RootfsSource =
   | { kind: "directory"; path: string };
 
 export type ExecutableFile =
-  /** Absolute path inside the container, and the script written there. */
-  | { path: string; content: string }
+  /** Absolute path inside the container, and the script (or, with a mode, the file) written there. */
+  | { path: string; content: string; mode?: number }
   /** A host file copied there (a compiled binary). */
   | { path: string; source: string };
 
@@ -205,7 +205,7 @@ export async function planContainerRoot(input: RootPlanInput, probe: FsProbe = h
     builder.steps.push(
       "source" in file
         ? { op: "copy", target, source: file.source, mode: 0o755 }
-        : { op: "write", target, content: file.content, mode: 0o755 },
+        : { op: "write", target, content: file.content, mode: file.mode ?? 0o755 },
     );
   }
   // Parents before children, as container runtimes order mounts.

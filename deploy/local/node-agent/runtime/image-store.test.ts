@@ -96,6 +96,19 @@ describe("ImageStore.pull", () => {
     expect(again.executables.find((file) => file.path === "/usr/bin/container-disk")).toEqual(binary);
   });
 
+  it("gives the launcher image upstream's qemu user (uid 107) on top of the host's accounts", async () => {
+    const image = await store.pull("quay.io/kubevirt/virt-launcher:v1.5.0");
+    const file = (name: string) => image.executables.find((entry) => entry.path === name);
+    const passwd = file("/etc/passwd");
+    expect(passwd && "content" in passwd ? passwd.content : "").toMatch(/^qemu:x:107:107:/m);
+    expect(passwd && "content" in passwd ? passwd.content : "").toMatch(/^root:x:0:0:/m);
+    expect(passwd && "mode" in passwd ? passwd.mode : undefined).toBe(0o644);
+    const group = file("/etc/group");
+    expect(group && "content" in group ? group.content : "").toMatch(/^qemu:x:107:$/m);
+    const handler = await store.pull("quay.io/kubevirt/virt-handler:v1.5.0");
+    expect(handler.executables.map((entry) => entry.path)).not.toContain("/etc/passwd");
+  });
+
   it("says how to build the test guest when it is missing", async () => {
     await expect(store.pull("quay.io/kubevirt/cirros-container-disk-demo")).rejects.toThrow(
       `the local image directory ${path.join(cacheDir, "images/test-guest")} does not exist; build it with deploy/local/guest/build-test-guest.sh`,

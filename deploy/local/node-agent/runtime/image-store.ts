@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -35,6 +35,45 @@ export const COMPONENT_BINARIES: Readonly<Record<string, readonly string[]>> = {
 
 /** Binaries built from cmd/<binary>/main.c rather than run through tsx: they run where no node exists. */
 export const NATIVE_BINARIES: ReadonlySet<string> = new Set(["container-disk"]);
+
+/** Users an upstream component image has beyond the host's (the launcher's `qemu`, uid 107). */
+const COMPONENT_USERS: Readonly<Record<string, readonly { name: string; id: number }[]>> = {
+  "virt-launcher": [{ name: "qemu", id: 107 }],
+};
+
+/** The host's /etc/passwd and /etc/group with the image's own users added, as the image would ship them. */
+async function accountFiles(component: string): Promise<ExecutableFile[]> {
+  const users = COMPONENT_USERS[component] ?? [];
+  if (users.length === 0) return [];
+  const [passwd, group] = await Promise.all([
+    readFile("/etc/passwd", "utf8").catch(() => ""),
+    readFile("/etc/group", "utf8").catch(() => ""),
+  ]);
+  const withLines = (text: string, lines: string[]) =>
+    [...text.split("\n").filter((line) => line !== ""), ...lines].join("\n") + "\n";
+  const hasId = (text: string, id: number) =>
+    text.split("\n").some((line) => line.split(":")[2] === String(id));
+  const newUsers = users.filter((user) => !hasId(passwd, user.id));
+  const newGroups = users.filter((user) => !hasId(group, user.id));
+  return [
+    {
+      path: "/etc/passwd",
+      content: withLines(
+        passwd,
+        newUsers.map((u) => `${u.name}:x:${u.id}:${u.id}:${u.name}:/home/${u.name}:/bin/sh`),
+      ),
+      mode: 0o644,
+    },
+    {
+      path: "/etc/group",
+      content: withLines(
+        group,
+        newGroups.map((u) => `${u.name}:x:${u.id}:`),
+      ),
+      mode: 0o644,
+    },
+  ];
+}
 
 export type LocalImage =
   | { kind: "component"; component: string }
@@ -196,7 +235,7 @@ export class ImageStore {
       cmd: [],
       env: { PATH: DEFAULT_PATH, ...(await this.tsconfigEnv()) },
       workingDir: "/",
-      executables,
+      executables: [...executables, ...(await accountFiles(component))],
       entryPoints,
     };
   }
