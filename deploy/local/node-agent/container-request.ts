@@ -84,6 +84,9 @@ export async function buildContainerRequest(ctx: ContainerRequestContext): Promi
     privileged: security?.privileged ?? false,
     ...(runAsUser !== undefined ? { runAsUser } : {}),
     ...(runAsGroup !== undefined ? { runAsGroup } : {}),
+    ...(security?.capabilities
+      ? { capabilities: { add: security.capabilities.add ?? [], drop: security.capabilities.drop ?? [] } }
+      : {}),
     hostNetwork: pod.spec.hostNetwork ?? false,
     hostPID: pod.spec.hostPID ?? false,
   };

@@ -109,6 +109,9 @@ export const containerSchema = z.looseObject({
       privileged: z.boolean().optional(),
       runAsUser: z.number().optional(),
       runAsGroup: z.number().optional(),
+      capabilities: z
+        .looseObject({ add: z.array(z.string()).optional(), drop: z.array(z.string()).optional() })
+        .optional(),
     })
     .optional(),
   restartPolicy: z.string().optional(),

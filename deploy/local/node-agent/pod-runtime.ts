@@ -87,6 +87,8 @@ export interface ContainerRequest {
   privileged: boolean;
   runAsUser?: number;
   runAsGroup?: number;
+  /** securityContext.capabilities: what a non-root process keeps (ambient), as container runtimes give it. */
+  capabilities?: { add: string[]; drop: string[] };
   hostNetwork: boolean;
   hostPID: boolean;
 }

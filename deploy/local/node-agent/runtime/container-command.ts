@@ -81,3 +81,15 @@ export async function runAsIdentity(
   const text = passwd.kind === "file" && passwd.hostPath ? await readFile(passwd.hostPath, "utf8") : "";
   return { uid: runAsUser, gid: primaryGroup(text, runAsUser) ?? 0 };
 }
+
+/**
+ * The added capabilities a non-root container keeps. Container runtimes leave a non-root process only
+ * what file capabilities give it; upstream's launcher image sets cap_net_bind_service on its binaries so
+ * the DHCP server binds port 67. Component images here run the host's node, which carries no file
+ * capabilities, so the added ones are handed over as ambient capabilities instead: the same effect.
+ */
+export function ambientCapabilities(request: { capabilities?: { add: string[] } }): string[] {
+  return (request.capabilities?.add ?? [])
+    .map((name) => name.toLowerCase().replace(/^cap_/, ""))
+    .filter((name) => /^[a-z_]+$/.test(name) && name !== "all");
+}

@@ -61,6 +61,8 @@ export interface ContainerLaunch {
   env: Record<string, string>;
   plan: RootPlan;
   identity?: { uid: number; gid: number };
+  /** Capabilities a non-root identity keeps (Linux names without CAP_, lower case: net_bind_service). */
+  ambientCapabilities?: string[];
   /** The pod's network namespace file; absent for hostNetwork pods. */
   netnsPath?: string;
   /** The pod's hostname, set in a UTS namespace of its own; absent for hostNetwork pods (node's name). */
@@ -341,6 +343,7 @@ export class ContainerProcesses {
       statusFile,
       ...(launch.identity ?? {}),
       ...(launch.hostname !== undefined ? { hostname: launch.hostname } : {}),
+      ...(launch.ambientCapabilities?.length ? { ambientCapabilities: launch.ambientCapabilities } : {}),
     });
     const uts = launch.hostname !== undefined ? ["--uts"] : [];
     // Peer groups are kept only when a volume propagates; the root's mounts are private either way.

@@ -264,6 +264,30 @@ describe.skipIf(unavailable !== undefined)("NodeRuntime as root", () => {
     expect(exit.exitCode).toBe(0);
   }, 30_000);
 
+  it("hands a non-root container the capabilities it adds, and only those", async () => {
+    const { image } = await node1.pullImage("quay.io/kubevirt/virt-handler:v1.5.0");
+    const show = "id -u; grep -E '^Cap(Eff|Amb)' /proc/self/status";
+    const run = async (name: string, capabilities?: { add: string[]; drop: string[] }) => {
+      const container = await node1.startContainer(
+        request(server, name, image, {
+          command: ["/bin/sh", "-c", show],
+          runAsUser: 107,
+          runAsGroup: 107,
+          ...(capabilities ? { capabilities } : {}),
+        }),
+      );
+      expect((await container.exited).exitCode).toBe(0);
+      return (await logContent(node1.logPath(server, name, 0))).join("\n");
+    };
+    // CAP_NET_BIND_SERVICE is bit 10: 0x400.
+    const added = await run("caps", { add: ["NET_BIND_SERVICE"], drop: ["ALL"] });
+    expect(added).toMatch(/^107$/m);
+    expect(added).toMatch(/^CapEff:\s+0000000000000400$/m);
+    expect(added).toMatch(/^CapAmb:\s+0000000000000400$/m);
+    const none = await run("no-caps");
+    expect(none).toMatch(/^CapEff:\s+0000000000000000$/m);
+  }, 30_000);
+
   it("fails clearly for unknown images and commands", async () => {
     await expect(node1.pullImage("nginx")).rejects.toBeInstanceOf(ImagePullError);
     const { image } = await node1.pullImage("busybox");

@@ -17,7 +17,13 @@ import { CgroupTree } from "./cgroup.js";
 import { LOCAL_CLUSTER_NETWORK } from "./cluster-network-config.js";
 import type { ClusterNetworkConfig } from "./cluster-network-config.js";
 import { ClusterNetwork } from "./cluster-network.js";
-import { ContainerStartError, containerArgv, findExecutable, runAsIdentity } from "./container-command.js";
+import {
+  ContainerStartError,
+  ambientCapabilities,
+  containerArgv,
+  findExecutable,
+  runAsIdentity,
+} from "./container-command.js";
 import { resolveVolumeMounts } from "./container-mounts.js";
 import type { ContainerMount } from "./container-mounts.js";
 import { ContainerProcesses, DEBIAN_TOOLS, fromRecordedExit, rootfsDir } from "./container-process.js";
@@ -235,6 +241,7 @@ export class NodeRuntime implements PodRuntime {
       env,
       plan,
       ...(identity ? { identity } : {}),
+      ...(identity && identity.uid !== 0 ? { ambientCapabilities: ambientCapabilities(request) } : {}),
       ...(netnsPath ? { netnsPath, hostname: env["HOSTNAME"] ?? request.pod.name } : {}),
       stateDir,
       logPath: this.logPath(request.pod, request.name, request.attempt),

@@ -85,20 +85,44 @@ export interface SupervisorOptions {
   gid?: number;
   /** Set in the container's own UTS namespace (pods with their own network), as kubelet does. */
   hostname?: string;
+  /** With uid: capabilities the command keeps after the switch (setpriv's ambient set), e.g. net_bind_service. */
+  ambientCapabilities?: string[];
+}
+
+/** setpriv, as the container's root holds it (component images run on the host's files). */
+export const SETPRIV_PATH = "/usr/bin/setpriv";
+
+/** Switches to uid/gid keeping `caps` as the only ambient, inheritable and bounding capabilities. */
+function setprivArgs(uid: number, gid: number, caps: readonly string[]): string[] {
+  const set = ["-all", ...caps.map((cap) => `+${cap}`)].join(",");
+  return [
+    SETPRIV_PATH,
+    `--reuid=${uid}`,
+    `--regid=${gid}`,
+    "--clear-groups",
+    `--inh-caps=${set}`,
+    `--ambient-caps=${set}`,
+    `--bounding-set=${set}`,
+    "--",
+  ];
 }
 
 /** The supervisor; the container's argv follows as "$@", and fd 3 is the agent's control socket. */
 export function renderSupervisorScript(options: SupervisorOptions): string {
+  const caps = options.ambientCapabilities ?? [];
+  const viaSetpriv = options.uid !== undefined && caps.length > 0;
   const identity =
-    options.uid !== undefined
+    options.uid !== undefined && !viaSetpriv
       ? [`--setgid=${options.gid ?? 0}`, `--setuid=${options.uid}`].map(shellQuote)
       : [];
+  const switchUser = viaSetpriv ? setprivArgs(options.uid ?? 0, options.gid ?? 0, caps).map(shellQuote) : [];
   const run = [
     shellQuote(options.unsharePath),
     shellQuote(`--root=${options.rootDir}`),
     shellQuote(`--wd=${options.workingDir}`),
     ...identity,
     "--",
+    ...switchUser,
     '"$@"',
   ].join(" ");
   const abandon = `exit ${ABANDONED_START_EXIT_CODE}`;
