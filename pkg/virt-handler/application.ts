@@ -18,7 +18,8 @@ import {
 import { DEFAULT_PODS_BASE_DIR } from "../handler-launcher-com/sockets.js";
 import { NetConf } from "../network/setup/netconf.js";
 import { VIRT_PRIVATE_DIR } from "../network/cache/podinterface.js";
-import { NodeNameLabel } from "../virt-controller/constants.js";
+import { NodeNameLabel, NonRootUID } from "../virt-controller/constants.js";
+import { isNonRoot } from "../virt-controller/services/vmi-traits.js";
 import { virtualMachineInstancesGVR } from "../virt-controller/resources.js";
 import { HealthServer } from "../virt-controller/health-server.js";
 import { runConsoleServer, type ConsoleOptions } from "./console-app.js";
@@ -31,6 +32,7 @@ import { nodeMountCommand } from "./node-mount-command.js";
 import { nodeProcessPid } from "./node-process.js";
 import { LauncherClients } from "./launcher-clients.js";
 import { PodNetworkSetup } from "./network-setup.js";
+import { NotifyPipes } from "./notify-server/pipe.js";
 import { DomainNotifyServer, domainNotifySocketPath } from "./notify-server/server.js";
 import { detectMachineTypes, machineTypeLabels } from "./node-labeller/machine-types.js";
 import { VirtualMachineController } from "./vm.js";
@@ -118,9 +120,18 @@ export class VirtHandlerApp {
       return 1;
     });
     logger.info({ nodePid }, "Acting in the node's mount namespace through this process");
-    const vmController = this.vmController(vmis, launchers, nodePid);
-    const notify = new DomainNotifyServer({ onDomainEvent: (key) => vmController.enqueueKey(key), logger });
     const shareDir = this.options.virtShareDir;
+    const pipes =
+      shareDir &&
+      new NotifyPipes({
+        host,
+        podsDir: this.options.podsDir ?? DEFAULT_PODS_BASE_DIR,
+        notifySocket: domainNotifySocketPath(shareDir),
+        ownerFor: (vmi) => (isNonRoot(vmi) ? NonRootUID : undefined),
+        logger,
+      });
+    const vmController = this.vmController(vmis, launchers, nodePid, pipes || undefined);
+    const notify = new DomainNotifyServer({ onDomainEvent: (key) => vmController.enqueueKey(key), logger });
     if (shareDir) {
       await mkdir(shareDir, { recursive: true });
       await notify.start(domainNotifySocketPath(shareDir));
@@ -130,6 +141,7 @@ export class VirtHandlerApp {
       if (await vmis.waitForSync(signal)) await vmController.run(this.options.vmiWorkers ?? 2, signal);
       await informer;
       launchers.closeAll();
+      if (pipes) pipes.closeAll();
     };
     try {
       await Promise.all([
@@ -170,6 +182,7 @@ export class VirtHandlerApp {
     vmis: Informer<VirtualMachineInstance>,
     launchers: LauncherClients,
     nodePid: number,
+    notifyPipes: NotifyPipes | undefined,
   ): VirtualMachineController {
     const vmiResource = this.options.client.resource<VirtualMachineInstance>(virtualMachineInstancesGVR);
     const { host, logger } = this.options;
@@ -179,6 +192,7 @@ export class VirtHandlerApp {
       host,
       vmis,
       launchers: launchers.connector,
+      ...(notifyPipes ? { notifyPipes } : {}),
       containerDisks: new NodeContainerDiskMounter({
         host,
         podsDir,

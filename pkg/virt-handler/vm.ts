@@ -19,6 +19,7 @@ import type { DomainObject } from "../virt-launcher/virtwrap/domain-object.js";
 import type { ContainerDiskMounter } from "./container-disk/mount.js";
 import type { LauncherCommands, LauncherConnector } from "./launcher-clients.js";
 import { messageOf, type VMINetworkSetup } from "./network-setup.js";
+import type { NotifyPipes } from "./notify-server/pipe.js";
 import { decideAction, type SyncAction } from "./sync-decision.js";
 import { Phase, isFinal } from "./vmi-phase.js";
 import { computeStatus, statusPatch } from "./vmi-status.js";
@@ -40,6 +41,8 @@ export interface VMControllerOptions {
   network?: VMINetworkSetup;
   /** Mounts containerDisk images for the launcher before a starting VMI's sync; absent: none. */
   containerDisks?: ContainerDiskMounter;
+  /** Relays the launcher's domain events from inside its pod to the notify server; absent: none. */
+  notifyPipes?: Pick<NotifyPipes, "ensure" | "close">;
   recorder?: Pick<EventRecorder, "event">;
   clock?: Clock;
   /** How soon a VMI waiting for its launcher or shutting down is looked at again. */
@@ -95,6 +98,12 @@ export class VirtualMachineController {
     if (!vmi || vmi.status?.nodeName !== this.opts.host) return;
 
     const observed = await this.observe(vmi);
+    // Without the pipe the VMI is still looked at every resync period, only later: worth a warning, no more.
+    if (cached && observed.launcher) {
+      await this.opts.notifyPipes?.ensure(cached).catch((error: unknown) => {
+        this.opts.logger.warn({ err: error, vmi: key }, "failed to start the domain notify pipe");
+      });
+    }
     const action = decideAction({
       vmi: cached,
       domain: observed.domain,
@@ -172,6 +181,7 @@ export class VirtualMachineController {
   private async forget(key: string, vmi: VirtualMachineInstance): Promise<void> {
     this.deleted.delete(key);
     this.networkReady.delete(vmi.metadata?.uid ?? "");
+    this.opts.notifyPipes?.close(vmi);
     await this.opts.network?.teardown(vmi).catch((error: unknown) => {
       this.opts.logger.error({ err: error, vmi: key }, "failed to delete VMI Network cache files");
     });
