@@ -44,7 +44,7 @@ typecheck: deps
 	npx tsc -p tsconfig.json --noEmit
 
 test-unit: deps host-deps
-	npx vitest run --project unit
+	npx vitest run --project unit --project unit-root
 
 test-integration: deps host-deps binaries
 	npx vitest run --project integration
@@ -54,7 +54,7 @@ test-e2e: deps host-deps binaries guest
 
 # Two vitest runs: integration wants a cluster without KubeVirt, e2e installs it.
 test: deps host-deps binaries guest typecheck lint
-	npx vitest run --project unit --project integration
+	npx vitest run --project unit --project unit-root --project integration
 	npx vitest run --project e2e
 
 up: deps host-deps binaries guest

@@ -1,6 +1,9 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
-// Three projects: `unit` (tests beside the code, fakes only), `integration` (a real kube-apiserver
+const UNIT_TESTS = ["pkg/**/*.test.ts", "cmd/**/*.test.ts", "hack/**/*.test.ts", "deploy/**/*.test.ts"];
+const ROOT_TESTS = UNIT_TESTS.map((glob) => glob.replace(/\.test\.ts$/, ".root.test.ts"));
+
+// Four projects: `unit` (tests beside the code, fakes only; `unit-root` those of them that need root), `integration` (a real kube-apiserver
 // from deploy/local; its global setup brings the control plane up once) and `e2e` (the whole suite
 // installed through the operator on the local cluster, driven with kubectl and virtctl). The Makefile
 // runs e2e in a second vitest run, since its cluster carries KubeVirt and integration's must not.
@@ -10,8 +13,19 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["pkg/**/*.test.ts", "cmd/**/*.test.ts", "hack/**/*.test.ts", "deploy/**/*.test.ts"],
+          include: UNIT_TESTS,
+          exclude: [...configDefaults.exclude, ...ROOT_TESTS],
           environment: "node",
+        },
+      },
+      {
+        // Tests that change the machine as root (namespaces, mounts, propagation): one file at a time, since
+        // shared mount propagation in one would reach the mounts another is making.
+        test: {
+          name: "unit-root",
+          include: ROOT_TESTS,
+          environment: "node",
+          fileParallelism: false,
         },
       },
       {

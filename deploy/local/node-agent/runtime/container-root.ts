@@ -194,7 +194,8 @@ export async function planContainerRoot(input: RootPlanInput, probe: FsProbe = h
   ];
   if (input.rootfs.kind === "host") await addHostMounts(builder, input.rootfs.hostMounts);
   else await addKernelFilesystems(builder, input);
-  if (input.rootfs.kind === "directory" && !input.privileged) {
+  // A privileged container sees the host's /dev already; everyone else gets the allocated nodes bound in.
+  if (!input.privileged) {
     for (const device of input.devices)
       await builder.bind(device.hostPath, device.containerPath, "file", false);
   }

@@ -29,6 +29,7 @@ import type { ContainerMount } from "./container-mounts.js";
 import { ContainerProcesses, DEBIAN_TOOLS, fromRecordedExit, rootfsDir } from "./container-process.js";
 import type { ContainerHandle, HostTools } from "./container-process.js";
 import { planContainerRoot } from "./container-root.js";
+import { deviceNodeFor } from "./device-nodes.js";
 import { listContainerStates } from "./container-state.js";
 import { hostNetworkHostsFile, hostnameFile, podHostsFile } from "./etc-files.js";
 import { runCommand } from "./exec.js";
@@ -197,7 +198,10 @@ export class NodeRuntime implements PodRuntime {
       executables: image.executables,
       devices: await Promise.all(
         request.devices.map(async (device) => ({
-          hostPath: await this.layout.hostPathSource(device.hostPath),
+          hostPath: await deviceNodeFor(
+            await this.layout.hostPathSource(device.hostPath),
+            path.join(stateDir, "devices"),
+          ),
           containerPath: device.containerPath,
         })),
       ),
