@@ -210,9 +210,18 @@ export class VirtHandlerApp {
         { component: "virt-handler", host },
         { logger },
       ),
-      // The VMI CRD has no status subresource (as upstream): status is patched on the object itself.
+      // The VMI CRD has no status subresource (as upstream), and upstream grants virt-handler `update`, not
+      // `patch`, on VMIs: the changed status fields go back with PUT at the resourceVersion they were
+      // computed from, so a stale cache gets a conflict (and a retry) instead of overwriting.
       patchStatus: async (namespace, name, patch) => {
-        await vmiResource.patch(namespace, name, "merge", patch);
+        const cached = vmis.get(`${namespace}/${name}`);
+        if (!cached) return;
+        const delta = patch as { metadata?: { resourceVersion?: string }; status?: object };
+        await vmiResource.update({
+          ...cached,
+          metadata: { ...cached.metadata, resourceVersion: delta.metadata?.resourceVersion },
+          status: { ...cached.status, ...delta.status },
+        } as VirtualMachineInstance);
       },
       logger: this.options.logger,
       clock: this.clock,
