@@ -32,6 +32,7 @@ import { nodeMountCommand } from "./node-mount-command.js";
 import { nodeProcessPid } from "./node-process.js";
 import { LauncherClients } from "./launcher-clients.js";
 import { PodNetworkSetup } from "./network-setup.js";
+import { cachedPodInterfaceIPs } from "./pod-interface-ips.js";
 import { NotifyPipes } from "./notify-server/pipe.js";
 import { DomainNotifyServer, domainNotifySocketPath } from "./notify-server/server.js";
 import { detectMachineTypes, machineTypeLabels } from "./node-labeller/machine-types.js";
@@ -193,6 +194,7 @@ export class VirtHandlerApp {
       vmis,
       launchers: launchers.connector,
       ...(notifyPipes ? { notifyPipes } : {}),
+      podInterfaceIPs: (vmi) => cachedPodInterfaceIPs(privateDir, vmi),
       containerDisks: new NodeContainerDiskMounter({
         host,
         podsDir,

@@ -22,7 +22,7 @@ import { messageOf, type VMINetworkSetup } from "./network-setup.js";
 import type { NotifyPipes } from "./notify-server/pipe.js";
 import { decideAction, type SyncAction } from "./sync-decision.js";
 import { Phase, isFinal } from "./vmi-phase.js";
-import { computeStatus, statusPatch } from "./vmi-status.js";
+import { computeStatus, statusPatch, type PodInterfaceIPs } from "./vmi-status.js";
 
 export interface VMIEvents<T> {
   get(key: string): T | undefined;
@@ -41,6 +41,8 @@ export interface VMControllerOptions {
   network?: VMINetworkSetup;
   /** Mounts containerDisk images for the launcher before a starting VMI's sync; absent: none. */
   containerDisks?: ContainerDiskMounter;
+  /** The pod IPs the network setup cached per interface, for `status.interfaces`; absent: none. */
+  podInterfaceIPs?: (vmi: VirtualMachineInstance) => Promise<PodInterfaceIPs>;
   /** Relays the launcher's domain events from inside its pod to the notify server; absent: none. */
   notifyPipes?: Pick<NotifyPipes, "ensure" | "close">;
   recorder?: Pick<EventRecorder, "event">;
@@ -196,7 +198,9 @@ export class VirtualMachineController {
     syncError: Error | undefined,
   ): Promise<void> {
     const failure = syncError && { message: syncError.message, nowMs: this.clock.now() };
-    const patch = statusPatch(vmi, computeStatus(vmi, observed.domain, observed.unresponsive, failure));
+    const podIPs = (await this.opts.podInterfaceIPs?.(vmi).catch(() => undefined)) ?? new Map();
+    const desired = computeStatus(vmi, observed.domain, observed.unresponsive, failure, podIPs);
+    const patch = statusPatch(vmi, desired);
     if (!patch) return;
     await this.opts.patchStatus(vmi.metadata?.namespace ?? "", vmi.metadata?.name ?? "", patch);
   }

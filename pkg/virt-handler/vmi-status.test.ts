@@ -47,6 +47,22 @@ describe("VMI status from the launcher", () => {
     });
   });
 
+  it("reports the pod IPs the network setup cached and keeps the pod interface name", () => {
+    const before = vmi({ phase: "Scheduled", interfaces: [{ name: "default", podInterfaceName: "eth0" }] });
+    const podIPs = new Map([["default", { podIP: "10.244.2.7", podIPs: ["10.244.2.7"] }]]);
+    expect(computeStatus(before, runningDomain, false, undefined, podIPs).interfaces).toEqual([
+      {
+        name: "default",
+        podInterfaceName: "eth0",
+        mac: "02:00:00:aa:bb:cc",
+        ipAddress: "10.244.2.7",
+        ipAddresses: ["10.244.2.7"],
+        interfaceName: "eth0",
+        infoSource: "domain",
+      },
+    ]);
+  });
+
   it("patches only what changed, guarded by the resourceVersion read", () => {
     const desired = computeStatus(vmi({ phase: "Scheduled" }), runningDomain, false);
     expect(statusPatch(vmi({ phase: "Scheduled" }), desired)).toEqual({

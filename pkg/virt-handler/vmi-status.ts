@@ -15,6 +15,7 @@ export const INFO_SOURCE_DOMAIN = "domain";
 
 export interface ReportedInterface {
   name?: string;
+  podInterfaceName?: string;
   mac?: string;
   ipAddress?: string;
   ipAddresses?: string[];
@@ -53,15 +54,42 @@ function interfacesOf(domain: DomainObject): ReportedInterface[] {
   });
 }
 
+/** What the network setup cached of each pod interface, by VMI interface name (upstream's pod interface cache). */
+export type PodInterfaceIPs = ReadonlyMap<string, { podIP?: string; podIPs?: string[] }>;
+
+/**
+ * Upstream's netstat: the pod network's interfaces report the pod's IPs the setup cached (the guest's own
+ * with the bridge binding; with masquerade what the pod is reached at), and keep the pod interface name
+ * virt-controller recorded.
+ */
+function withPodInterfaceData(
+  interfaces: ReportedInterface[],
+  vmi: VirtualMachineInstance,
+  podIPs: PodInterfaceIPs,
+): ReportedInterface[] {
+  const previous = new Map((vmi.status?.interfaces ?? []).map((iface) => [iface.name, iface]));
+  return interfaces.map((iface) => {
+    const cached = iface.name === undefined ? undefined : podIPs.get(iface.name);
+    const podInterfaceName = previous.get(iface.name)?.podInterfaceName;
+    return {
+      ...iface,
+      ...(cached?.podIP ? { ipAddress: cached.podIP, ipAddresses: cached.podIPs ?? [cached.podIP] } : {}),
+      ...(podInterfaceName ? { podInterfaceName } : {}),
+    };
+  });
+}
+
 export function computeStatus(
   vmi: VirtualMachineInstance,
   domain: DomainObject | undefined,
   launcherUnresponsive: boolean,
   failure?: SyncFailure,
+  podIPs: PodInterfaceIPs = new Map(),
 ): ReportedStatus {
   const phase = calculatePhase({ vmi, domain, launcherUnresponsive });
   const conditions = synchronizedConditions(vmi, failure);
-  return domain ? { phase, interfaces: interfacesOf(domain), conditions } : { phase, conditions };
+  if (!domain) return { phase, conditions };
+  return { phase, interfaces: withPodInterfaceData(interfacesOf(domain), vmi, podIPs), conditions };
 }
 
 /** The VMI's conditions with Synchronized set from the failure, or removed after a clean sync. */
