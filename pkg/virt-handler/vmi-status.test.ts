@@ -17,7 +17,7 @@ const runningDomain = {
         {
           type: "ethernet",
           mac: { mac: "02:00:00:aa:bb:cc" },
-          alias: { name: "ua-default", userDefined: true },
+          alias: { name: "default", userDefined: true },
         },
       ],
     },

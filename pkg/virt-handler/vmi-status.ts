@@ -8,8 +8,6 @@ import { SyncError } from "../virt-controller/watch/sync-error.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/domain-object.js";
 import { calculatePhase } from "./vmi-phase.js";
 
-/** Upstream's alias prefix for user-defined devices: `ua-<name>`. */
-const USER_ALIAS_PREFIX = "ua-";
 /** Upstream's InfoSourceDomain: the entry comes from the domain, not the guest agent. */
 export const INFO_SOURCE_DOMAIN = "domain";
 
@@ -41,11 +39,12 @@ function interfacesOf(domain: DomainObject): ReportedInterface[] {
   const observed = domain.status.interfaces ?? [];
   return (domain.spec.devices?.interfaces ?? []).map((iface) => {
     const mac = iface.mac?.mac;
-    const alias = iface.alias?.name ?? "";
+    // The domain carries user aliases decoded (name without `ua-`, userDefined set), as upstream's JSON does.
+    const userName = iface.alias?.userDefined ? iface.alias.name : undefined;
     const seen = observed.find((o) => mac !== undefined && o.mac.toLowerCase() === mac.toLowerCase());
     const ips = seen?.ips?.length ? seen.ips : seen?.ip ? [seen.ip] : [];
     return {
-      ...(alias.startsWith(USER_ALIAS_PREFIX) ? { name: alias.slice(USER_ALIAS_PREFIX.length) } : {}),
+      ...(userName ? { name: userName } : {}),
       ...(mac ? { mac } : {}),
       ...(ips[0] ? { ipAddress: ips[0], ipAddresses: ips } : {}),
       ...(seen?.interfaceName ? { interfaceName: seen.interfaceName } : {}),

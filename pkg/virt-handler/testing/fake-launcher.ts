@@ -57,7 +57,7 @@ function runningDomain(namespace: string, name: string): DomainObject {
           {
             type: "ethernet",
             mac: { mac: "02:00:00:aa:bb:cc" },
-            alias: { name: "ua-default", userDefined: true },
+            alias: { name: "default", userDefined: true },
           },
         ],
       },
