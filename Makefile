@@ -4,7 +4,7 @@ SHELL := /bin/bash
 
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: help deps host-deps binaries guest build generate lint typecheck test test-unit test-integration test-e2e up down
+.PHONY: help deps host-deps binaries guest build generate lint typecheck test test-unit test-integration test-e2e up down bench-launcher-overhead
 
 help:
 	@echo "make up     - a local cluster with KubeVirt installed and a demo VM"
@@ -62,3 +62,7 @@ up: deps host-deps binaries guest
 
 down: deps
 	npx tsx deploy/local/down.ts
+
+# Benchmarks print figures against DESIGN.md's targets and assert nothing; they need `make up` running.
+bench-launcher-overhead: deps
+	npx tsx bench/launcher-overhead/main.ts

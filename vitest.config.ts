@@ -1,6 +1,12 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
-const UNIT_TESTS = ["pkg/**/*.test.ts", "cmd/**/*.test.ts", "hack/**/*.test.ts", "deploy/**/*.test.ts"];
+const UNIT_TESTS = [
+  "pkg/**/*.test.ts",
+  "cmd/**/*.test.ts",
+  "hack/**/*.test.ts",
+  "deploy/**/*.test.ts",
+  "bench/**/*.test.ts",
+];
 const ROOT_TESTS = UNIT_TESTS.map((glob) => glob.replace(/\.test\.ts$/, ".root.test.ts"));
 
 // Four projects: `unit` (tests beside the code, fakes only; `unit-root` those of them that need root), `integration` (a real kube-apiserver

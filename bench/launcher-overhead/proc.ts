@@ -1,0 +1,111 @@
+import { readFile, readdir } from "node:fs/promises";
+import path from "node:path";
+
+// What the benchmark reads about one process from a /proc tree (the real one, or a fake in tests).
+// RSS comes from status (VmRSS), PSS from smaps_rollup: Node processes share many file pages, so RSS
+// counts those pages once per process while PSS splits them between the processes mapping them.
+
+export interface ProcessSample {
+  pid: number;
+  ppid: number;
+  /** The kernel's 15-character command name (/proc/<pid>/comm, the name in stat). */
+  comm: string;
+  argv: string[];
+  rssKiB: number;
+  /** Undefined when smaps_rollup is missing or unreadable. */
+  pssKiB: number | undefined;
+}
+
+export interface StatFields {
+  comm: string;
+  state: string;
+  ppid: number;
+  startTicks: number;
+}
+
+/** Parses /proc/<pid>/stat; the name sits in parentheses and may itself hold spaces and parentheses. */
+export function parseStat(text: string): StatFields {
+  const open = text.indexOf("(");
+  const close = text.lastIndexOf(")");
+  if (open < 0 || close < open) throw new Error("unreadable /proc/<pid>/stat");
+  const rest = text.slice(close + 2).split(" ");
+  // rest[0] is field 3 (state), so field N is rest[N - 3].
+  const ppid = Number(rest[4 - 3]);
+  const startTicks = Number(rest[22 - 3]);
+  if (!Number.isInteger(ppid) || !Number.isInteger(startTicks))
+    throw new Error("unreadable /proc/<pid>/stat");
+  return { comm: text.slice(open + 1, close), state: rest[0] ?? "", ppid, startTicks };
+}
+
+/** A `Key:   1234 kB` line of /proc/<pid>/status or smaps_rollup, in KiB; undefined when absent. */
+export function parseKiBField(text: string, key: string): number | undefined {
+  const match = new RegExp(`^${key}:\\s+(\\d+)\\s+kB$`, "m").exec(text);
+  return match ? Number(match[1]) : undefined;
+}
+
+export function parseCmdline(raw: string): string[] {
+  return raw.split("\0").filter((arg, index, all) => arg !== "" || index < all.length - 1);
+}
+
+async function readText(file: string): Promise<string | undefined> {
+  return readFile(file, "utf8").catch(() => undefined);
+}
+
+/** One process, or undefined when it is gone (or was a zombie) by the time it is read. */
+export async function sampleProcess(procRoot: string, pid: number): Promise<ProcessSample | undefined> {
+  const dir = path.join(procRoot, String(pid));
+  const [statText, statusText, cmdline, rollup] = await Promise.all([
+    readText(path.join(dir, "stat")),
+    readText(path.join(dir, "status")),
+    readText(path.join(dir, "cmdline")),
+    readText(path.join(dir, "smaps_rollup")),
+  ]);
+  if (statText === undefined || statusText === undefined) return undefined;
+  const stat = parseStat(statText);
+  if (stat.state === "Z") return undefined;
+  return {
+    pid,
+    ppid: stat.ppid,
+    comm: stat.comm,
+    argv: parseCmdline(cmdline ?? ""),
+    // Kernel threads and exiting processes have no VmRSS line: they hold no user memory.
+    rssKiB: parseKiBField(statusText, "VmRSS") ?? 0,
+    pssKiB: rollup === undefined ? undefined : parseKiBField(rollup, "Pss"),
+  };
+}
+
+/** The start time of a process (to check a recorded PID still names the recorded process). */
+export async function startTicksOf(procRoot: string, pid: number): Promise<number | undefined> {
+  const text = await readText(path.join(procRoot, String(pid), "stat"));
+  if (text === undefined) return undefined;
+  try {
+    return parseStat(text).startTicks;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `roots` and every process below them, found by each process's parent PID in stat. */
+export async function descendants(procRoot: string, roots: readonly number[]): Promise<number[]> {
+  const children = new Map<number, number[]>();
+  for (const entry of await readdir(procRoot).catch(() => [] as string[])) {
+    if (!/^\d+$/.test(entry)) continue;
+    const text = await readText(path.join(procRoot, entry, "stat"));
+    if (text === undefined) continue;
+    let ppid: number;
+    try {
+      ppid = parseStat(text).ppid;
+    } catch {
+      continue;
+    }
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+  }
+  const seen = new Set<number>();
+  const queue = [...roots];
+  for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
+    if (seen.has(pid)) continue;
+    seen.add(pid);
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return [...seen];
+}
