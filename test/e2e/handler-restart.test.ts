@@ -1,0 +1,101 @@
+// Reliability: killing virt-handler while a VM runs leaves the guest running — the same QEMU process —
+// and the VMI Running; the new handler re-attaches to the launcher and the console still answers.
+import { readFile, readdir } from "node:fs/promises";
+import { afterAll, describe, expect, it } from "vitest";
+import { ConsoleSession, applyYAML, eventually, jsonpath, kubectl, kubectlOk } from "./harness.js";
+
+const VM = "e2e-restart";
+
+/** PIDs of the QEMU processes running this VM's domain (`-name guest=<namespace>_<name>`). */
+async function qemuPids(): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    if (cmdline.startsWith("/usr/bin/qemu-system") && cmdline.includes(`guest=default_${VM},`))
+      pids.push(Number(entry));
+  }
+  return pids;
+}
+
+afterAll(async () => {
+  await kubectl(["delete", "vm", VM, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
+});
+
+describe("virt-handler restarted under a running VM", () => {
+  it("leaves the guest running and the VMI Running", async () => {
+    await applyYAML(`
+apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata: { name: ${VM} }
+spec:
+  runStrategy: Always
+  template:
+    spec:
+      domain:
+        devices:
+          disks: [{ name: containerdisk, disk: { bus: virtio } }]
+          interfaces: [{ name: default, masquerade: {} }]
+        memory: { guest: 128Mi }
+      networks: [{ name: default, pod: {} }]
+      volumes:
+        - name: containerdisk
+          containerDisk: { image: kubevirt-ts/test-guest:latest }
+`);
+    await eventually(
+      async () => expect(await jsonpath("vmi", VM, "{.status.phase}")).toBe("Running"),
+      240_000,
+      1_000,
+    );
+    const before = await qemuPids();
+    expect(before).toHaveLength(1);
+    const node = await jsonpath("vmi", VM, "{.status.nodeName}");
+    const handlerOn = async () =>
+      (
+        await kubectlOk([
+          "-n",
+          "kubevirt",
+          "get",
+          "pods",
+          "-l",
+          "kubevirt.io=virt-handler",
+          "--field-selector",
+          `spec.nodeName=${node}`,
+          "-o",
+          "jsonpath={.items[*].metadata.name}",
+        ])
+      ).trim();
+    const oldHandler = await handlerOn();
+
+    await kubectlOk(["-n", "kubevirt", "delete", "pod", oldHandler, "--wait=true"]);
+    await eventually(
+      async () => {
+        const name = await handlerOn();
+        expect(name).not.toBe(oldHandler);
+        expect(
+          await kubectlOk([
+            "-n",
+            "kubevirt",
+            "get",
+            "pod",
+            name,
+            "-o",
+            "jsonpath={.status.containerStatuses[0].ready}",
+          ]),
+        ).toBe("true");
+      },
+      180_000,
+      2_000,
+    );
+
+    expect(await qemuPids()).toEqual(before);
+    expect(await jsonpath("vmi", VM, "{.status.phase}")).toBe("Running");
+    const console = new ConsoleSession(VM);
+    try {
+      await console.expect(/root@[\w-]+:~# /, 120_000, { pokeMs: 3_000 });
+    } finally {
+      await console.close();
+    }
+    expect(await jsonpath("vmi", VM, "{.status.phase}")).toBe("Running");
+  });
+});
