@@ -6,7 +6,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConsoleSession, applyYAML, kubectl, kubectlOk, virtctl } from "./harness.js";
+import { ConsoleSession, applyYAML, componentPods, kubectl, kubectlOk, virtctl } from "./harness.js";
 
 const NAMESPACE = "e2e-access";
 const VM = "guarded";
@@ -93,18 +93,7 @@ describe("a kubevirt.io:view user", () => {
 
 describe("virt-api's own port", () => {
   it("refuses identity headers without the front proxy's client certificate", async () => {
-    const podIP = (
-      await kubectlOk([
-        "-n",
-        "kubevirt",
-        "get",
-        "pods",
-        "-l",
-        "kubevirt.io=virt-api",
-        "-o",
-        "jsonpath={.items[0].status.podIP}",
-      ])
-    ).trim();
+    const podIP = await componentPods("virt-api", { path: "{.items[0].status.podIP}" });
     const answer = await new Promise<{ code: number; body: string }>((resolve, reject) => {
       const req = request(
         {

@@ -2,7 +2,15 @@
 // and the VMI Running; the new handler re-attaches to the launcher and the console still answers.
 import { readFile, readdir } from "node:fs/promises";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConsoleSession, applyYAML, eventually, jsonpath, kubectl, kubectlOk } from "./harness.js";
+import {
+  ConsoleSession,
+  applyYAML,
+  componentPods,
+  eventually,
+  jsonpath,
+  kubectl,
+  kubectlOk,
+} from "./harness.js";
 
 const VM = "e2e-restart";
 
@@ -50,21 +58,7 @@ spec:
     const before = await qemuPids();
     expect(before).toHaveLength(1);
     const node = await jsonpath("vmi", VM, "{.status.nodeName}");
-    const handlerOn = async () =>
-      (
-        await kubectlOk([
-          "-n",
-          "kubevirt",
-          "get",
-          "pods",
-          "-l",
-          "kubevirt.io=virt-handler",
-          "--field-selector",
-          `spec.nodeName=${node}`,
-          "-o",
-          "jsonpath={.items[*].metadata.name}",
-        ])
-      ).trim();
+    const handlerOn = () => componentPods("virt-handler", { node });
     const oldHandler = await handlerOn();
 
     await kubectlOk(["-n", "kubevirt", "delete", "pod", oldHandler, "--wait=true"]);

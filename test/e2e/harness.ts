@@ -100,3 +100,14 @@ export async function jsonpath(
 export async function applyYAML(yaml: string): Promise<void> {
   await kubectlOk(["apply", "-f", "-"], yaml);
 }
+
+/** Names (or another jsonpath) of the KubeVirt pods labelled `kubevirt.io=<component>`, on `node` if given. */
+export async function componentPods(
+  component: string,
+  options: { node?: string; path?: string } = {},
+): Promise<string> {
+  const args = ["-n", "kubevirt", "get", "pods", "-l", `kubevirt.io=${component}`];
+  if (options.node) args.push("--field-selector", `spec.nodeName=${options.node}`);
+  const out = await kubectlOk([...args, "-o", `jsonpath=${options.path ?? "{.items[*].metadata.name}"}`]);
+  return out.trim();
+}

@@ -22,6 +22,7 @@ import {
   type Status,
 } from "./status.js";
 import { acceptClientHandshake, clientHandshakeError, splice, writeStatus } from "./streamer.js";
+import { decodePathSegment } from "../../util/path-segment.js";
 
 export const VMI_NOT_RUNNING = "VMI is not running";
 export const NO_SERIAL_CONSOLE = "No serial consoles are present.";
@@ -110,15 +111,6 @@ export interface ConsoleRoute {
   name: string;
 }
 
-function decodeSegment(segment: string): string | undefined {
-  try {
-    const decoded = decodeURIComponent(segment);
-    return decoded === "" || decoded.includes("/") ? undefined : decoded;
-  } catch {
-    return undefined;
-  }
-}
-
 /** `/apis/subresources.kubevirt.io/{version}/namespaces/{ns}/virtualmachineinstances/{name}/console`. */
 export function parseConsoleRoute(url: string, versions: readonly string[]): ConsoleRoute | undefined {
   const path = url.split("?", 1)[0] ?? "";
@@ -127,8 +119,8 @@ export function parseConsoleRoute(url: string, versions: readonly string[]): Con
       path,
     );
   if (!match || !versions.includes(match[1] ?? "")) return undefined;
-  const namespace = decodeSegment(match[2] ?? "");
-  const name = decodeSegment(match[3] ?? "");
+  const namespace = decodePathSegment(match[2] ?? "");
+  const name = decodePathSegment(match[3] ?? "");
   if (namespace === undefined || name === undefined) return undefined;
   return { version: match[1] ?? "", namespace, name };
 }

@@ -10,6 +10,7 @@ import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import type { Logger } from "../../controller/index.js";
 import { activePodUID, openPodFile } from "../launcher-clients.js";
 import type { SafePath } from "../../safepath/no-follow.js";
+import { decodePathSegment } from "../../util/path-segment.js";
 
 /** The WebSocket subprotocol of console streams. */
 export const PLAIN_STREAM_PROTOCOL = "plain.kubevirt.io";
@@ -38,22 +39,13 @@ export const NOT_A_WEBSOCKET: Refusal = {
     "websocket: the client is not using the websocket protocol: 'upgrade' token not found in 'Connection' header",
 };
 
-function decodeSegment(segment: string): string | undefined {
-  try {
-    const decoded = decodeURIComponent(segment);
-    return decoded === "" || decoded.includes("/") ? undefined : decoded;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The VMI a request URL names, or undefined when the URL is not the console route. */
 export function parseConsolePath(url: string): ConsoleTarget | undefined {
   const path = url.split("?", 1)[0] ?? "";
   const match = /^\/v1\/namespaces\/([^/]+)\/virtualmachineinstances\/([^/]+)\/console$/.exec(path);
   if (!match) return undefined;
-  const namespace = decodeSegment(match[1] ?? "");
-  const name = decodeSegment(match[2] ?? "");
+  const namespace = decodePathSegment(match[1] ?? "");
+  const name = decodePathSegment(match[2] ?? "");
   return namespace === undefined || name === undefined ? undefined : { namespace, name };
 }
 
