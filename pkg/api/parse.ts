@@ -30,7 +30,9 @@ export function parse<T>(schema: z.ZodType<T>, input: unknown, rootPath?: Path):
     const locate = (segments: readonly Segment[]): Located => locateField(schema, segments, rootPath);
     // A root that is not an object is refused by its type alone; paths below it would name no field.
     const rootIsObject = typeof input === "object" && input !== null && !Array.isArray(input);
-    const refused = (rootIsObject ? protoKeyPaths(input) : []).map((segments) => forbidden(locate(segments).field, PROTO_DETAIL));
+    const refused = (rootIsObject ? protoKeyPaths(input) : []).map((segments) =>
+      forbidden(locate(segments).field, PROTO_DETAIL),
+    );
     const result = schema.safeParse(input, { reportInput: true });
     if (result.success && refused.length === 0) return { ok: true, value: result.data };
     const issues = result.success ? [] : result.error.issues;
