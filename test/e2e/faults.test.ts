@@ -1,0 +1,113 @@
+// Faults: killing one VMI's launcher fails that VMI only; restarting virt-controller and virt-api changes
+// nothing that was already true (the other guest keeps its QEMU process, no duplicate Pod or VMI appears).
+import { readFile, readdir } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { applyYAML, cluster, componentPods, eventually, jsonpath, kubectl, kubectlOk } from "./harness.js";
+
+const VICTIM = "e2e-victim";
+const BYSTANDER = "e2e-bystander";
+
+const vmiYAML = (name: string) => `
+apiVersion: kubevirt.io/v1
+kind: VirtualMachineInstance
+metadata: { name: ${name} }
+spec:
+  domain:
+    devices:
+      disks: [{ name: containerdisk, disk: { bus: virtio } }]
+    memory: { guest: 96Mi }
+  terminationGracePeriodSeconds: 5
+  volumes:
+    - name: containerdisk
+      containerDisk: { image: kubevirt-ts/test-guest:latest }
+`;
+
+async function qemuPid(name: string): Promise<number | undefined> {
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    if (cmdline.startsWith("/usr/bin/qemu-system") && cmdline.includes(`guest=default_${name},`))
+      return Number(entry);
+  }
+  return undefined;
+}
+
+/** The PID the node agent recorded for the launcher pod's compute container (what a kubelet's runtime knows). */
+async function computePid(vmi: string): Promise<number> {
+  const uid = await jsonpath("vmi", vmi, "{.metadata.uid}");
+  const pod = JSON.parse(
+    await kubectlOk(["get", "pods", "-l", `kubevirt.io/created-by=${uid}`, "-o", "json"]),
+  ) as {
+    items: { metadata: { uid: string }; spec: { nodeName: string } }[];
+  };
+  const { metadata, spec } = pod.items[0]!;
+  const state = path.join(
+    cluster.nodesDir,
+    spec.nodeName,
+    "runtime/pods",
+    metadata.uid,
+    "containers/compute/state.json",
+  );
+  return (JSON.parse(await readFile(state, "utf8")) as { pid: number }).pid;
+}
+
+const launcherPods = async (vmi: string) => {
+  const uid = await jsonpath("vmi", vmi, "{.metadata.uid}");
+  const names = await kubectlOk([
+    "get",
+    "pods",
+    "-l",
+    `kubevirt.io/created-by=${uid}`,
+    "-o",
+    "jsonpath={.items[*].metadata.name}",
+  ]);
+  return names.trim().split(/\s+/).filter(Boolean);
+};
+
+afterAll(async () => {
+  await kubectl(["delete", "vmi", VICTIM, BYSTANDER, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
+});
+
+describe("faults", () => {
+  it("a killed launcher fails its VMI only; restarted virt-controller and virt-api change nothing", async () => {
+    await applyYAML(vmiYAML(VICTIM));
+    await applyYAML(vmiYAML(BYSTANDER));
+    for (const name of [VICTIM, BYSTANDER])
+      await eventually(
+        async () => expect(await jsonpath("vmi", name, "{.status.phase}")).toBe("Running"),
+        240_000,
+        1_000,
+      );
+    const bystanderQemu = await qemuPid(BYSTANDER);
+    expect(bystanderQemu).toBeDefined();
+
+    process.kill(await computePid(VICTIM), "SIGKILL");
+    await eventually(
+      async () => expect(await jsonpath("vmi", VICTIM, "{.status.phase}")).toBe("Failed"),
+      120_000,
+      1_000,
+    );
+    expect(await jsonpath("vmi", BYSTANDER, "{.status.phase}")).toBe("Running");
+    expect(await qemuPid(BYSTANDER)).toBe(bystanderQemu);
+
+    for (const component of ["virt-controller", "virt-api"]) {
+      const before = (await componentPods(component)).split(" ");
+      await kubectlOk(["-n", "kubevirt", "delete", "pod", ...before, "--wait=true"]);
+      await kubectlOk(["-n", "kubevirt", "rollout", "status", `deployment/${component}`, "--timeout=180s"]);
+    }
+    // Whatever the new leader does, it must converge on what already was: let it run a while.
+    await new Promise((resolve) => setTimeout(resolve, 15_000));
+    expect(await jsonpath("vmi", BYSTANDER, "{.status.phase}")).toBe("Running");
+    expect(await qemuPid(BYSTANDER)).toBe(bystanderQemu);
+    expect(await launcherPods(BYSTANDER)).toHaveLength(1);
+    expect(await jsonpath("vmi", VICTIM, "{.status.phase}")).toBe("Failed");
+    const vmis = await kubectlOk(["get", "vmis", "-o", "jsonpath={.items[*].metadata.name}"]);
+    expect(
+      vmis
+        .split(" ")
+        .filter((name) => name.startsWith("e2e-"))
+        .sort(),
+    ).toEqual([BYSTANDER, VICTIM]);
+  });
+});
