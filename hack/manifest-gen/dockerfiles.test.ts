@@ -60,3 +60,16 @@ it("the launcher image carries QEMU and libvirt from Debian's packages", () => {
   expect(install).toMatch(/\bqemu-system-x86\b/);
   expect(install).toMatch(/\blibvirt-daemon\b/);
 });
+
+it("the launcher image holds every command the launcher Pod runs", () => {
+  // compute: virt-launcher-monitor; guest-console-log: virt-tail; containerDisk: container-disk (copied).
+  const final = parseDockerfile(readFileSync(join(repoRoot, "Dockerfile.virt-launcher"), "utf8")).at(-1)!;
+  const scripts = runScripts(final).join("\n");
+  for (const command of ["virt-launcher-monitor", "virt-tail"]) {
+    expect(scripts).toContain(`> /usr/bin/${command}`);
+    expect(scripts).toContain(`dist/cmd/${command}/main.js`);
+    expect(existsSync(join(repoRoot, "cmd", command, "main.ts")), command).toBe(true);
+  }
+  expect(copiesOf(final).some((copy) => copy.destination === "/usr/bin/container-disk")).toBe(true);
+  expect(scripts).toMatch(/setcap cap_net_bind_service\+ep/);
+});
