@@ -52,9 +52,11 @@ test-integration: deps host-deps binaries
 test-e2e: deps host-deps binaries guest
 	npx vitest run --project e2e
 
-# Two vitest runs: integration wants a cluster without KubeVirt, e2e installs it.
+# Three vitest runs: the root tests' shared mounts must not meet a running cluster's, integration
+# wants a cluster without KubeVirt, e2e installs it.
 test: deps host-deps binaries guest typecheck lint
-	npx vitest run --project unit --project unit-root --project integration
+	npx vitest run --project unit --project unit-root
+	npx vitest run --project integration
 	npx vitest run --project e2e
 
 up: deps host-deps binaries guest

@@ -39,7 +39,10 @@ export async function unmountAllUnder(
 ): Promise<void> {
   let left = mountsUnder(await read(), dir);
   for (let round = 0; left.length > 0 && round < MAX_UNMOUNT_ROUNDS; round++) {
-    for (const point of left) await run("umount", [point]).catch(() => undefined);
+    // A shared mount stays busy while a peer in another mount namespace (a container's copy) holds
+    // something below it; after the plain rounds, detach it lazily: it leaves this namespace at once.
+    const lazy = round >= MAX_UNMOUNT_ROUNDS / 2 ? ["--lazy"] : [];
+    for (const point of left) await run("umount", [...lazy, point]).catch(() => undefined);
     left = mountsUnder(await read(), dir);
   }
   if (left.length > 0) throw new Error(`mounts still present under ${dir}: ${left.join(", ")}`);
