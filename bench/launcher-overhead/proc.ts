@@ -1,5 +1,8 @@
 import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
+import { parseStat } from "../../pkg/util/proc-stat.js";
+
+export { parseStat, type StatFields } from "../../pkg/util/proc-stat.js";
 
 // What the benchmark reads about one process from a /proc tree (the real one, or a fake in tests).
 // RSS comes from status (VmRSS), PSS from smaps_rollup: Node processes share many file pages, so RSS
@@ -14,27 +17,6 @@ export interface ProcessSample {
   rssKiB: number;
   /** Undefined when smaps_rollup is missing or unreadable. */
   pssKiB: number | undefined;
-}
-
-export interface StatFields {
-  comm: string;
-  state: string;
-  ppid: number;
-  startTicks: number;
-}
-
-/** Parses /proc/<pid>/stat; the name sits in parentheses and may itself hold spaces and parentheses. */
-export function parseStat(text: string): StatFields {
-  const open = text.indexOf("(");
-  const close = text.lastIndexOf(")");
-  if (open < 0 || close < open) throw new Error("unreadable /proc/<pid>/stat");
-  const rest = text.slice(close + 2).split(" ");
-  // rest[0] is field 3 (state), so field N is rest[N - 3].
-  const ppid = Number(rest[4 - 3]);
-  const startTicks = Number(rest[22 - 3]);
-  if (!Number.isInteger(ppid) || !Number.isInteger(startTicks))
-    throw new Error("unreadable /proc/<pid>/stat");
-  return { comm: text.slice(open + 1, close), state: rest[0] ?? "", ppid, startTicks };
 }
 
 /** A `Key:   1234 kB` line of /proc/<pid>/status or smaps_rollup, in KiB; undefined when absent. */

@@ -189,6 +189,7 @@ export class VirtHandlerApp {
     const { host, logger } = this.options;
     const podsDir = this.options.podsDir ?? DEFAULT_PODS_BASE_DIR;
     const privateDir = this.options.virtPrivateDir ?? VIRT_PRIVATE_DIR;
+    const detector = new SocketIsolationDetector({ host, podsDir });
     return new VirtualMachineController({
       host,
       vmis,
@@ -199,14 +200,11 @@ export class VirtHandlerApp {
         host,
         podsDir,
         recordDir: path.join(privateDir, "container-disk-mount-state"),
-        detector: new SocketIsolationDetector({ host, podsDir }),
+        detector: detector,
         run: nodeMountCommand(`/proc/${nodePid}/ns/mnt`),
         nodePid,
       }),
-      network: new PodNetworkSetup(
-        new SocketIsolationDetector({ host, podsDir }),
-        new NetConf({ privateDir, logger }),
-      ),
+      network: new PodNetworkSetup(detector, new NetConf({ privateDir, logger })),
       recorder: new EventRecorder(
         clientEventSink(this.options.client),
         { component: "virt-handler", host },

@@ -21,7 +21,8 @@ export function activePodUID(vmi: VirtualMachineInstance, host: string): string 
   return Object.entries(vmi.status?.activePods ?? {}).find(([, node]) => node === host)?.[0];
 }
 
-const UID_PATTERN = /^[0-9a-f-]+$/i;
+/** What a Kubernetes UID may look like; anything else never becomes a path. */
+export const UID_PATTERN = /^[0-9a-f-]+$/i;
 
 /**
  * `<podsDir>/<podUID>/<pathInPodDir>` opened with no symlink followed below `podsDir`, when it exists and is

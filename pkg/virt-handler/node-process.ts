@@ -5,15 +5,22 @@
 // local node agent), which lives in the node's mount namespace by construction.
 import { readFile, readdir, readlink } from "node:fs/promises";
 import path from "node:path";
+import { parseStat } from "../util/proc-stat.js";
 
 const NODE_INIT_PID = 1;
 
 async function parentOf(procDir: string, pid: number): Promise<number | undefined> {
   const stat = await readFile(path.join(procDir, String(pid), "stat"), "utf8").catch(() => undefined);
-  // The command name in parentheses may itself hold spaces or parentheses: parse after the last ")".
-  const fields = stat?.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const parent = Number(fields?.[1]);
-  return Number.isInteger(parent) && parent > 0 ? parent : undefined;
+  const parent = stat === undefined ? undefined : parseStatOrUndefined(stat)?.ppid;
+  return parent !== undefined && parent > 0 ? parent : undefined;
+}
+
+function parseStatOrUndefined(text: string) {
+  try {
+    return parseStat(text);
+  } catch {
+    return undefined;
+  }
 }
 
 const mountNamespaceOf = (procDir: string, pid: number | "self") =>

@@ -1,9 +1,18 @@
 // Faults: killing one VMI's launcher fails that VMI only; restarting virt-controller and virt-api changes
 // nothing that was already true (the other guest keeps its QEMU process, no duplicate Pod or VMI appears).
-import { readFile, readdir } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { applyYAML, cluster, componentPods, eventually, jsonpath, kubectl, kubectlOk } from "./harness.js";
+import {
+  applyYAML,
+  cluster,
+  componentPods,
+  eventually,
+  jsonpath,
+  kubectl,
+  kubectlOk,
+  qemuPids,
+} from "./harness.js";
 
 const VICTIM = "e2e-victim";
 const BYSTANDER = "e2e-bystander";
@@ -23,15 +32,7 @@ spec:
       containerDisk: { image: kubevirt-ts/test-guest:latest }
 `;
 
-async function qemuPid(name: string): Promise<number | undefined> {
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
-    if (cmdline.startsWith("/usr/bin/qemu-system") && cmdline.includes(`guest=default_${name},`))
-      return Number(entry);
-  }
-  return undefined;
-}
+const qemuPid = async (name: string) => (await qemuPids(name))[0];
 
 /** The PID the node agent recorded for the launcher pod's compute container (what a kubelet's runtime knows). */
 async function computePid(vmi: string): Promise<number> {

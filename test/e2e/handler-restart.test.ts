@@ -1,6 +1,5 @@
 // Reliability: killing virt-handler while a VM runs leaves the guest running — the same QEMU process —
 // and the VMI Running; the new handler re-attaches to the launcher and the console still answers.
-import { readFile, readdir } from "node:fs/promises";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   ConsoleSession,
@@ -9,22 +8,11 @@ import {
   eventually,
   jsonpath,
   kubectl,
+  qemuPids,
   kubectlOk,
 } from "./harness.js";
 
 const VM = "e2e-restart";
-
-/** PIDs of the QEMU processes running this VM's domain (`-name guest=<namespace>_<name>`). */
-async function qemuPids(): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
-    if (cmdline.startsWith("/usr/bin/qemu-system") && cmdline.includes(`guest=default_${VM},`))
-      pids.push(Number(entry));
-  }
-  return pids;
-}
 
 afterAll(async () => {
   await kubectl(["delete", "vm", VM, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
@@ -55,7 +43,7 @@ spec:
       240_000,
       1_000,
     );
-    const before = await qemuPids();
+    const before = await qemuPids(VM);
     expect(before).toHaveLength(1);
     const node = await jsonpath("vmi", VM, "{.status.nodeName}");
     const handlerOn = () => componentPods("virt-handler", { node });
@@ -82,7 +70,7 @@ spec:
       2_000,
     );
 
-    expect(await qemuPids()).toEqual(before);
+    expect(await qemuPids(VM)).toEqual(before);
     expect(await jsonpath("vmi", VM, "{.status.phase}")).toBe("Running");
     const console = new ConsoleSession(VM);
     try {

@@ -1,6 +1,7 @@
 // What the end-to-end tests drive the cluster with: kubectl (from the integration harness) and the
 // suite's own virtctl, run as a user runs them, plus a serial console session read line by line.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { cluster, kubectl, kubectlOk } from "../integration/harness.js";
 
@@ -110,4 +111,16 @@ export async function componentPods(
   if (options.node) args.push("--field-selector", `spec.nodeName=${options.node}`);
   const out = await kubectlOk([...args, "-o", `jsonpath=${options.path ?? "{.items[*].metadata.name}"}`]);
   return out.trim();
+}
+
+/** PIDs of the QEMU processes running the domain of VMI `namespace/name` (`-name guest=<namespace>_<name>,`). */
+export async function qemuPids(name: string, namespace = "default"): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    if (cmdline.startsWith("/usr/bin/qemu-system") && cmdline.includes(`guest=${namespace}_${name},`))
+      pids.push(Number(entry));
+  }
+  return pids;
 }

@@ -8,7 +8,7 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import type { Logger } from "../../controller/index.js";
-import { activePodUID, openPodFile } from "../launcher-clients.js";
+import { UID_PATTERN, activePodUID, openPodFile } from "../launcher-clients.js";
 import type { SafePath } from "../../safepath/no-follow.js";
 import { decodePathSegment } from "../../util/path-segment.js";
 
@@ -17,8 +17,6 @@ export const PLAIN_STREAM_PROTOCOL = "plain.kubevirt.io";
 export const SERIAL_SOCKET_NAME = "virt-serial0";
 /** The launcher's /var/run/kubevirt-private is the pod's emptyDir `private`. */
 export const PRIVATE_VOLUME_IN_POD_DIR = "volumes/kubernetes.io~empty-dir/private";
-
-const UID_PATTERN = /^[0-9a-f-]+$/i;
 
 export interface ConsoleTarget {
   namespace: string;

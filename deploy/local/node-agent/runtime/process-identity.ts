@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { parseStat } from "../../../../pkg/util/proc-stat.js";
 
 // A process is identified by its PID plus its start time (field 22 of /proc/<pid>/stat, in clock ticks
 // since boot): PIDs are reused, the pair is not. Signals go to a recorded process only after checking it.
@@ -10,11 +11,7 @@ export interface ProcessIdentity {
 
 /** Parses the start time out of /proc/<pid>/stat; the command name may hold spaces and parentheses. */
 export function parseStartTicks(stat: string): number {
-  const afterName = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // Fields after the name start at field 3 (state); starttime is field 22.
-  const value = afterName[22 - 3];
-  if (value === undefined || !/^\d+$/.test(value)) throw new Error("unreadable /proc/<pid>/stat");
-  return Number(value);
+  return parseStat(stat).startTicks;
 }
 
 export async function readStartTicks(pid: number): Promise<number | undefined> {
@@ -33,9 +30,8 @@ export async function identify(pid: number): Promise<ProcessIdentity | undefined
 /** Whether the recorded process still runs (a zombie counts as gone). */
 export async function isAlive(identity: ProcessIdentity): Promise<boolean> {
   try {
-    const stat = await readFile(`/proc/${identity.pid}/stat`, "utf8");
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && parseStartTicks(stat) === identity.startTicks;
+    const stat = parseStat(await readFile(`/proc/${identity.pid}/stat`, "utf8"));
+    return stat.state !== "Z" && stat.startTicks === identity.startTicks;
   } catch {
     return false;
   }
