@@ -47,6 +47,22 @@ describe("upstream's examples on kubectl apply --dry-run=server", () => {
   });
 });
 
+describe("this repo's examples", () => {
+  it("examples/vm-demo.yaml, the VM make up starts, is accepted as it is", async () => {
+    const result = await kubectl([
+      "apply",
+      "--dry-run=server",
+      "-f",
+      join(cluster.repoRoot, "examples/vm-demo.yaml"),
+    ]);
+    expect(result.stderr).toBe("");
+    // "unchanged" where make up already runs it.
+    expect(result.stdout).toMatch(
+      /^virtualmachine\.kubevirt\.io\/demo (created|unchanged) \(server dry run\)$/m,
+    );
+  });
+});
+
 describe("invalid objects", () => {
   it("are refused with upstream's messages and field paths", async () => {
     const vm = {
