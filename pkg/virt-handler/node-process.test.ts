@@ -17,7 +17,10 @@ afterEach(async () => {
 async function processEntry(pid: number, parent: number, mountNamespace: string, root = false) {
   const dir = path.join(proc, String(pid));
   await mkdir(path.join(dir, "ns"), { recursive: true });
-  await writeFile(path.join(dir, "stat"), `${pid} (a (weird) name) S ${parent} 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1000 0 0\n`);
+  await writeFile(
+    path.join(dir, "stat"),
+    `${pid} (a (weird) name) S ${parent} 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1000 0 0\n`,
+  );
   await symlink(`mnt:[${mountNamespace}]`, path.join(dir, "ns/mnt"));
   if (root) await mkdir(path.join(dir, "root"));
 }
