@@ -29,9 +29,7 @@ export interface ManifestOptions {
 
 /** YAML documents, each introduced by `---` as upstream's release files are. */
 export function renderDocuments(objects: readonly unknown[]): string {
-  return objects
-    .map((o) => `---\n${renderYaml(o)}`)
-    .join("");
+  return objects.map((o) => `---\n${renderYaml(o)}`).join("");
 }
 
 export function generateReleaseManifests(opts: ManifestOptions): GeneratedFile[] {
