@@ -21,13 +21,13 @@ import {
   waitFor,
   waitForLog,
 } from "./root-test-support.js";
+import { runnable } from "../../../../pkg/testutils/requirement.js";
 
 // The runtime against the real kernel: two nodes on their own test bridges and CIDRs (names and ranges no
 // real cluster uses), pods in network namespaces, volumes, chrooted images, graceful stops, an agent
 // restart, and a final check that teardown leaves nothing behind.
 
-const unavailable = rootTestsUnavailable();
-if (unavailable) console.warn(`skipping the runtime's root-level tests: ${unavailable}`);
+const canRun = runnable("the runtime's root-level tests", rootTestsUnavailable());
 
 const ID = randomBytes(2).toString("hex");
 const PREFIX = `kt${ID}-`;
@@ -94,7 +94,7 @@ async function makeFakeImages(cacheDir: string, checkoutDir: string): Promise<vo
 }
 
 beforeAll(async () => {
-  if (unavailable) return;
+  if (!canRun) return;
   base = await mkdtemp(path.join(os.tmpdir(), "kvts-runtime-"));
   stateDir = path.join(base, "state");
   const images = { cacheDir: path.join(base, "cache"), checkoutDir: path.join(base, "checkout") };
@@ -127,14 +127,14 @@ EOF`);
 }, 60_000);
 
 afterAll(async () => {
-  if (unavailable) return;
+  if (!canRun) return;
   for (const node of [node1, node2])
     await node?.teardownNode({ clusterNetwork: true }).catch(() => undefined);
   sh(`nft delete table inet ${SAFETY_TABLE} 2>/dev/null || true`);
   await rm(base, { recursive: true, force: true });
 }, 60_000);
 
-describe.skipIf(unavailable !== undefined)("NodeRuntime as root", () => {
+describe.runIf(canRun)("NodeRuntime as root", () => {
   let server: PodRef;
   let serverIP: string;
 
