@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
+import type { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../../hack/all-generators.js";
 import { Quantity } from "../defaults/quantity.js";
@@ -127,7 +128,7 @@ describe("canonicalizeQuantities", () => {
     );
     for (const path of paths) {
       const object = objectAt(path, 0.5) as never;
-      const result = canonicalizeQuantities(schema, object);
+      const result = canonicalizeQuantities(schema as z.ZodType<unknown>, object);
       expect({ path: pathText(path), value: valueAt(result, path) }).toEqual({
         path: pathText(path),
         value: "500m",
