@@ -17,7 +17,6 @@ const ACCEPTED = [
   "vm-priorityclass.yaml",
   "vmi-ephemeral.yaml",
   "vmi-fedora.yaml",
-  "vmi-kernel-boot.yaml",
   "vmi-masquerade.yaml",
   "vmi-migratable.yaml",
   "vmi-nocloud.yaml",
@@ -43,6 +42,12 @@ describe("upstream's examples on kubectl apply --dry-run=server", () => {
     const result = await dryRun(file);
     expect(result.stderr).toBe("");
     expect(result.stdout).toContain("(server dry run)");
+  });
+
+  it("vmi-kernel-boot.yaml is refused at spec.domain.firmware.kernelBoot", async () => {
+    const result = await dryRun("vmi-kernel-boot.yaml");
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("spec.domain.firmware.kernelBoot is not supported by kubevirt-ts yet");
   });
 
   it.each(refusedExamples())(

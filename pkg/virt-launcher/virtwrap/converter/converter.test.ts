@@ -119,7 +119,6 @@ describe("the converter on every upstream example", () => {
     "vm-cirros-sata.yaml",
     "vmi-ephemeral.yaml",
     "vmi-fedora.yaml",
-    "vmi-kernel-boot.yaml",
     "vmi-masquerade.yaml",
     "vmi-nocloud.yaml",
     "vmi-sata.yaml",
