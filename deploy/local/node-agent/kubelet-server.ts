@@ -82,6 +82,8 @@ async function serveLogs(
 
 export class KubeletServer {
   private server: https.Server | undefined;
+  /** Upgraded connections (exec, port-forward) are no longer the HTTP server's to close. */
+  private readonly upgraded = new Set<Duplex>();
 
   constructor(private readonly options: KubeletServerOptions) {}
 
@@ -124,6 +126,8 @@ export class KubeletServer {
       },
     );
     server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      this.upgraded.add(socket);
+      socket.once("close", () => this.upgraded.delete(socket));
       if (this.options.streaming?.handleUpgrade(req, socket, head)) return;
       writeHttpError(socket, 404, "404 page not found");
     });
@@ -140,6 +144,7 @@ export class KubeletServer {
     this.server = undefined;
     if (!server) return;
     server.closeAllConnections();
+    for (const socket of this.upgraded) socket.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }

@@ -84,8 +84,9 @@ export class ContainerStreamer {
   async exec(pid: number, command: string[], io: ExecStreams): Promise<number> {
     const { args, env } = await enterContainerArgs(pid);
     const enter = [this.nsenter, ...args, ...command];
+    // The terminal comes from the container's own devpts instance (its /dev/ptmx links there).
     const [file, argv] = io.tty
-      ? [await this.helperPath(), ["pty", "--", ...enter]]
+      ? [await this.helperPath(), ["pty", "--ptmx", `/proc/${pid}/root/dev/pts/ptmx`, "--", ...enter]]
       : [enter[0] as string, enter.slice(1)];
     const child = spawn(file, argv, {
       env,

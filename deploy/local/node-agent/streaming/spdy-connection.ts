@@ -45,6 +45,11 @@ export class SpdyStream extends Duplex {
     this.replyReceived.catch(() => undefined);
   }
 
+  /** Whether the peer finished its side (FIN or reset). */
+  get remoteEnded(): boolean {
+    return this.remoteClosed;
+  }
+
   header(name: string): string | undefined {
     return headerValue(this.headers, name);
   }
@@ -153,9 +158,10 @@ export class SpdyConnection extends EventEmitter<SpdyConnectionEvents> {
     this.nextLocalId = isServer ? 2 : 1;
     if (head && head.length > 0) this.receive(head);
     socket.on("data", (chunk: Buffer) => this.receive(chunk));
-    socket.on("close", () => this.shutdown());
+    // Frames already read are handled first: a peer's last data and FINs precede its end.
+    socket.on("close", () => this.afterQueued(() => this.shutdown()));
     // The peer is done sending: finish what is written, then close, as spdystream does on EOF.
-    socket.on("end", () => this.close());
+    socket.on("end", () => this.afterQueued(() => this.close()));
     socket.on("error", () => this.shutdown());
   }
 
@@ -225,6 +231,10 @@ export class SpdyConnection extends EventEmitter<SpdyConnectionEvents> {
   /** @internal */
   forget(id: number): void {
     this.streams.delete(id);
+  }
+
+  private afterQueued(step: () => void): void {
+    this.queue = this.queue.then(step, step);
   }
 
   private receive(chunk: Buffer): void {
@@ -300,7 +310,8 @@ export class SpdyConnection extends EventEmitter<SpdyConnectionEvents> {
     if (this.closed) return;
     this.closed = true;
     this.inflater.close();
-    for (const stream of this.streams.values()) stream.destroy();
+    // A stream the peer finished keeps what it received for its reader; the others end here.
+    for (const stream of this.streams.values()) if (!stream.remoteEnded) stream.destroy();
     this.streams.clear();
     if (destroySocket && !this.socket.destroyed) this.socket.destroy();
     this.emit("close");

@@ -106,7 +106,15 @@ export class HeaderBlockInflater {
   async decompress(compressed: Buffer): Promise<Buffer> {
     if (this.failure) throw new SpdyProtocolError(`header decompression failed: ${this.failure.message}`);
     this.inflate.write(compressed);
-    await new Promise<void>((resolve) => this.inflate.flush(zlib.constants.Z_SYNC_FLUSH, () => resolve()));
+    // A corrupt stream fails with an error event and never calls the flush back.
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.inflate.off("error", done);
+        resolve();
+      };
+      this.inflate.once("error", done);
+      this.inflate.flush(zlib.constants.Z_SYNC_FLUSH, done);
+    });
     const failure = this.failure as Error | undefined;
     if (failure) throw new SpdyProtocolError(`header decompression failed: ${failure.message}`);
     if (this.size > MAX_HEADER_BLOCK) throw new SpdyProtocolError("header block too large");

@@ -3,10 +3,12 @@
  * to open a socket inside another network namespace, and this runs where the agent puts it (spawned
  * through nsenter). Two modes:
  *
- *   stream-helper pty -- COMMAND...
+ *   stream-helper pty [--ptmx PATH] -- COMMAND...
  *     runs COMMAND on a new pseudo-terminal (its controlling terminal, in a new session) and relays
  *     stdin -> terminal and terminal -> stdout; fd 3 carries resize requests as "<cols> <rows>\n" lines.
- *     Exits with COMMAND's exit status (128 + signal when a signal ended it).
+ *     Exits with COMMAND's exit status (128 + signal when a signal ended it). With --ptmx the terminal is
+ *     allocated from that multiplexer (a container's devpts instance, reached through /proc/PID/root) and
+ *     its other side opened with TIOCGPTPEER, so inside the container it is /dev/pts/N of its own /dev.
  *
  *   stream-helper connect PORT
  *     connects to localhost:PORT (127.0.0.1, then ::1) in the current network namespace and relays
@@ -66,10 +68,14 @@ static int exit_status(int status) {
   return 1;
 }
 
-static int run_pty(char **argv) {
-  int master = posix_openpt(O_RDWR | O_NOCTTY);
-  if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0) {
-    perror("stream-helper: posix_openpt");
+#ifndef TIOCGPTPEER
+#define TIOCGPTPEER _IO('T', 0x41)
+#endif
+
+static int run_pty(const char *ptmx, char **argv) {
+  int master = ptmx ? open(ptmx, O_RDWR | O_NOCTTY) : posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || (!ptmx && grantpt(master) < 0) || unlockpt(master) < 0) {
+    fprintf(stderr, "stream-helper: cannot allocate a terminal from %s: %s\n", ptmx ? ptmx : "/dev/ptmx", strerror(errno));
     return 126;
   }
   char *slave_name = ptsname(master);
@@ -80,7 +86,7 @@ static int run_pty(char **argv) {
   }
   if (child == 0) {
     setsid();
-    int slave = open(slave_name, O_RDWR);
+    int slave = ptmx ? ioctl(master, TIOCGPTPEER, O_RDWR) : open(slave_name, O_RDWR);
     if (slave < 0) _exit(126);
     ioctl(slave, TIOCSCTTY, 0);
     dup2(slave, 0);
@@ -182,8 +188,10 @@ static int run_connect(const char *port_text) {
 
 int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
-  if (argc >= 4 && strcmp(argv[1], "pty") == 0 && strcmp(argv[2], "--") == 0) return run_pty(argv + 3);
+  if (argc >= 4 && strcmp(argv[1], "pty") == 0 && strcmp(argv[2], "--") == 0) return run_pty(NULL, argv + 3);
+  if (argc >= 6 && strcmp(argv[1], "pty") == 0 && strcmp(argv[2], "--ptmx") == 0 && strcmp(argv[4], "--") == 0)
+    return run_pty(argv[3], argv + 5);
   if (argc == 3 && strcmp(argv[1], "connect") == 0) return run_connect(argv[2]);
-  fprintf(stderr, "usage: stream-helper pty -- COMMAND... | stream-helper connect PORT\n");
+  fprintf(stderr, "usage: stream-helper pty [--ptmx PATH] -- COMMAND... | stream-helper connect PORT\n");
   return 2;
 }
