@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { LogLookupError } from "../kubelet-server.js";
@@ -66,7 +67,7 @@ const host: StreamingHost = {
 
 let server: http.Server;
 let port: number;
-const upgraded = new Set<import("node:stream").Duplex>();
+const upgraded = new Set<Duplex>();
 
 beforeAll(async () => {
   const streaming = new StreamingServer(host, { error: () => undefined });
