@@ -10,6 +10,7 @@ import {
   encodeHeaderBlock,
   headerValue,
 } from "./spdy-headers.js";
+import type { SpdyHeaders } from "./spdy-headers.js";
 
 /** A compressor as Go's spdy framer keeps one: one zlib stream with the dictionary, sync-flushed per block. */
 function goLikeCompressor(): (block: Buffer) => Promise<Buffer> {
@@ -87,12 +88,22 @@ describe("SPDY/3 header blocks", () => {
     const deflater = new HeaderBlockDeflater();
     const inflater = new HeaderBlockInflater();
     const big = { cookie: ["x".repeat(70_000)] };
-    for (const h of [{ streamtype: ["stdout"] }, big, {}]) {
+    for (const h of [{ streamtype: ["stdout"] }, big, {}] as SpdyHeaders[]) {
       expect(decodeHeaderBlock(await inflater.decompress(deflater.compress(encodeHeaderBlock(h))))).toEqual(
         h,
       );
     }
     inflater.close();
+  });
+
+  it("ends every block with the sync-flush marker Go's flate reader needs to hand the block on", () => {
+    const deflater = new HeaderBlockDeflater();
+    const first = deflater.compress(encodeHeaderBlock({ a: ["b"] }));
+    const second = deflater.compress(encodeHeaderBlock({}));
+    expect(first.subarray(0, 2).toString("hex")).toBe("7801");
+    for (const block of [first, second]) expect(block.subarray(-5).toString("hex")).toBe("000000ffff");
+    // The second block continues the stream: stored block of the 4-byte count, then the marker.
+    expect(second.toString("hex")).toBe("000400fbff00000000" + "000000ffff");
   });
 
   it("reports garbage as a protocol error", async () => {

@@ -64,7 +64,9 @@ export function headerValue(headers: SpdyHeaders, name: string): string | undefi
  * Compresses outgoing header blocks. The blocks are a few dozen bytes, so they go out as zlib "stored"
  * (uncompressed) deflate blocks: a valid continuation of one zlib stream for any inflater, with no
  * compressor state to keep in step. The zlib header carries no preset-dictionary flag; Go's reader then
- * uses the dictionary only as history, which stored blocks never refer to.
+ * uses the dictionary only as history, which stored blocks never refer to. Each block ends with the
+ * empty stored block a Z_SYNC_FLUSH writes (00 00 00 ff ff): Go's flate reader hands data on only at
+ * such a marker (or a full window), and would otherwise read past the frame and fail for good.
  */
 export class HeaderBlockDeflater {
   private started = false;
@@ -75,17 +77,20 @@ export class HeaderBlockDeflater {
       parts.push(Buffer.from([0x78, 0x01]));
       this.started = true;
     }
-    for (let offset = 0; offset < block.length || offset === 0; offset += 0xffff) {
-      const piece = block.subarray(offset, offset + 0xffff);
-      const head = Buffer.alloc(5);
-      head.writeUInt8(0, 0); // BFINAL=0, BTYPE=00 (stored)
-      head.writeUInt16LE(piece.length, 1);
-      head.writeUInt16LE(~piece.length & 0xffff, 3);
-      parts.push(head, piece);
-      if (block.length === 0) break;
+    for (let offset = 0; offset < block.length; offset += 0xffff) {
+      parts.push(storedBlock(block.subarray(offset, offset + 0xffff)));
     }
+    parts.push(storedBlock(Buffer.alloc(0)));
     return Buffer.concat(parts);
   }
+}
+
+/** A non-final deflate block holding `data` as is (BFINAL=0, BTYPE=00, then LEN and its complement). */
+function storedBlock(data: Buffer): Buffer {
+  const head = Buffer.alloc(5);
+  head.writeUInt16LE(data.length, 1);
+  head.writeUInt16LE(~data.length & 0xffff, 3);
+  return Buffer.concat([head, data]);
 }
 
 /** Decompresses incoming header blocks with one zlib context for the whole connection; calls must not overlap. */
