@@ -9,16 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { binary } from "../../deploy/local/cluster/layout.js";
-import {
-  applyYAML,
-  cluster,
-  componentPods,
-  eventually,
-  jsonpath,
-  kubectl,
-  kubectlOk,
-  virtctl,
-} from "./harness.js";
+import { applyYAML, cluster, componentPods, eventually, jsonpath, kubectl, kubectlOk } from "./harness.js";
 
 const BOOT_TIMEOUT_MS = 240_000;
 const VM = "e2e-streaming";
