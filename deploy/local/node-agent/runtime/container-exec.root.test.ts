@@ -126,7 +126,18 @@ describe.skipIf(unavailable !== undefined)("exec and port-forward into a real co
     expect((await run(["cat"], { stdin: "piped in" })).stdout).toBe("piped in");
     const failing = await run(["sh", "-c", "echo nope >&2; exit 7"]);
     expect(failing).toEqual({ exitCode: 7, stdout: "", stderr: "nope\n" });
-    expect((await run(["no-such-command"])).exitCode).toBe(127);
+    // A command that cannot be executed fails the exec itself, as a runtime's exec start fails.
+    await expect(run(["no-such-command"])).rejects.toThrow(
+      'failed to exec in container: exec: "no-such-command": executable file not found in $PATH',
+    );
+    await expect(run(["/no/such/path"])).rejects.toThrow(
+      'exec: "/no/such/path": stat /no/such/path: no such file or directory',
+    );
+    // Output that merely looks like nsenter's complaint stays the command's.
+    const lookalike = await run(["sh", "-c", "echo 'nsenter: failed to execute x: y' >&2"]);
+    expect(lookalike).toEqual({ exitCode: 0, stdout: "", stderr: "nsenter: failed to execute x: y\n" });
+    // A shell's own 127 is the command's exit code.
+    expect((await run(["sh", "-c", "no-such-command"])).exitCode).toBe(127);
   });
 
   it("gives a TTY a real terminal of the requested size", async () => {

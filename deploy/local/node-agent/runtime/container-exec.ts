@@ -3,6 +3,7 @@ import type { ChildProcess } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { constants as osConstants } from "node:os";
 import path from "node:path";
+import { PassThrough } from "node:stream";
 import type { Duplex, Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { ExecStreams, TerminalSize } from "../pod-runtime.js";
@@ -100,15 +101,20 @@ export class ContainerStreamer {
       child.stdin.on("error", () => undefined);
       io.stdin.pipe(child.stdin);
     }
+    const startFailure = watchStartFailure(child.stderr);
     const outputs = [
       pipeOut(child.stdout, io.stdout),
       // Under a TTY the terminal carries the command's stderr; the helper's own complaints go to stderr.
-      pipeOut(child.stderr, io.stderr ?? (io.tty ? io.stdout : undefined)),
+      pipeOut(startFailure.rest, io.stderr ?? (io.tty ? io.stdout : undefined)),
     ];
     if (io.tty && io.resizes) void forwardResizes(io.resizes, child.stdio[3] as Writable);
     try {
       const code = await exited;
+      const failure = startFailure.settle(code);
       await Promise.all(outputs);
+      if (failure !== undefined) {
+        throw new Error(`failed to exec in container: ${execStartMessage(command[0] ?? "", failure)}`);
+      }
       return code;
     } finally {
       io.signal?.removeEventListener("abort", onAbort);
@@ -144,6 +150,65 @@ export class ContainerStreamer {
       stream.unpipe(child.stdin);
     }
   }
+}
+
+/** nsenter's own complaint when the command cannot be executed; the command's output never starts so. */
+const NSENTER_EXEC_FAILURE = /^nsenter: failed to execute .*?: (.*)\n?$/;
+
+/**
+ * Holds back the start of stderr until it is clear whether it is nsenter saying the command could not be
+ * executed (then the exec failed to start, as a runtime reports it) or the command's own output. Once the
+ * process ended, `settle` says which: the held text is dropped only for an exec failure.
+ */
+function watchStartFailure(stderr: Readable | null): {
+  rest: Readable | null;
+  settle(exitCode: number): string | undefined;
+} {
+  if (!stderr) return { rest: null, settle: () => undefined };
+  const rest = new PassThrough();
+  const prefix = "nsenter: failed to execute ";
+  let head = "";
+  let decided = false;
+  stderr.on("data", (chunk: Buffer) => {
+    if (decided) {
+      if (!rest.write(chunk)) {
+        stderr.pause();
+        rest.once("drain", () => stderr.resume());
+      }
+      return;
+    }
+    head += chunk.toString("utf8");
+    const couldBe = head.length < prefix.length ? prefix.startsWith(head) : head.startsWith(prefix);
+    if (!couldBe) {
+      decided = true;
+      rest.write(head);
+    }
+  });
+  stderr.once("end", () => {
+    if (decided) rest.end();
+  });
+  stderr.once("error", () => rest.end());
+  return {
+    rest,
+    settle(exitCode) {
+      if (decided) return undefined;
+      decided = true;
+      const match = NSENTER_EXEC_FAILURE.exec(head);
+      const failed = match !== null && (exitCode === 126 || exitCode === 127);
+      rest.end(failed ? undefined : head);
+      return failed ? match[1] : undefined;
+    },
+  };
+}
+
+/** runc's words for a command that could not be executed (as container starts report it, container-command.ts). */
+function execStartMessage(argv0: string, reason: string): string {
+  if (/No such file or directory/.test(reason)) {
+    return argv0.includes("/")
+      ? `exec: "${argv0}": stat ${argv0}: no such file or directory`
+      : `exec: "${argv0}": executable file not found in $PATH`;
+  }
+  return `exec: "${argv0}": ${reason.toLowerCase()}`;
 }
 
 function pipeOut(from: Readable | null, to: Writable | undefined): Promise<void> {
