@@ -79,6 +79,11 @@ describe("kubectl exec", () => {
     expect(failing.code).toBe(3);
     expect(failing.stderr).toContain("to-stderr");
     expect((await exec(["false"])).code).toBe(1);
+    const missing = await exec(["no-such-command"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(
+      'error executing command in container: failed to exec in container: exec: "no-such-command": executable file not found in $PATH',
+    );
   });
 
   it("gives `-t` a terminal (kubectl run on a pseudo-terminal of its own)", async () => {
