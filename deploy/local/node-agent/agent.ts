@@ -23,6 +23,8 @@ import { makeProbeRunner } from "./probe-runner.js";
 import { parseQuantity } from "./quantity.js";
 import { ensureServingCert } from "./serving-cert.js";
 import { ServiceAccountTokens } from "./service-account-tokens.js";
+import { PodStreamingHost } from "./streaming/pod-streaming-host.js";
+import { StreamingServer } from "./streaming/streaming-server.js";
 
 // The node agent assembled: Node registration and heartbeats, the kubelet endpoints, device plugin
 // registration, and the pods bound to this node. Stopping the agent leaves the pods' processes running,
@@ -168,6 +170,7 @@ export class NodeAgent {
       key: serving.key,
       clientCA: await readFile(flags.caCert, "utf8"),
       logs: manager,
+      streaming: new StreamingServer(new PodStreamingHost(manager, runtime), log),
       log,
     });
     const port = await this.server.start();

@@ -1,3 +1,5 @@
+import type { Duplex, Readable, Writable } from "node:stream";
+
 // What the Kubernetes side of the node agent needs from the pod runtime (network sandboxes, volumes,
 // images, processes). The agent is written against this interface; `runtime-adapter.ts` maps it onto
 // deploy/local/node-agent/runtime, and unit tests use `FakePodRuntime`.
@@ -126,6 +128,22 @@ export interface ExecResult {
   output: string;
 }
 
+export interface TerminalSize {
+  width: number;
+  height: number;
+}
+
+/** The client's side of an exec (kubelet's remotecommand streams). */
+export interface ExecStreams {
+  stdin?: Readable;
+  stdout?: Writable;
+  stderr?: Writable;
+  tty: boolean;
+  resizes?: AsyncIterable<TerminalSize>;
+  /** Aborted when the client went away: the process is killed, as containerd kills an abandoned exec. */
+  signal?: AbortSignal;
+}
+
 /** Thrown by pullImage for images the store does not know: kubelet's ErrImagePull. */
 export class ImagePullError extends Error {}
 
@@ -145,6 +163,10 @@ export interface PodRuntime {
   stopContainer(id: string, gracePeriodMs: number): Promise<void>;
   /** Runs a command in the container's namespaces (exec probes). */
   exec(id: string, command: string[], timeoutMs: number): Promise<ExecResult>;
+  /** kubelet's exec: an interactive command in a running container; resolves with its exit code. */
+  execStream(id: string, command: string[], io: ExecStreams): Promise<number>;
+  /** kubelet's port-forward: relays `stream` to localhost:`port` in the network namespace of the container's pod. */
+  portForward(id: string, port: number, stream: Duplex): Promise<void>;
   /** kubelet's CRI log path for one container instance. */
   logPath(pod: PodRef, container: string, attempt: number): string;
   /** Containers an earlier agent run started, as recorded in the state directory. */

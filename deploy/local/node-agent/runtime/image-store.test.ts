@@ -110,6 +110,16 @@ describe("ImageStore.pull", () => {
     expect(handler.executables.map((entry) => entry.path)).not.toContain("/etc/passwd");
   });
 
+  it("points the launcher image's virsh at the launcher's private libvirtd", async () => {
+    const image = await store.pull("quay.io/kubevirt/virt-launcher:v1.5.0");
+    const conf = image.executables.find((entry) => entry.path === "/etc/libvirt/libvirt.conf");
+    expect(conf && "content" in conf ? conf.content : "").toBe(
+      'uri_default = "qemu+unix:///session?socket=/var/run/libvirt/libvirt-sock"\n',
+    );
+    const handler = await store.pull("quay.io/kubevirt/virt-handler:v1.5.0");
+    expect(handler.executables.map((entry) => entry.path)).not.toContain("/etc/libvirt/libvirt.conf");
+  });
+
   it("says how to build the test guest when it is missing", async () => {
     await expect(store.pull("quay.io/kubevirt/cirros-container-disk-demo")).rejects.toThrow(
       `the local image directory ${path.join(cacheDir, "images/test-guest")} does not exist; build it with deploy/local/guest/build-test-guest.sh`,

@@ -41,6 +41,25 @@ const COMPONENT_USERS: Readonly<Record<string, readonly { name: string; id: numb
   "virt-launcher": [{ name: "qemu", id: 107 }],
 };
 
+/**
+ * Configuration files an upstream component image carries. The launcher's: virsh (Debian's
+ * libvirt-clients, on the host's files the image runs on) is pointed at the launcher's private libvirtd,
+ * whose socket is libvirt-sock under the pod's /var/run (pkg/virt-launcher/layout.ts), with the URI the
+ * launcher itself opens (qemu:///session): `virsh list` / `virsh dumpxml 1` in the compute container
+ * then show that VM's domain, as they do in upstream's image. libvirt's client reads this file when run
+ * as root; as the non-root qemu user it finds the same socket through XDG_RUNTIME_DIR=/var/run, which
+ * the compute container's environment sets.
+ */
+const COMPONENT_CONFIG_FILES: Readonly<Record<string, readonly ExecutableFile[]>> = {
+  "virt-launcher": [
+    {
+      path: "/etc/libvirt/libvirt.conf",
+      content: 'uri_default = "qemu+unix:///session?socket=/var/run/libvirt/libvirt-sock"\n',
+      mode: 0o644,
+    },
+  ],
+};
+
 /** The host's /etc/passwd and /etc/group with the image's own users added, as the image would ship them. */
 async function accountFiles(component: string): Promise<ExecutableFile[]> {
   const users = COMPONENT_USERS[component] ?? [];
@@ -235,7 +254,11 @@ export class ImageStore {
       cmd: [],
       env: { PATH: DEFAULT_PATH, ...(await this.tsconfigEnv()) },
       workingDir: "/",
-      executables: [...executables, ...(await accountFiles(component))],
+      executables: [
+        ...executables,
+        ...(await accountFiles(component)),
+        ...(COMPONENT_CONFIG_FILES[component] ?? []),
+      ],
       entryPoints,
     };
   }

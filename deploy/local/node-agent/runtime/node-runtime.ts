@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { access, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { Duplex } from "node:stream";
 import { ImagePullError } from "../pod-runtime.js";
 import type {
   ContainerRequest,
   ExecResult,
+  ExecStreams,
   ImageRef,
   PodRef,
   PodRuntime,
@@ -32,6 +34,7 @@ import { planContainerRoot } from "./container-root.js";
 import { deviceNodeFor } from "./device-nodes.js";
 import { listContainerStates } from "./container-state.js";
 import { hostNetworkHostsFile, hostnameFile, podHostsFile } from "./etc-files.js";
+import { ContainerStreamer } from "./container-exec.js";
 import { runCommand } from "./exec.js";
 import type { RunCommand } from "./exec.js";
 import { ensurePropagation, unmountAllUnder } from "./host-mounts.js";
@@ -85,6 +88,7 @@ export class NodeRuntime implements PodRuntime {
   private readonly containers = new Map<string, ContainerHandle>();
   private readonly resolvedImages = new Map<string, ResolvedImage>();
   private processes!: ContainerProcesses;
+  private readonly streamer: ContainerStreamer;
   private cgroups: CgroupTree | undefined;
 
   private constructor(private readonly config: NodeRuntimeConfig) {
@@ -101,6 +105,10 @@ export class NodeRuntime implements PodRuntime {
     this.volumes = new PodVolumes(this.layout, run);
     this.records = new PodRecords(this.layout);
     this.images = new ImageStore(config.images);
+    this.streamer = new ContainerStreamer(
+      path.join(this.images.cacheDir, "bin"),
+      (config.tools ?? DEBIAN_TOOLS).nsenter,
+    );
   }
 
   /** Sets the node up (idempotent: safe on every agent start) and returns its runtime. */
@@ -263,6 +271,22 @@ export class NodeRuntime implements PodRuntime {
     const handle = this.containers.get(id);
     if (!handle) return { exitCode: 126, output: `container ${id} is not running` };
     return this.processes.exec(handle.pid, command, timeoutMs);
+  }
+
+  /** kubelet's exec: an interactive command in a running container (see container-exec.ts). */
+  async execStream(id: string, command: string[], io: ExecStreams): Promise<number> {
+    return this.streamer.exec(this.runningPid(id), command, io);
+  }
+
+  /** kubelet's port-forward: `stream` to localhost:`port` in the network namespace of the container's pod. */
+  async portForward(id: string, port: number, stream: Duplex): Promise<void> {
+    return this.streamer.portForward(this.runningPid(id), port, stream);
+  }
+
+  private runningPid(id: string): number {
+    const handle = this.containers.get(id);
+    if (!handle) throw new Error(`container ${id} is not running`);
+    return handle.pid;
   }
 
   logPath(pod: PodRef, container: string, attempt: number): string {
