@@ -104,6 +104,7 @@ status:
   conditions:
   - {type: Ready, status: "True"}
   - {type: LiveMigratable, status: "False"}
+  - {type: Paused, status: "True"}
 `;
     await run(["create", "-n", namespace, "-f", "-"], vmi);
     const vmiTable = await run(["get", "vmi", "columns", "-n", namespace, "-o", "wide"]);
@@ -117,7 +118,7 @@ status:
         "node01",
         "True",
         "False",
-        "<none>",
+        "True",
       ],
     ]);
     // Without -o wide, the priority-1 columns stay out, as upstream's `kubectl get vmi` shows.
