@@ -2,6 +2,7 @@
 # Builds the one-machine cluster's upstream binaries from their Go modules:
 #   kube  (kube-apiserver, kube-controller-manager, kube-scheduler, kube-proxy, kubectl) from go/kube
 #   etcd  from go/etcd
+#   coredns (the cluster DNS add-on) from go/coredns
 # Binaries and Go caches live under ${XDG_CACHE_HOME:-~/.cache}/kubevirt-ts. A module is rebuilt
 # only when its go.mod, go.sum or main.go (or this script) changed: a hash stamp records the inputs.
 # A cold build compiles a few thousand packages; progress lines show how far it got.
@@ -75,4 +76,6 @@ for component in "${KUBE_COMPONENTS[@]}"; do
   ln -sfn kube "$KVTS_BIN/$component"
 done
 build_module etcd "$here/go/etcd" "$KVTS_BIN/etcd" "-s -w"
-echo "binaries in $KVTS_BIN: ${KUBE_COMPONENTS[*]} etcd"
+# upstream's Makefile stamps coremain.GitCommit; a module zip has no commit, so it stays empty
+build_module coredns "$here/go/coredns" "$KVTS_BIN/coredns" "-s -w -X github.com/coredns/coredns/coremain.GitCommit="
+echo "binaries in $KVTS_BIN: ${KUBE_COMPONENTS[*]} etcd coredns"
