@@ -110,7 +110,8 @@ describe("cluster DNS", () => {
       "echo '--- fqdn'",
       `nslookup ${SERVICE}.${NS}.svc.cluster.local`,
       "echo '--- short'",
-      `nslookup ${SERVICE}`,
+      // busybox's nslookup asks every search domain and exits 1 when any of them is NXDOMAIN
+      `nslookup ${SERVICE} || true`,
     ].join("\n");
     const { phase, log } = await runPod("lookup", script);
     expect(phase, log).toBe("Succeeded");
@@ -124,7 +125,12 @@ describe("cluster DNS", () => {
     for (const answer of [kubernetes, fqdn, short]) expect(answer).toMatch(/Server:\s+10\.96\.0\.10/);
     expect(kubernetes).toMatch(/Address: 10\.96\.0\.1$/m);
     expect(fqdn).toMatch(new RegExp(`Address: ${clusterIP.replace(/\./g, "\\.")}$`, "m"));
-    expect(short).toMatch(new RegExp(`Address: ${clusterIP.replace(/\./g, "\\.")}$`, "m"));
+    expect(short).toMatch(
+      new RegExp(
+        `Name:\\s+${SERVICE}\\.${NS}\\.svc\\.cluster\\.local\\nAddress: ${clusterIP.replace(/\./g, "\\.")}$`,
+        "m",
+      ),
+    );
   });
 
   it("answers over TCP as well as UDP (dns-tcp through kube-proxy)", async () => {
@@ -156,7 +162,9 @@ describe("cluster DNS", () => {
     expect(log).not.toMatch(/Name:\s+(example\.com|kubevirt\.io)/);
     expect(await guard.droppedPackets()).toBe(dropsBefore);
     const { stdout } = await promisify(execFile)(binary(cluster, "coredns"), ["-plugins"]);
-    expect(stdout).toContain("dns.kubernetes");
-    expect(stdout).not.toMatch(/dns\.(forward|grpc)\b/);
+    const plugins = stdout.split("\n");
+    expect(plugins).toContain("kubernetes");
+    expect(plugins).not.toContain("forward");
+    expect(plugins).not.toContain("grpc");
   });
 });

@@ -131,7 +131,7 @@ describe("node registration", () => {
       expect(json.status.capacity.pods).toBe("110");
       // the declared size (deploy/local/cluster/node-size.ts), not this machine's cores and memory
       expect(json.status.capacity.cpu).toBe("8");
-      expect(json.status.capacity.memory).toBe(`${16 * 1024 * 1024}Ki`);
+      expect(json.status.capacity.memory).toBe("16Gi"); // 16777216Ki as the apiserver canonicalises it
       expect(json.status.conditions.find((c) => c.type === "Ready")?.status).toBe("True");
       expect(json.status.nodeInfo.containerRuntimeVersion).toMatch(/^kubevirt-ts:\/\//);
       const lease = await getJson<{ spec: { renewTime: string; holderIdentity: string } }>([
