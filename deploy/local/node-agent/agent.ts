@@ -16,6 +16,7 @@ import { NodeLease } from "./node-lease.js";
 import { nodeAllocatable, type HostFacts } from "./node-object.js";
 import { NodeRegistrar } from "./node-registrar.js";
 import { PodInformer } from "./pod-informer.js";
+import { PodDNSConfigurer } from "./pod-dns.js";
 import { PodManager } from "./pod-manager.js";
 import type { PodRuntime } from "./pod-runtime.js";
 import { PodStateStore } from "./pod-state-store.js";
@@ -82,7 +83,8 @@ export class NodeAgent {
     const signal = this.abort.signal;
     await mkdir(flags.stateDir, { recursive: true });
     const client = this.makeClient();
-    const hostFacts = (): HostFacts => readHostFacts(flags.stateDir);
+    const size = { cpus: flags.cpus, memoryBytes: flags.memory, maxPods: flags.maxPods };
+    const hostFacts = (): HostFacts => readHostFacts(flags.stateDir, size);
     const allocatable = () => {
       const list = nodeAllocatable(hostFacts());
       return {
@@ -144,6 +146,7 @@ export class NodeAgent {
           secret: (ns, n) => client.getSecret(ns, n),
         },
         probeRunner: makeProbeRunner(runtime),
+        dns: new PodDNSConfigurer(flags),
         events: new KubeEventRecorder(client, flags.node, log),
         store,
         allocatable,

@@ -34,6 +34,8 @@ export class FakePodRuntime implements PodRuntime {
   readonly stops: { id: string; graceMs: number }[] = [];
   readonly removed: string[] = [];
   readonly stoppedSandboxes: string[] = [];
+  /** The last sandbox request per pod UID (its DNS config, host network). */
+  readonly sandboxRequests = new Map<string, SandboxRequest>();
   /** Containers whose processes ignore SIGTERM. */
   readonly stubborn = new Set<string>();
   recovered: RecoveredContainer[] = [];
@@ -44,6 +46,7 @@ export class FakePodRuntime implements PodRuntime {
   private nextID = 1;
 
   async runSandbox(req: SandboxRequest): Promise<Sandbox> {
+    this.sandboxRequests.set(req.uid, req);
     const existing = this.sandboxes.get(req.uid);
     if (existing) return existing;
     const sandbox = { podIPs: [req.hostNetwork ? "10.244.1.1" : `10.244.1.${this.nextIP++}`] };

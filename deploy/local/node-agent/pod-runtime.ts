@@ -10,8 +10,16 @@ export interface PodRef {
   name: string;
 }
 
+/** The resolver configuration the runtime writes as the pod's /etc/resolv.conf (CRI's DNSConfig). */
+export interface DNSConfig {
+  servers: string[];
+  searches: string[];
+  options: string[];
+}
+
 export interface SandboxRequest extends PodRef {
   hostNetwork: boolean;
+  dns: DNSConfig;
 }
 
 export interface Sandbox {

@@ -8,13 +8,13 @@ import type { ContainerProcess, PodRef } from "../pod-runtime.js";
 import type { ClusterNetworkConfig } from "./cluster-network-config.js";
 import { NodeRuntime } from "./node-runtime.js";
 import { rootTestsUnavailable, waitFor } from "./root-test-support.js";
+import { runnable } from "../../../../pkg/testutils/requirement.js";
 
 // kubelet's exec and port-forward against a real container: the command runs in the container's
 // namespaces, root, directory, user and environment; a TTY is a real terminal that resizes; port-forward
 // reaches a server listening on localhost inside the pod.
 
-const unavailable = rootTestsUnavailable();
-if (unavailable) console.warn(`skipping the exec root tests: ${unavailable}`);
+const canRun = runnable("the exec root tests", rootTestsUnavailable());
 
 const ID = randomBytes(2).toString("hex");
 const PREFIX = `ke${ID}-`;
@@ -58,7 +58,7 @@ async function run(
 }
 
 beforeAll(async () => {
-  if (unavailable) return;
+  if (!canRun) return;
   base = await mkdtemp(path.join(os.tmpdir(), "kvts-exec-"));
   node = await NodeRuntime.create({
     nodeName: `e${ID}`,
@@ -68,7 +68,7 @@ beforeAll(async () => {
     images: { cacheDir: path.join(base, "cache"), checkoutDir: path.join(base, "checkout") },
   });
   pod = { uid: randomUUID(), namespace: "default", name: "exec-target" };
-  await node.runSandbox({ ...pod, hostNetwork: false });
+  await node.runSandbox({ ...pod, hostNetwork: false, dns: { servers: [], searches: [], options: [] } });
   await node.setUpVolumes(pod, [{ name: "www", source: { kind: "emptyDir" } }]);
   const image = await node.pullImage("busybox");
   container = await node.startContainer({
@@ -95,7 +95,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (unavailable) return;
+  if (!canRun) return;
   if (pod) {
     await node.stopContainer(container.id, 2000).catch(() => undefined);
     await node.removePod(pod).catch(() => undefined);
@@ -104,7 +104,7 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true });
 }, 60_000);
 
-describe.skipIf(unavailable !== undefined)("exec and port-forward into a real container", () => {
+describe.runIf(canRun)("exec and port-forward into a real container", () => {
   it("runs in the container's root, directory, user, environment and network", async () => {
     const result = await run([
       "sh",

@@ -41,6 +41,8 @@ describe("the image table", () => {
     ["kubevirt-ts/test-guest:latest", { kind: "directory", name: "test-guest" }],
     ["quay.io/kubevirt/cirros-container-disk-demo:v1.5.0", { kind: "directory", name: "test-guest" }],
     ["registry:5000/kubevirt/cirros-container-disk-demo:devel", { kind: "directory", name: "test-guest" }],
+    ["registry.k8s.io/coredns/coredns:v1.12.1", { kind: "binary", name: "coredns" }],
+    ["coredns/coredns:1.15.0", { kind: "binary", name: "coredns" }],
   ])("maps %s", (image, expected) => {
     expect(matchLocalImage(parseImageReference(image))).toMatchObject(expected);
   });
@@ -152,6 +154,40 @@ describe("ImageStore.pull", () => {
     expect(await readFile(path.join(root, "etc/passwd"), "utf8")).toMatch(/^root:x:0:0:/);
     await store.pull("busybox"); // a second pull reuses the built image
   });
+
+  it("says how to build CoreDNS when its binary is missing", async () => {
+    await expect(store.pull("registry.k8s.io/coredns/coredns:v1.15.0")).rejects.toThrow(
+      `${path.join(cacheDir, "bin/coredns")} does not exist; build it with deploy/local/build-binaries.sh`,
+    );
+  });
+
+  it("refuses a dynamically linked CoreDNS: it could not run alone in its root", async () => {
+    await mkdir(path.join(cacheDir, "bin"), { recursive: true });
+    await copyFile(process.execPath, path.join(cacheDir, "bin/coredns"));
+    await expect(store.pull("registry.k8s.io/coredns/coredns:v1.15.0")).rejects.toThrow(
+      /is dynamically linked/,
+    );
+    await rm(path.join(cacheDir, "bin/coredns"));
+  });
+
+  it.runIf(staticBusybox)(
+    "puts the built CoreDNS binary alone at /coredns of its image, as upstream's",
+    async () => {
+      // any static executable stands in for the Go-built CoreDNS here
+      await mkdir(path.join(cacheDir, "bin"), { recursive: true });
+      await copyFile("/bin/busybox", path.join(cacheDir, "bin/coredns"));
+      const image = await store.pull("registry.k8s.io/coredns/coredns:v1.15.0");
+      const root = path.join(cacheDir, "images/coredns");
+      expect(image).toMatchObject({
+        rootfs: { kind: "directory", path: root },
+        entrypoint: ["/coredns"],
+        cmd: [],
+      });
+      expect((await lstat(path.join(root, "coredns"))).mode & 0o777).toBe(0o755);
+      expect((await lstat(path.join(root, "tmp"))).mode & 0o7777).toBe(0o1777);
+      expect((await readFile(path.join(root, "coredns"))).equals(await readFile("/bin/busybox"))).toBe(true);
+    },
+  );
 });
 
 describe("isDynamicElf", () => {

@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { ensureBinaryImage } from "./binary-image.js";
 import { ensureBusyboxImage } from "./busybox-image.js";
 import type { ExecutableFile } from "./container-root.js";
 import { formatImageReference, imageBaseName, parseImageReference, repositoryOf } from "./image-reference.js";
@@ -15,7 +16,8 @@ import { shellQuote } from "./shell.js";
 // The table below is the one place that maps names to local images. Component images of this suite run
 // this checkout's entry points (cmd/<binary>/main.ts) through tsx on the host's files, with a wrapper at
 // /usr/bin/<binary> for each binary the upstream image holds, so the pod spec's command works as written.
-// busybox is the host's static busybox; the test guest is a directory built by deploy/local/guest.
+// busybox is the host's static busybox; the test guest is a directory built by deploy/local/guest; CoreDNS
+// is the static binary deploy/local/build-binaries.sh builds from its Go module, alone at the image root.
 
 /** Binaries each upstream component image ships, by image name. */
 export const COMPONENT_BINARIES: Readonly<Record<string, readonly string[]>> = {
@@ -98,7 +100,9 @@ export type LocalImage =
   | { kind: "component"; component: string }
   | { kind: "busybox" }
   /** A directory under <cacheDir>/images/<name>, run chrooted. */
-  | { kind: "directory"; name: string; buildHint: string };
+  | { kind: "directory"; name: string; buildHint: string }
+  /** The static binary <cacheDir>/bin/<name> at /<name> of an otherwise empty root, run chrooted. */
+  | { kind: "binary"; name: string; buildHint: string };
 
 interface ImageRule {
   matches(reference: ImageReference): boolean;
@@ -117,6 +121,14 @@ const TEST_GUEST_REPOSITORIES = [
   "registry:5000/kubevirt/cirros-container-disk-demo",
 ];
 
+const COREDNS: LocalImage = {
+  kind: "binary",
+  name: "coredns",
+  buildHint: "build it with deploy/local/build-binaries.sh",
+};
+/** Where upstream publishes CoreDNS: kubeadm's registry.k8s.io/coredns/coredns and CoreDNS' own. */
+const COREDNS_REPOSITORIES = ["registry.k8s.io/coredns/coredns", "docker.io/coredns/coredns"];
+
 export const IMAGE_RULES: readonly ImageRule[] = [
   ...Object.keys(COMPONENT_BINARIES).map((component) => ({
     matches: (reference: ImageReference) => imageBaseName(reference) === component,
@@ -124,6 +136,7 @@ export const IMAGE_RULES: readonly ImageRule[] = [
   })),
   { matches: (reference) => imageBaseName(reference) === "busybox", image: { kind: "busybox" } },
   { matches: (reference) => TEST_GUEST_REPOSITORIES.includes(repositoryOf(reference)), image: TEST_GUEST },
+  { matches: (reference) => COREDNS_REPOSITORIES.includes(repositoryOf(reference)), image: COREDNS },
 ];
 
 export function matchLocalImage(reference: ImageReference): LocalImage | undefined {
@@ -209,7 +222,7 @@ export class ImageStore {
       throw notFound(
         reference,
         `failed to resolve reference "${reference}": ${reference}: not found in the kubevirt-ts local image store ` +
-          "(it holds this suite's component images, busybox and kubevirt-ts/test-guest)",
+          "(it holds this suite's component images, busybox, coredns and kubevirt-ts/test-guest)",
       );
     }
     const base = { image, reference, imageID: imageIdOf(repositoryOf(parsed), local) };
@@ -220,6 +233,8 @@ export class ImageStore {
         return { ...base, ...(await this.busybox(reference)) };
       case "directory":
         return { ...base, ...(await this.directory(reference, local)) };
+      case "binary":
+        return { ...base, ...(await this.binary(reference, local)) };
     }
   }
 
@@ -294,6 +309,23 @@ export class ImageStore {
       throw notFound(reference, `the local image directory ${dir} does not exist; ${local.buildHint}`);
     }
     return directoryImage(dir, []);
+  }
+
+  private async binary(
+    reference: string,
+    local: Extract<LocalImage, { kind: "binary" }>,
+  ): Promise<Omit<ResolvedImage, "image" | "reference" | "imageID">> {
+    const binary = path.join(this.cacheDir, "bin", local.name);
+    if (!(await stat(binary).catch(() => undefined))?.isFile()) {
+      throw notFound(reference, `${binary} does not exist; ${local.buildHint}`);
+    }
+    let dir: string;
+    try {
+      dir = await ensureBinaryImage(this.imageDir(local.name), binary, local.name);
+    } catch (error) {
+      throw notFound(reference, (error as Error).message);
+    }
+    return { ...directoryImage(dir, []), entrypoint: [`/${local.name}`] };
   }
 }
 

@@ -76,7 +76,7 @@ afterAll(async () => {
 
 describe.runIf(canRun)("mountPropagation as root", () => {
   it("shows a later node mount in a HostToContainer volume, not in a None one", async () => {
-    await node.runSandbox({ ...pod, hostNetwork: true });
+    await node.runSandbox({ ...pod, hostNetwork: true, dns: { servers: [], searches: [], options: [] } });
     await node.setUpVolumes(pod, [
       { name: "disks", source: { kind: "emptyDir" } },
       { name: "plain", source: { kind: "emptyDir" } },

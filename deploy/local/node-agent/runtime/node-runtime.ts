@@ -33,7 +33,7 @@ import type { ContainerHandle, HostTools } from "./container-process.js";
 import { planContainerRoot } from "./container-root.js";
 import { deviceNodeFor } from "./device-nodes.js";
 import { listContainerStates } from "./container-state.js";
-import { hostNetworkHostsFile, hostnameFile, podHostsFile } from "./etc-files.js";
+import { hostNetworkHostsFile, hostnameFile, podHostsFile, resolvConfFile } from "./etc-files.js";
 import { ContainerStreamer } from "./container-exec.js";
 import { runCommand } from "./exec.js";
 import type { RunCommand } from "./exec.js";
@@ -68,6 +68,9 @@ export interface NodeRuntimeConfig {
   tools?: HostTools;
   run?: RunCommand;
 }
+
+/** The file containerd copies for a sandbox without DNS settings. */
+const NODE_RESOLV_CONF = "/etc/resolv.conf";
 
 const REQUIRED_TOOLS: Array<[string, string]> = [
   ["/usr/bin/nsenter", "util-linux"],
@@ -145,6 +148,10 @@ export class NodeRuntime implements PodRuntime {
       : podHostsFile([sandbox.podIP], hostname);
     await this.writePodFile(this.layout.etcHostsPath(request.uid), hosts);
     await this.writePodFile(this.hostnamePath(request.uid), hostnameFile(hostname));
+    // as containerd: an empty DNS config means the node's own resolv.conf
+    const resolvConf =
+      resolvConfFile(request.dns) || (await readFile(NODE_RESOLV_CONF, "utf8").catch(() => ""));
+    await this.writePodFile(this.resolvConfPath(request.uid), resolvConf);
     return { podIPs: [sandbox.podIP] };
   }
 
@@ -202,6 +209,7 @@ export class NodeRuntime implements PodRuntime {
       etcFiles: [
         { destination: "/etc/hosts", source: this.layout.etcHostsPath(request.pod.uid) },
         { destination: "/etc/hostname", source: this.hostnamePath(request.pod.uid) },
+        { destination: "/etc/resolv.conf", source: this.resolvConfPath(request.pod.uid) },
       ],
       executables: image.executables,
       devices: await Promise.all(
@@ -361,6 +369,10 @@ export class NodeRuntime implements PodRuntime {
 
   private hostnamePath(uid: string): string {
     return path.join(this.layout.runtimePodDir(uid), "hostname");
+  }
+
+  private resolvConfPath(uid: string): string {
+    return path.join(this.layout.runtimePodDir(uid), "resolv.conf");
   }
 
   private async hostname(uid: string): Promise<string> {
