@@ -303,17 +303,24 @@ describe("virt-api against the real apiserver", () => {
       "-p",
       json({ status: { phase: "Deployed" } }),
     ]);
-    const hostDiskVMI = json({
+    // A VMI the supported subset accepts, asking for what a feature gate guards (upstream's
+    // validateRebootPolicy). No mutating webhook runs here, so the architecture is spelled out.
+    const rebootPolicyVMI = json({
       apiVersion: "kubevirt.io/v1",
       kind: "VirtualMachineInstance",
-      metadata: { name: "hostdisk", namespace },
+      metadata: { name: "reboot-policy", namespace },
       spec: {
-        domain: { devices: { disks: [{ name: "host", disk: {} }] }, memory: { guest: "128Mi" } },
-        volumes: [{ name: "host", hostDisk: { path: "/var/tmp/hostdisk.img", type: "Disk" } }],
+        architecture: "amd64",
+        domain: {
+          rebootPolicy: "Terminate",
+          devices: { disks: [{ name: "containerdisk", disk: {} }] },
+          memory: { guest: "128Mi" },
+        },
+        volumes: [{ name: "containerdisk", containerDisk: { image: "kubevirt-ts/test-guest:latest" } }],
       },
     });
-    const dryRun = () => kubectl(["create", "--dry-run=server", "-f", "-"], { input: hostDiskVMI });
-    const refusal = "HostDisk feature gate is not enabled";
+    const dryRun = () => kubectl(["create", "--dry-run=server", "-f", "-"], { input: rebootPolicyVMI });
+    const refusal = "RebootPolicy is specified but the RebootPolicy feature gate is not enabled";
     const refused = async () => {
       const result = await dryRun();
       if (!result.stderr.includes(refusal)) throw new Error(`not refused: ${result.code} ${result.stderr}`);
@@ -325,7 +332,7 @@ describe("virt-api against the real apiserver", () => {
     // Until the apiserver has picked up the webhook configuration, the VMI passes unchecked.
     await eventually(refused);
 
-    await setFeatureGates(["HostDisk"]);
+    await setFeatureGates(["RebootPolicy"]);
     let since = Date.now();
     await eventually(accepted, 10_000, 200);
     const onAfterMs = Date.now() - since;
