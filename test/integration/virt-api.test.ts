@@ -303,24 +303,29 @@ describe("virt-api against the real apiserver", () => {
       "-p",
       json({ status: { phase: "Deployed" } }),
     ]);
-    // A VMI the supported subset accepts, asking for what a feature gate guards (upstream's
-    // validateRebootPolicy). No mutating webhook runs here, so the architecture is spelled out.
-    const rebootPolicyVMI = json({
+    // A VMI the supported subset accepts, asking for what an alpha feature gate guards (upstream's
+    // validatePortRanges). No mutating webhook runs here, so the architecture is spelled out.
+    const portRangesVMI = json({
       apiVersion: "kubevirt.io/v1",
       kind: "VirtualMachineInstance",
-      metadata: { name: "reboot-policy", namespace },
+      metadata: { name: "port-ranges", namespace },
       spec: {
         architecture: "amd64",
         domain: {
-          rebootPolicy: "Terminate",
-          devices: { disks: [{ name: "containerdisk", disk: {} }] },
+          devices: {
+            disks: [{ name: "containerdisk", disk: {} }],
+            interfaces: [
+              { name: "default", masquerade: {}, portRanges: [{ protocol: "TCP", start: 8000, end: 8080 }] },
+            ],
+          },
           memory: { guest: "128Mi" },
         },
+        networks: [{ name: "default", pod: {} }],
         volumes: [{ name: "containerdisk", containerDisk: { image: "kubevirt-ts/test-guest:latest" } }],
       },
     });
-    const dryRun = () => kubectl(["create", "--dry-run=server", "-f", "-"], { input: rebootPolicyVMI });
-    const refusal = "RebootPolicy is specified but the RebootPolicy feature gate is not enabled";
+    const dryRun = () => kubectl(["create", "--dry-run=server", "-f", "-"], { input: portRangesVMI });
+    const refusal = "portRanges is specified on interface but the PortRangesSpec feature gate is not enabled";
     const refused = async () => {
       const result = await dryRun();
       if (!result.stderr.includes(refusal)) throw new Error(`not refused: ${result.code} ${result.stderr}`);
@@ -332,7 +337,7 @@ describe("virt-api against the real apiserver", () => {
     // Until the apiserver has picked up the webhook configuration, the VMI passes unchecked.
     await eventually(refused);
 
-    await setFeatureGates(["RebootPolicy"]);
+    await setFeatureGates(["PortRangesSpec"]);
     let since = Date.now();
     await eventually(accepted, 10_000, 200);
     const onAfterMs = Date.now() - since;
