@@ -77,7 +77,15 @@ const NAMESPACE_WIDE_ROUTE = new RegExp(`${NAMESPACE_ROUTE}([a-z-]+)$`);
 export function servedName(routeUrl: string): string | undefined {
   const subresource = SUBRESOURCE_ROUTE.exec(routeUrl);
   const namespaceWide = NAMESPACE_WIDE_ROUTE.exec(routeUrl);
-  const name = subresource ? `${subresource[1]}/${subresource[2]}` : namespaceWide?.[1];
+  // Parameters after the subresource (portforward/:port/:protocol) are not part of its name.
+  const subresourcePath = (path: string) =>
+    path
+      .split("/")
+      .filter((segment) => !segment.startsWith(":"))
+      .join("/");
+  const name = subresource
+    ? `${subresource[1]}/${subresourcePath(subresource[2] ?? "")}`
+    : namespaceWide?.[1];
   if (name === undefined) return undefined;
   if (!UPSTREAM_SUBRESOURCE_NAMES.includes(name)) {
     throw new Error(`route ${routeUrl} serves ${name}, which upstream's discovery does not list`);
