@@ -1,6 +1,8 @@
 // virt-api: flags as upstream (--port, --listen, --tls-cert-file, --tls-key-file, ...), wiring and
 // signals; everything else lives in pkg/virt-api.
 import { parseArgs } from "node:util";
+import { KubeClient } from "../../pkg/controller/client.js";
+import { ClusterConfigSource } from "../../pkg/virt-config/cluster-config-source.js";
 import {
   DEFAULT_HANDLER_CERT_FILE,
   DEFAULT_HANDLER_KEY_FILE,
@@ -36,9 +38,12 @@ runMain(async () => {
     strict: true,
   });
   const logger = componentLogger("virt-api", values.v);
+  const kubeConfig = loadKubeConfig(values.kubeconfig);
+  const namespace = installNamespace();
   const app = new VirtApiApp({
-    kubeConfig: loadKubeConfig(values.kubeconfig),
-    namespace: installNamespace(),
+    kubeConfig,
+    namespace,
+    clusterConfig: ClusterConfigSource.forNamespace(KubeClient.fromKubeConfig(kubeConfig), namespace, logger),
     host: values.listen,
     port: Number(values.port),
     tlsCertFile: values["tls-cert-file"],

@@ -8,15 +8,19 @@ import {
   runMain,
   shutdownSignal,
 } from "../../pkg/service/service.js";
+import { ClusterConfigSource } from "../../pkg/virt-config/cluster-config-source.js";
 import { VirtControllerApp } from "../../pkg/virt-controller/application.js";
 import { parseVirtControllerFlags } from "../../pkg/virt-controller/flags.js";
 
 runMain(async () => {
   const flags = parseVirtControllerFlags(process.argv.slice(2));
   const logger = componentLogger("virt-controller", flags.verbosity);
+  const client = KubeClient.fromKubeConfig(loadKubeConfig(flags.kubeconfig));
+  const namespace = installNamespace();
   const app = new VirtControllerApp({
-    client: KubeClient.fromKubeConfig(loadKubeConfig(flags.kubeconfig)),
-    namespace: installNamespace(),
+    client,
+    namespace,
+    clusterConfig: ClusterConfigSource.forNamespace(client, namespace, logger),
     identity: process.env["POD_NAME"] || hostname(),
     launcher: flags.launcher,
     vmWorkers: flags.vmWorkers,

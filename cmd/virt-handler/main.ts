@@ -8,14 +8,18 @@ import {
   runMain,
   shutdownSignal,
 } from "../../pkg/service/service.js";
+import { ClusterConfigSource } from "../../pkg/virt-config/cluster-config-source.js";
 import { VirtHandlerApp } from "../../pkg/virt-handler/application.js";
 import { parseVirtHandlerFlags } from "../../pkg/virt-handler/flags.js";
 
 runMain(async () => {
   const flags = parseVirtHandlerFlags(process.argv.slice(2));
   const logger = componentLogger("virt-handler", flags.verbosity);
+  const client = KubeClient.fromKubeConfig(loadKubeConfig(flags.kubeconfig));
+  const namespace = installNamespace();
   const app = new VirtHandlerApp({
-    client: KubeClient.fromKubeConfig(loadKubeConfig(flags.kubeconfig)),
+    client,
+    clusterConfig: ClusterConfigSource.forNamespace(client, namespace, logger),
     // Upstream falls back to the machine's hostname when the DaemonSet does not pass the node name.
     host: flags.hostnameOverride || hostname(),
     kubeletRoot: flags.kubeletRoot,
@@ -35,7 +39,7 @@ runMain(async () => {
       port: flags.consoleServerPort,
       certFile: flags.tlsCertFile,
       keyFile: flags.tlsKeyFile,
-      namespace: installNamespace(),
+      namespace,
       caConfigMapName: flags.caConfigMapName,
     },
   });

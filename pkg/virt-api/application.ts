@@ -2,8 +2,9 @@
 // and the subresource API to the cluster, serve HTTPS until the signal aborts, then drain.
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { FastifyBaseLogger } from "fastify";
+import { KubeClient } from "../controller/client.js";
 import { KubeConfigTransport } from "../controller/rest.js";
-import { ClusterConfig } from "../virt-config/cluster-config.js";
+import { ClusterConfigSource } from "../virt-config/cluster-config-source.js";
 import {
   apiserverVersion,
   consoleBackend,
@@ -38,8 +39,8 @@ export interface VirtApiAppOptions {
   handlerKeyFile?: string;
   /** The KubeVirt CA ConfigMap (--ca-configmap-name). */
   caConfigMapName?: string;
-  /** The configuration in force; defaults until a KubeVirt CR source is wired in. */
-  clusterConfig?: () => ClusterConfig;
+  /** The live configuration the webhooks read; default: the KubeVirt CR of `namespace`. */
+  clusterConfig?: ClusterConfigSource;
 }
 
 export class VirtApiApp {
@@ -50,18 +51,26 @@ export class VirtApiApp {
     const { options } = this;
     const transport = new KubeConfigTransport(options.kubeConfig);
     const requestHeader = await loadRequestHeaderConfig(transport);
-    const defaults = ClusterConfig.defaults();
+    const config =
+      options.clusterConfig ??
+      ClusterConfigSource.forNamespace(new KubeClient(transport), options.namespace, options.logger);
+    // As upstream, the webhooks answer only once the KubeVirt CR has been read, never with a guess.
+    const watching = config.run(signal);
+    if (!(await config.waitForSync(signal))) {
+      await watching;
+      return { port: options.port, closed: Promise.resolve() };
+    }
     const server = createVirtApiServer({
       tls: readServingTLS(options.tlsCertFile, options.tlsKeyFile),
       requestHeader: () => requestHeader,
       reviewer: subjectAccessReviewer(transport),
       webhooks: {
-        clusterConfig: options.clusterConfig ?? (() => defaults),
+        clusterConfig: () => config.current(),
         kubeVirtServiceAccounts: kubeVirtServiceAccounts(options.namespace),
         podEvictionClient: podEvictionClient(transport),
       },
       subresources: new SubresourceApp(lifecycleClient(transport)),
-      health: new KubeApiHealth(apiserverVersion(transport), () => ""),
+      health: new KubeApiHealth(apiserverVersion(transport), () => config.configResourceVersion()),
       console: new ConsoleProxy(
         consoleBackend(transport, {
           namespace: options.namespace,
@@ -87,7 +96,7 @@ export class VirtApiApp {
     const closed = new Promise<void>((resolve) => {
       const close = () => {
         stopWatching();
-        void server.close().then(resolve);
+        void Promise.all([server.close(), watching]).then(() => resolve());
       };
       if (signal.aborted) close();
       else signal.addEventListener("abort", close, { once: true });

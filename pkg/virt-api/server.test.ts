@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newCA, newClientKeyPair, newServerKeyPair, toPem, type PemKeyPair } from "../certificates/triple.js";
 import type { VirtualMachine } from "../api/generated/v1.js";
 import { ClusterConfig } from "../virt-config/cluster-config.js";
+import * as version from "../version/version.js";
+import { UPSTREAM_SUBRESOURCE_NAMES } from "./rest/discovery.js";
 import type { RequestHeaderConfig, SubjectAccessReview } from "./rest/authorizer.js";
 import { KubeApiHealth } from "./rest/healthz.js";
 import type { JsonPatchOperation } from "./rest/patch.js";
@@ -118,28 +120,25 @@ const identity = { "X-Remote-User": "alice", "X-Remote-Group": ["devs", "system:
 const startPath = "/apis/subresources.kubevirt.io/v1/namespaces/default/virtualmachines/testvm/start";
 
 describe("discovery, version and health (no authentication)", () => {
-  it("lists upstream's resources for each version", async () => {
+  it("lists exactly the subresources it serves, in upstream's order, for each version", async () => {
     for (const version of ["v1", "v1alpha3"]) {
       const answer = await call("GET", `/apis/subresources.kubevirt.io/${version}`);
       expect(answer.code).toBe(200);
       const list = answer.body as { kind: string; groupVersion: string; resources: { name: string }[] };
       expect(list.kind).toBe("APIResourceList");
       expect(list.groupVersion).toBe(`subresources.kubevirt.io/${version}`);
-      expect(list.resources.map((r) => r.name)).toEqual(
-        expect.arrayContaining([
-          "virtualmachines/start",
-          "virtualmachines/stop",
-          "virtualmachines/restart",
-          "virtualmachineinstances/console",
-        ]),
-      );
+      expect(list.resources.map((r) => r.name)).toEqual([
+        "virtualmachineinstances/console",
+        "virtualmachines/start",
+        "virtualmachines/stop",
+        "virtualmachines/restart",
+      ]);
     }
   });
 
   it("serves the group, version and healthz", async () => {
-    expect((await call("GET", "/apis/subresources.kubevirt.io/v1/version")).body).toMatchObject({
-      compiler: "node",
-    });
+    // The same build information virtctl reports as its client version.
+    expect((await call("GET", "/apis/subresources.kubevirt.io/v1/version")).body).toEqual(version.get());
     expect(await call("GET", "/apis/subresources.kubevirt.io/v1/healthz")).toEqual({
       code: 200,
       body: {
@@ -258,7 +257,37 @@ describe("VM lifecycle subresources", () => {
   it("answers an authorized but unknown subresource with a NotFound Status", async () => {
     const answer = await call("PUT", startPath.replace("start", "frobnicate"), asProxy());
     expect(answer.code).toBe(404);
-    expect(answer.body).toMatchObject({ kind: "Status", reason: "NotFound" });
+    expect(answer.body).toMatchObject({ kind: "Status", reason: "NotFound", code: 404 });
+  });
+
+  it("authenticates before answering an unknown path, as go-restful runs its filters first", async () => {
+    const answer = await call("PUT", startPath.replace("start", "frobnicate"));
+    expect(answer.code).toBe(401);
+    expect(answer.body).toMatchObject({ kind: "Status", reason: "Unauthorized" });
+  });
+
+  it("serves what discovery lists and answers NotFound for every other subresource upstream has", async () => {
+    const listed = (
+      (await call("GET", "/apis/subresources.kubevirt.io/v1")).body as { resources: { name: string }[] }
+    ).resources.map((resource) => resource.name);
+    const pathOf = (name: string) => {
+      const [resource, ...sub] = name.split("/");
+      const prefix = "/apis/subresources.kubevirt.io/v1/namespaces/default";
+      return sub.length === 0 ? `${prefix}/${resource}` : `${prefix}/${resource}/testvm/${sub.join("/")}`;
+    };
+    for (const name of UPSTREAM_SUBRESOURCE_NAMES) {
+      const answers = [
+        await call("GET", pathOf(name), asProxy()),
+        await call("PUT", pathOf(name), asProxy()),
+      ];
+      const notFound = answers.every(
+        (answer) =>
+          answer.code === 404 &&
+          (answer.body as { reason?: string; message?: string }).reason === "NotFound" &&
+          (answer.body as { message: string }).message.startsWith("the server could not find"),
+      );
+      expect({ name, served: !notFound }).toEqual({ name, served: listed.includes(name) });
+    }
   });
 
   it("refuses a console request that is not a WebSocket upgrade, as upstream's upgrader does", async () => {

@@ -13,6 +13,7 @@ import {
   apiGroupList,
   apiResourceList,
   rootPaths,
+  servedName,
   SUBRESOURCE_GROUP,
   SUBRESOURCE_VERSIONS,
 } from "./rest/discovery.js";
@@ -20,7 +21,7 @@ import type { KubeApiHealth } from "./rest/healthz.js";
 import type { LifecycleAction, SubresourceApp } from "./rest/subresource-app.js";
 import { badRequest, internalError, notSupportedYet, routeNotFound, type Status } from "./rest/status.js";
 import { clientHandshakeError, writeStatus } from "./rest/streamer.js";
-import { versionInfo } from "./rest/version.js";
+import * as version from "../version/version.js";
 import { handleAdmission } from "./webhooks/handler.js";
 import { NOT_YET_SERVED_WEBHOOK_ROUTES, WEBHOOK_ROUTES, type WebhookContext } from "./webhooks/routes.js";
 
@@ -77,7 +78,11 @@ export function createVirtApiServer(options: VirtApiServerOptions): VirtApiServe
   });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
-  app.setNotFoundHandler(async (request, reply) => reply.code(404).send(routeNotFound(request.url)));
+  // As go-restful's container: its filters (the access check) run before an unknown path is answered 404.
+  app.setNotFoundHandler(
+    { preHandler: accessControl(options.requestHeader, options.reviewer) },
+    async (request, reply) => reply.code(404).send(routeNotFound(request.url)),
+  );
   // What fastify itself refuses (a body over the limit, a malformed request) still answers with a Status.
   app.setErrorHandler(async (error: { statusCode?: number; message: string }, _request, reply) => {
     const clientError = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500;
@@ -124,6 +129,12 @@ function registerWebhooks(app: VirtApiServer, context: WebhookContext): void {
 function registerSubresourceApi(api: VirtApiServer, options: VirtApiServerOptions): void {
   const base = `/apis/${SUBRESOURCE_GROUP}`;
   const health = () => options.health.check();
+  // Discovery lists what is registered below, so it cannot claim a subresource that answers 404.
+  const served = new Set<string>();
+  api.addHook("onRoute", (route) => {
+    const name = servedName(route.url);
+    if (name !== undefined) served.add(name);
+  });
   api.get("/", async () => rootPaths());
   api.get("/apis", async () => apiGroupList());
   api.get(base, async () => apiGroup());
@@ -134,30 +145,31 @@ function registerSubresourceApi(api: VirtApiServer, options: VirtApiServerOption
   api.get<{ Params: { version: string } }>(`${base}/:version`, async (request, reply) => {
     const { version } = request.params;
     if (!isVersion(version)) return reply.code(404).send(routeNotFound(request.url));
-    return apiResourceList(version);
+    return apiResourceList(version, served);
   });
   api.get<{ Params: { version: string } }>(`${base}/:version/version`, async (request, reply) => {
     if (!isVersion(request.params.version)) return reply.code(404).send(routeNotFound(request.url));
-    return versionInfo();
+    return version.get();
   });
   api.get<{ Params: { version: string } }>(`${base}/:version/healthz`, async (request, reply) => {
     if (!isVersion(request.params.version)) return reply.code(404).send(routeNotFound(request.url));
     const result = await health();
     return reply.code(result.code).send(result.body);
   });
-  type LifecycleParams = { version: string; namespace: string; name: string; action: string };
-  api.put<{ Params: LifecycleParams }>(
-    `${base}/:version/namespaces/:namespace/virtualmachines/:name/:action`,
-    async (request, reply) => {
-      const { version, namespace, name, action } = request.params;
-      if (!isVersion(version) || !isLifecycleAction(action))
-        return reply.code(404).send(routeNotFound(request.url));
-      const body = parseJsonBody(request.body);
-      if (!body.ok) return reply.code(400).send(body.status);
-      const answer = await options.subresources.handle(action, namespace, name, body.value);
-      return answer.body ? reply.code(answer.code).send(answer.body) : reply.code(answer.code).send();
-    },
-  );
+  type LifecycleParams = { version: string; namespace: string; name: string };
+  for (const action of LIFECYCLE_ACTIONS) {
+    api.put<{ Params: LifecycleParams }>(
+      `${base}/:version/namespaces/:namespace/virtualmachines/:name/${action}`,
+      async (request, reply) => {
+        const { version, namespace, name } = request.params;
+        if (!isVersion(version)) return reply.code(404).send(routeNotFound(request.url));
+        const body = parseJsonBody(request.body);
+        if (!body.ok) return reply.code(400).send(body.status);
+        const answer = await options.subresources.handle(action, namespace, name, body.value);
+        return answer.body ? reply.code(answer.code).send(answer.body) : reply.code(answer.code).send();
+      },
+    );
+  }
   // A console request that is no WebSocket upgrade: refused as upstream's upgrader refuses it.
   api.get<{ Params: { version: string; name: string } }>(
     `${base}/:version/namespaces/:namespace/virtualmachineinstances/:name/console`,
@@ -187,5 +199,4 @@ async function serveUpgrade(
   await options.console.handle(request, socket, head, route.namespace, route.name);
 }
 
-const LIFECYCLE_ACTIONS: readonly string[] = ["start", "stop", "restart"] satisfies LifecycleAction[];
-const isLifecycleAction = (action: string): action is LifecycleAction => LIFECYCLE_ACTIONS.includes(action);
+const LIFECYCLE_ACTIONS: readonly LifecycleAction[] = ["start", "stop", "restart"];

@@ -11,16 +11,14 @@ import { LeaderElector } from "../controller/leader-election.js";
 import { LeaseLock } from "../controller/lease-lock.js";
 import type { Logger } from "../controller/log.js";
 import type { KubeObject } from "../controller/object.js";
-import { ClusterConfigSource } from "./cluster-config-source.js";
+import { ClusterConfigSource } from "../virt-config/cluster-config-source.js";
 import { AppLabel } from "./constants.js";
 import { HealthServer } from "./health-server.js";
 import {
   controllerRevisionsGVR,
   coreGVR,
-  kubeVirtsGVR,
   virtualMachineInstancesGVR,
   virtualMachinesGVR,
-  type StoredKubeVirt,
   type StoredVM,
   type StoredVMI,
 } from "./resources.js";
@@ -47,6 +45,8 @@ export interface VirtControllerOptions {
   /** Absent: no HTTP endpoints (in-process tests). */
   http?: { bindAddress: string; port: number; certFile: string; keyFile: string };
   leaderElection?: { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
+  /** The live configuration; default: the KubeVirt CR of `namespace`. */
+  clusterConfig?: ClusterConfigSource;
   /** Only VMs, VMIs and Pods of this namespace (tests sharing a cluster); absent: all namespaces. */
   watchNamespace?: string;
 }
@@ -64,7 +64,6 @@ interface Informers {
 export class VirtControllerApp {
   private readonly client: KubeClient;
   private readonly recorder: EventRecorder;
-  private readonly kubevirts: Informer<StoredKubeVirt>;
   private readonly config: ClusterConfigSource;
   private leading = false;
   private leadership: Promise<void> | undefined;
@@ -78,11 +77,9 @@ export class VirtControllerApp {
       { component: ComponentName, host: options.identity },
       { logger: options.logger },
     );
-    this.kubevirts = resourceInformer<StoredKubeVirt>(this.client, kubeVirtsGVR, {
-      namespace: options.namespace,
-      logger: options.logger,
-    });
-    this.config = new ClusterConfigSource(this.kubevirts, options.logger);
+    this.config =
+      options.clusterConfig ??
+      ClusterConfigSource.forNamespace(this.client, options.namespace, options.logger);
   }
 
   isLeader(): boolean {
@@ -100,7 +97,7 @@ export class VirtControllerApp {
         configResourceVersion: () => this.config.configResourceVersion(),
       });
     this.port = await health?.start();
-    const configInformer = this.kubevirts.run(signal);
+    const configInformer = this.config.run(signal);
     let lost = false;
     const elector = new LeaderElector({
       lock: new LeaseLock(
@@ -179,7 +176,7 @@ export class VirtControllerApp {
     ];
     const running = leaderInformers.map((informer) => informer.run(signal));
     const synced = await Promise.all(
-      [...leaderInformers, this.kubevirts].map((informer) => informer.waitForSync(signal)),
+      [...leaderInformers, this.config].map((informer) => informer.waitForSync(signal)),
     );
     if (synced.every(Boolean)) {
       logger.info(

@@ -1,6 +1,6 @@
 // The resources virt-controller reads and writes.
 import type * as k8s from "../api/generated/k8s.js";
-import type { KubeVirt, VirtualMachine, VirtualMachineInstance } from "../api/generated/v1.js";
+import type { VirtualMachine, VirtualMachineInstance } from "../api/generated/v1.js";
 import type { GroupVersionResource } from "../controller/gvr.js";
 import type { ObjectMeta } from "../controller/object.js";
 export { coreGVR } from "../controller/gvr.js";
@@ -19,13 +19,11 @@ export const virtualMachineInstancesGVR = kubevirtResource(
   "virtualmachineinstances",
   "VirtualMachineInstance",
 );
-export const kubeVirtsGVR = kubevirtResource("kubevirts", "KubeVirt");
 
 /** A kubevirt.io object as the machinery's client and informers carry it. */
 export type Stored<T extends { metadata?: k8s.ObjectMeta }> = Omit<T, "metadata"> & { metadata?: ObjectMeta };
 export type StoredVMI = Stored<VirtualMachineInstance>;
 export type StoredVM = Stored<VirtualMachine>;
-export type StoredKubeVirt = Stored<KubeVirt>;
 
 /**
  * The generated metadata type allows a null creationTimestamp (Go's zero time); the apiserver sets it on

@@ -22,6 +22,7 @@ import { NodeNameLabel, NonRootUID } from "../virt-controller/constants.js";
 import { isNonRoot } from "../virt-controller/services/vmi-traits.js";
 import { virtualMachineInstancesGVR } from "../virt-controller/resources.js";
 import { HealthServer } from "../virt-controller/health-server.js";
+import type { ClusterConfigSource } from "../virt-config/cluster-config-source.js";
 import { runConsoleServer, type ConsoleOptions } from "./console-app.js";
 import { DEVICE_PLUGIN_SUBDIR } from "./device-manager/deviceplugin/v1beta1/api.js";
 import { DeviceController } from "./device-manager/device-controller.js";
@@ -64,6 +65,8 @@ export interface VirtHandlerOptions {
   http?: { bindAddress: string; port: number; certFile: string; keyFile: string };
   /** The mTLS console server for virt-api; absent: none (in-process tests). */
   console?: ConsoleOptions;
+  /** The live configuration (the KubeVirt CR); absent: the defaults, nothing watched (in-process tests). */
+  clusterConfig?: ClusterConfigSource;
 }
 
 function defaultDeviceRoot(): string {
@@ -98,14 +101,14 @@ export class VirtHandlerApp {
 
   /** Runs until the signal aborts; the node is labelled unschedulable on the way out. */
   async run(signal: AbortSignal): Promise<void> {
-    const { client, host, logger } = this.options;
+    const { client, host, logger, clusterConfig } = this.options;
     const health =
       this.options.http &&
       new HealthServer({
         ...this.options.http,
         transport: client.transport,
         isLeader: () => false,
-        configResourceVersion: () => "",
+        configResourceVersion: () => clusterConfig?.configResourceVersion() ?? "",
       });
     await health?.start();
     const heartbeat = await this.heartbeat();
@@ -137,9 +140,15 @@ export class VirtHandlerApp {
       await mkdir(shareDir, { recursive: true });
       await notify.start(domainNotifySocketPath(shareDir));
     }
+    const watchingConfig = clusterConfig?.run(signal);
     const runVMIs = async () => {
       const informer = vmis.run(signal);
-      if (await vmis.waitForSync(signal)) await vmController.run(this.options.vmiWorkers ?? 2, signal);
+      // As upstream, VMIs are handled only once the configuration is known, never with a guess.
+      const synced = await Promise.all([
+        vmis.waitForSync(signal),
+        clusterConfig?.waitForSync(signal) ?? true,
+      ]);
+      if (synced.every(Boolean)) await vmController.run(this.options.vmiWorkers ?? 2, signal);
       await informer;
       launchers.closeAll();
       if (pipes) pipes.closeAll();
@@ -159,6 +168,7 @@ export class VirtHandlerApp {
     } finally {
       await notify.stop();
       await health?.stop();
+      await watchingConfig;
     }
   }
 

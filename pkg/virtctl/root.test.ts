@@ -106,11 +106,17 @@ describe("invocation mistakes are one line, a usage hint, and exit 1", () => {
     expect(fixture.server.requests).toEqual([]);
   });
 
-  it("upstream commands not ported yet are refused by name", async () => {
-    const result = await run(["pause", "vm", "vm-cirros"]);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toBe('"virtctl pause" is not supported by kubevirt-ts yet\n');
-  });
+  it.each([["pause", "vm", "vm-cirros"], ["pause", "--help"], ["help", "pause"], ["vnc"]])(
+    "upstream commands not ported yet are refused by name in one line: %s",
+    async (...argv) => {
+      const result = await run(argv);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toBe(
+        `"virtctl ${argv.find((arg) => arg !== "help")}" is not supported by kubevirt-ts yet\n`,
+      );
+    },
+  );
 });
 
 describe("global flags anywhere on the line", () => {

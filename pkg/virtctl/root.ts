@@ -31,6 +31,9 @@ const NOT_YET_SUPPORTED = new Set([
   "unpause", "usbredir", "userlist", "vmexport", "vnc",
 ]); // prettier-ignore
 
+const notSupportedYet = (programName: string, name: string) =>
+  `"${programName} ${name}" is not supported by kubevirt-ts yet`;
+
 const verbosityFlag: FlagSpec = {
   name: "v",
   short: "v",
@@ -73,9 +76,7 @@ export async function execute(
       return 0;
     }
     if (name === "help") return help(rest, commands, listed, io, programName);
-    if (NOT_YET_SUPPORTED.has(name)) {
-      throw new Error(`"${programName} ${name}" is not supported by kubevirt-ts yet`);
-    }
+    if (NOT_YET_SUPPORTED.has(name)) throw new Error(notSupportedYet(programName, name));
     command = commands.find((candidate) => candidate.name === name);
     if (!command) throw new UsageError(`unknown command "${name}" for "${programName}"`);
     const flags = parseFlags(rest, [...command.flags, ...globalFlags]);
@@ -150,6 +151,10 @@ function help(
   if (command) {
     io.stdout.write(commandHelp(command, programName));
     return 0;
+  }
+  if (topic !== undefined && NOT_YET_SUPPORTED.has(topic)) {
+    io.stderr.write(`${notSupportedYet(programName, topic)}\n`);
+    return 1;
   }
   if (topic !== undefined) io.stdout.write(`Unknown help topic [\`${topic}\`]\n`);
   io.stdout.write(`${SHORT(programName)}\n\n${mainUsage(listed, programName)}`);

@@ -72,3 +72,13 @@ export async function eventually<T>(
     }
   }
 }
+
+/** A CRD that a previous test file deleted may still be going away; waits until none of `names` is. */
+export async function crdsNotTerminating(names: readonly string[]): Promise<void> {
+  await eventually(async () => {
+    for (const name of names) {
+      const result = await kubectl(["get", "crd", name, "-o", "jsonpath={.metadata.deletionTimestamp}"]);
+      if (result.code === 0 && result.stdout.trim() !== "") throw new Error(`${name} is terminating`);
+    }
+  }, 120_000);
+}

@@ -18,7 +18,7 @@ import {
 } from "../../pkg/virt-controller/resources.js";
 import type { Pod } from "../../pkg/virt-controller/services/pod-types.js";
 import { TestLauncherSettings } from "../../pkg/virt-controller/testing/controller-env.js";
-import { cluster, eventually, kubeConfig, kubectl, kubectlOk as run } from "./harness.js";
+import { cluster, crdsNotTerminating, eventually, kubeConfig, kubectl, kubectlOk as run } from "./harness.js";
 
 const suffix = randomBytes(3).toString("hex");
 const namespace = `virt-controller-it-${suffix}`;
@@ -99,22 +99,12 @@ async function vmiOf(name: string, notUID?: string): Promise<StoredVMI> {
   });
 }
 
-/** A CRD that a previous test file deleted may still be going away; wait until it is gone. */
-async function crdsNotTerminating(): Promise<void> {
-  await eventually(async () => {
-    for (const name of neededCrds) {
-      const result = await kubectl(["get", "crd", name, "-o", "jsonpath={.metadata.deletionTimestamp}"]);
-      if (result.code === 0 && result.stdout.trim() !== "") throw new Error(`${name} is terminating`);
-    }
-  }, 120_000);
-}
-
 beforeAll(async () => {
   client = KubeClient.fromKubeConfig(await kubeConfig());
   vms = client.resource<StoredVM>(virtualMachinesGVR);
   vmis = client.resource<StoredVMI>(virtualMachineInstancesGVR);
   pods = client.resource<Pod>(coreGVR.pods);
-  await crdsNotTerminating();
+  await crdsNotTerminating(neededCrds);
   // Server-side apply: the largest CRDs exceed client-side apply's annotation limit.
   await run(["apply", "--server-side", "--force-conflicts", "-f", crdDir]);
   await run([

@@ -1,5 +1,7 @@
 // The discovery documents of the subresources.kubevirt.io aggregated API, as upstream's virt-api
-// serves them (pkg/virt-api/api.go): the group, its versions, and one resource list per version.
+// serves them (pkg/virt-api/api.go): the group, its versions, and one resource list per version. The
+// list names only what this virt-api serves: the server records each route it registers (servedName)
+// and the list is upstream's, in upstream's order, narrowed to those.
 
 import {
   SUBRESOURCE_GROUP,
@@ -10,8 +12,8 @@ import {
 export { SUBRESOURCE_GROUP, SUBRESOURCE_VERSIONS };
 export type SubresourceVersion = (typeof SUBRESOURCE_VERSIONS)[number];
 
-/** Resource names listed by each version, in upstream's order; upstream lists no kind or verbs. */
-export const SUBRESOURCE_NAMES: readonly string[] = [
+/** Resource names upstream lists for each version, in its order; upstream lists no kind or verbs. */
+export const UPSTREAM_SUBRESOURCE_NAMES: readonly string[] = [
   "expand-vm-spec",
   "virtualmachineinstances/vnc",
   "virtualmachineinstances/vnc/screenshot",
@@ -63,12 +65,40 @@ export function apiGroupList() {
   return { kind: "APIGroupList", groups: [apiGroup()] };
 }
 
-export function apiResourceList(version: SubresourceVersion) {
+const NAMESPACE_ROUTE = `^/apis/${SUBRESOURCE_GROUP.replace(/\./g, "\\.")}/:version/namespaces/:namespace/`;
+/** `<resource>/:name/<subresource>`, and a namespace-wide resource such as expand-vm-spec. */
+const SUBRESOURCE_ROUTE = new RegExp(`${NAMESPACE_ROUTE}([a-z]+)/:name/(.+)$`);
+const NAMESPACE_WIDE_ROUTE = new RegExp(`${NAMESPACE_ROUTE}([a-z-]+)$`);
+
+/**
+ * The discovery name of a registered route (`virtualmachines/start`), or undefined for a route that is
+ * no namespaced subresource (version, healthz, the discovery documents themselves).
+ */
+export function servedName(routeUrl: string): string | undefined {
+  const subresource = SUBRESOURCE_ROUTE.exec(routeUrl);
+  const namespaceWide = NAMESPACE_WIDE_ROUTE.exec(routeUrl);
+  // Parameters after the subresource (portforward/:port/:protocol) are not part of its name.
+  const subresourcePath = (path: string) =>
+    path
+      .split("/")
+      .filter((segment) => !segment.startsWith(":"))
+      .join("/");
+  const name = subresource
+    ? `${subresource[1]}/${subresourcePath(subresource[2] ?? "")}`
+    : namespaceWide?.[1];
+  if (name === undefined) return undefined;
+  if (!UPSTREAM_SUBRESOURCE_NAMES.includes(name)) {
+    throw new Error(`route ${routeUrl} serves ${name}, which upstream's discovery does not list`);
+  }
+  return name;
+}
+
+export function apiResourceList(version: SubresourceVersion, served: ReadonlySet<string>) {
   return {
     kind: "APIResourceList",
     apiVersion: "v1",
     groupVersion: `${SUBRESOURCE_GROUP}/${version}`,
-    resources: SUBRESOURCE_NAMES.map((name) => ({
+    resources: UPSTREAM_SUBRESOURCE_NAMES.filter((name) => served.has(name)).map((name) => ({
       name,
       singularName: "",
       namespaced: true,

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { execute } from "../root.js";
 import { status, testIO, useFakeApiServer } from "../testing/fake-apiserver.js";
+import * as version from "../../version/version.js";
 import { clientVersion, formatVersionInfo } from "./info.js";
 
 const fixture = useFakeApiServer();
@@ -46,8 +47,11 @@ async function virtctl(...argv: string[]) {
 }
 
 describe("virtctl version", () => {
-  it("the client's version is this package's", () => {
-    expect(clientVersion().gitVersion).toBe(`v${packageVersion}`);
+  it("the client's version is this build's, the one every component reports", () => {
+    expect(clientVersion()).toEqual(version.get());
+    expect(clientVersion().gitVersion).toMatch(
+      new RegExp(`^v${packageVersion.replace(/\./g, "\\.")}(\\+|$)`),
+    );
   });
 
   it("prints both versions as Go's %#v of version.Info, asking for the group's preferred version", async () => {

@@ -100,7 +100,7 @@ describe("errors are one line and exit 1", () => {
     const result = await virtctl("stop", "vm");
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /^You are using a client virtctl version that is different from the KubeVirt version running in the cluster\nClient Version: v\d+\.\d+\.\d+\nServer Version: v9\.7\.1\n\nerror stopping VirtualMachine boom\n$/,
+      /^You are using a client virtctl version that is different from the KubeVirt version running in the cluster\nClient Version: v\d+\.\d+\.\d+(\+[0-9a-f]{14}(-dirty)?)?\nServer Version: v9\.7\.1\n\nerror stopping VirtualMachine boom\n$/,
     );
   });
 
