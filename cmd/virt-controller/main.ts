@@ -8,7 +8,7 @@ import {
   runMain,
   shutdownSignal,
 } from "../../pkg/service/service.js";
-import { VirtControllerApp } from "../../pkg/virt-controller/application.js";
+import { VirtControllerApp } from "../../pkg/virt-controller/watch/application.js";
 import { parseVirtControllerFlags } from "../../pkg/virt-controller/flags.js";
 
 runMain(async () => {

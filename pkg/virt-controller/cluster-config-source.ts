@@ -4,7 +4,7 @@
 import type { Informer } from "../controller/informer.js";
 import type { Logger } from "../controller/log.js";
 import { ClusterConfig, selectActiveKubeVirt } from "../virt-config/cluster-config.js";
-import type { StoredKubeVirt } from "./resources.js";
+import type { StoredKubeVirt } from "../controller/resources.js";
 
 export class ClusterConfigSource {
   private config = ClusterConfig.defaults();

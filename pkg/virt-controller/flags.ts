@@ -1,13 +1,13 @@
 // virt-controller's command line, with upstream's flag names. Defaults are upstream's, except the
 // number of workers per controller (2 here; upstream runs 3 VM and 10 VMI workers).
 import { parseArgs } from "node:util";
-import { parseGoDuration } from "../virt-operator/util/go-duration.js";
+import { parseGoDuration } from "../util/go-duration.js";
 import {
   DefaultContainerDiskDir,
   DefaultEphemeralDiskDir,
   DefaultHotplugDiskDir,
   VirtShareDir,
-} from "./constants.js";
+} from "../util/constants.js";
 import type { LauncherSettings } from "./services/render-context.js";
 
 export interface VirtControllerFlags {

@@ -1,7 +1,7 @@
 // virt-handler's command line, with upstream's flag names and defaults. Flags for parts not built yet
 // (migration, vsock, vmstats, TLS) are accepted so the operator's DaemonSet arguments parse.
 import { parseArgs } from "node:util";
-import { parseGoDuration } from "../virt-operator/util/go-duration.js";
+import { parseGoDuration } from "../util/go-duration.js";
 
 export interface VirtHandlerFlags {
   port: number;

@@ -2,7 +2,7 @@
 // migration): hand the VMI to its launcher, ask the guest to shut down, or kill the domain once the
 // grace period the launcher recorded has run out. Pure, so the table of situations is tested directly.
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
-import type { DomainObject } from "../virt-launcher/virtwrap/domain-object.js";
+import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
 import { Phase, isFinal } from "./vmi-phase.js";
 
 export type SyncAction =

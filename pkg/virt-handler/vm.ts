@@ -15,7 +15,7 @@ import {
   type Logger,
   type SyncResult,
 } from "../controller/index.js";
-import type { DomainObject } from "../virt-launcher/virtwrap/domain-object.js";
+import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
 import type { ContainerDiskMounter } from "./container-disk/mount.js";
 import type { LauncherCommands, LauncherConnector } from "./launcher-clients.js";
 import { messageOf, type VMINetworkSetup } from "./network-setup.js";

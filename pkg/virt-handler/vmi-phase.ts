@@ -1,7 +1,7 @@
 // The VMI phase virt-handler reports from what the launcher says about the domain (upstream vm.go's
 // calculateVmPhaseForStatusReason), without migrations: those come with the migration issue.
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
-import type { DomainObject } from "../virt-launcher/virtwrap/domain-object.js";
+import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
 
 export const Phase = {
   Pending: "Pending",

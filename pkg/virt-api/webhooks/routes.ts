@@ -19,7 +19,7 @@ import {
   type Verdict,
 } from "./validating-webhook/admitters/admission.js";
 import { admitStatus } from "./validating-webhook/admitters/status-admitter.js";
-import { admitReplicaSet } from "./validating-webhook/admitters/replicaset-admitter.js";
+import { admitReplicaSet } from "./validating-webhook/admitters/vmirs-admitter.js";
 import { admitVMICreate } from "./validating-webhook/admitters/vmi-create-admitter.js";
 import { admitVMIUpdate } from "./validating-webhook/admitters/vmi-update-admitter.js";
 import { admitVirtualMachine } from "./validating-webhook/admitters/vms-admitter.js";

@@ -7,7 +7,7 @@ import type {
   V1Probe,
   V1SecurityContext,
 } from "@kubernetes/client-node";
-import { VirtPrivateDir } from "../constants.js";
+import { VirtPrivateDir } from "../../util/constants.js";
 import type { Container, ResourceRequirements, VolumeMount } from "./pod-types.js";
 
 export interface ContainerSpec {

@@ -14,7 +14,7 @@ import {
   KubeVirtAPIVersion,
   MigrationTransportUnixAnnotation,
   VirtualMachineInstanceIDLabel,
-} from "../constants.js";
+} from "../../util/constants.js";
 
 export const LauncherAppLabelValue = "virt-launcher";
 const IstioInjectAnnotation = "sidecar.istio.io/inject";

@@ -4,7 +4,7 @@
 import type { V1PodSecurityContext, V1SeccompProfile } from "@kubernetes/client-node";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import type { ClusterConfig } from "../../virt-config/cluster-config.js";
-import { NonRootUID, VirtualMachineUnpausedCondition } from "../constants.js";
+import { NonRootUID, VirtualMachineUnpausedCondition } from "../../util/constants.js";
 import {
   containerDiskContainers,
   containerDiskInitContainers,

@@ -8,7 +8,7 @@ import { ApiError } from "../../controller/api-error.js";
 import type { KubeObject } from "../../controller/object.js";
 import type { RestRequest, StreamRequest, Transport } from "../../controller/rest.js";
 import { applyJsonPatch, JsonPatchTestFailed } from "../../virt-operator/testing/json-patch.js";
-import type { JsonPatchOp } from "../watch/json-patch.js";
+import type { JsonPatchOp } from "../../apimachinery/patch/patch.js";
 
 interface Address {
   /** `<group>/<resource>`, "" group for core. */

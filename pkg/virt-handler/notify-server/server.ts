@@ -7,7 +7,7 @@ import type { Logger } from "../../controller/index.js";
 import { listenOnSocket, stopServer } from "../../handler-launcher-com/grpc-unix.js";
 import type { DomainEventRequest, K8sEventRequest } from "../../handler-launcher-com/notify/v1/messages.js";
 import { addNotifyService } from "../../handler-launcher-com/notify/v1/server.js";
-import { parseDomainJSON } from "../../virt-launcher/virtwrap/domain-json.js";
+import { parseDomainJSON } from "../../virt-launcher/virtwrap/api/domain-json.js";
 
 /** The handler's socket in its share dir; launchers reach it through their domain-notify pipe. */
 export const DOMAIN_NOTIFY_SOCKET = "domain-notify.sock";

@@ -11,8 +11,8 @@ import type {
   Response,
   WatchEventType,
 } from "../../handler-launcher-com/notify/v1/messages.js";
-import { domainToJSON } from "../virtwrap/domain-json.js";
-import type { DomainObject } from "../virtwrap/domain-object.js";
+import { domainToJSON } from "../virtwrap/api/domain-json.js";
+import type { DomainObject } from "../virtwrap/api/domain-object.js";
 
 export interface NotifierTimeouts {
   intervalMs: number;

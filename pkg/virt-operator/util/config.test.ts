@@ -6,7 +6,7 @@ import {
   setTargetDeploymentConfig,
   targetConfigFromKubeVirt,
 } from "./config.js";
-import { formatGoDuration, parseGoDuration } from "./go-duration.js";
+import { formatGoDuration, parseGoDuration } from "../../util/go-duration.js";
 
 const kv = (spec: KubeVirtCR["spec"] = {}): KubeVirtCR => ({
   metadata: { name: "kubevirt", namespace: "kubevirt" },

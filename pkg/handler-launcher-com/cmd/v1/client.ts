@@ -2,8 +2,8 @@
 // negotiation on connect, one deadline per call, and errors that name the command.
 import * as grpc from "@grpc/grpc-js";
 import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
-import type { DomainObject } from "../../../virt-launcher/virtwrap/domain-object.js";
-import { parseDomainJSON } from "../../../virt-launcher/virtwrap/domain-json.js";
+import type { DomainObject } from "../../../virt-launcher/virtwrap/api/domain-object.js";
+import { parseDomainJSON } from "../../../virt-launcher/virtwrap/api/domain-json.js";
 import type { Sendable } from "../../grpc-unix.js";
 import { UnixSocketClient } from "../../grpc-unix.js";
 import { methodDefinition } from "../../proto.js";

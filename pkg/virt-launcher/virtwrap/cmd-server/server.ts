@@ -18,7 +18,7 @@ import type { Sendable, UnaryHandlers } from "../../../handler-launcher-com/grpc
 import { listenOnSocket, stopServer } from "../../../handler-launcher-com/grpc-unix.js";
 import { serviceDefinition } from "../../../handler-launcher-com/proto.js";
 import { LibvirtError } from "../../../libvirt/errors.js";
-import { domainToJSON } from "../domain-json.js";
+import { domainToJSON } from "../api/domain-json.js";
 import type { LibvirtDomainManager } from "../manager.js";
 
 export type DomainManager = Pick<

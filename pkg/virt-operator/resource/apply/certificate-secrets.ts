@@ -6,7 +6,7 @@ import type { X509Certificate } from "@peculiar/x509";
 import type { CertificateKeyPair } from "../../../certificates/triple.js";
 import { keyOf } from "../../../controller/object.js";
 import { OPERATOR_RESOURCES } from "../../resources.js";
-import { formatGoDuration } from "../../util/go-duration.js";
+import { formatGoDuration } from "../../../util/go-duration.js";
 import { CERTIFICATE_DURATION_ANNOTATION } from "../../util/labels.js";
 import type { ConfigMap, Secret } from "../generate/components/k8s-types.js";
 import {
