@@ -1,5 +1,5 @@
 import type { Backoff } from "./backoff.js";
-import { goDuration } from "./backoff.js";
+import { formatGoDuration } from "../../../pkg/util/go-duration.js";
 import {
   apiTime,
   CONTAINER_ID_SCHEME,
@@ -64,7 +64,7 @@ export async function startOrWait(deps: StarterDeps, input: StartInput): Promise
     const key = `${uid}/${container.name}`;
     const finishedAt = Date.parse(record.lastExit.finishedAt);
     if (deps.crashBackoff.isInBackOffSince(key, finishedAt)) {
-      const delay = goDuration(deps.crashBackoff.get(key));
+      const delay = formatGoDuration(deps.crashBackoff.get(key));
       record.waiting = {
         reason: "CrashLoopBackOff",
         message: `back-off ${delay} restarting failed container=${container.name} pod=${podDescription(pod)}`,

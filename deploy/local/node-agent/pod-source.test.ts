@@ -3,7 +3,7 @@ import { ApiError } from "../../../pkg/controller/api-error.js";
 import type { KubeClient, PodList, WatchEvent } from "./kube-client.js";
 import { podSchema } from "./k8s-types.js";
 import { silentLogger } from "./logger.js";
-import { PodInformer } from "./pod-informer.js";
+import { nodePodInformer, podByUID } from "./pod-source.js";
 
 const pod = (uid: string, rv: string) =>
   podSchema.parse({
@@ -31,8 +31,8 @@ function scriptedClient(lists: PodList[], watches: ((emit: (e: WatchEvent) => vo
   return { client: client as unknown as KubeClient, calls };
 }
 
-describe("PodInformer", () => {
-  it("lists the node's pods, follows the watch, and relists after the version expired", async () => {
+describe("nodePodInformer", () => {
+  it("lists the node's pods, follows the watch, relists after the version expired, and finds pods by UID", async () => {
     const changed: string[] = [];
     const { client, calls } = scriptedClient(
       [
@@ -42,6 +42,7 @@ describe("PodInformer", () => {
       [
         async (emit) => {
           emit({ type: "MODIFIED", object: pod("a", "6") });
+          emit({ type: "MODIFIED", object: { metadata: { name: "broken" }, spec: "not a pod spec" } });
           emit({ type: "BOOKMARK", object: { metadata: { resourceVersion: "7" } } });
         },
         async () => {
@@ -49,12 +50,16 @@ describe("PodInformer", () => {
         },
       ],
     );
-    const informer = new PodInformer(client, "node01", (uid) => changed.push(uid), silentLogger());
-    await informer.prime();
-    expect(informer.list().map((p) => p.metadata.uid)).toEqual(["a", "b"]);
+    const informer = nodePodInformer(client, "node01", silentLogger());
+    informer.addEventHandler({
+      add: (p) => changed.push(`add ${p.metadata.uid}`),
+      update: (_old, p) => changed.push(`update ${p.metadata.uid}`),
+      delete: (p) => changed.push(`delete ${p.metadata.uid}`),
+    });
     const abort = new AbortController();
     const running = informer.run(abort.signal);
-    await vi.waitFor(() => expect(informer.get("c")).toBeDefined(), { timeout: 3000 });
+    expect(await informer.waitForSync(abort.signal)).toBe(true);
+    await vi.waitFor(() => expect(podByUID(informer, "c")).toBeDefined(), { timeout: 3000 });
     abort.abort();
     await running;
     expect(calls).toEqual([
@@ -64,9 +69,9 @@ describe("PodInformer", () => {
       "list spec.nodeName=node01",
       "watch from 9",
     ]);
-    expect(informer.get("a")).toBeUndefined();
-    expect(informer.findByName("default", "b")?.metadata.resourceVersion).toBe("9");
-    // a changed, then the relist reported a (gone), b and c.
-    expect(changed).toEqual(["a", "a", "b", "c"]);
+    expect(podByUID(informer, "a")).toBeUndefined();
+    expect(informer.getByName("default", "b")?.metadata.resourceVersion).toBe("9");
+    // a changed (the unparseable object was skipped), then the relist removed a and brought c.
+    expect(changed).toEqual(["add a", "add b", "update a", "delete a", "update b", "add c"]);
   });
 });
