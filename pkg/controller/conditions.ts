@@ -1,5 +1,7 @@
 // Upstream's condition managers (pkg/controller/conditions.go) for VM, VMI and Pod conditions alike:
 // they all carry type, status, reason, message and two timestamps.
+import type { VirtualMachineInstanceCondition } from "../api/generated/v1.js";
+import type { SyncError } from "./sync-error.js";
 
 export interface Condition {
   type: string;
@@ -81,4 +83,32 @@ export function conditionsEqual(
 /** metav1.Now() as the apiserver stores it: RFC 3339, whole seconds. */
 export function timestamp(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** v1.VirtualMachineInstanceSynchronized: set by virt-controller and virt-handler after a failed sync. */
+export const VirtualMachineInstanceSynchronized = "Synchronized";
+
+/**
+ * The Synchronized condition carries the last sync error (reason and message), and goes away once a sync
+ * succeeds; an unchanged failure keeps its transition time.
+ */
+export function syncFailureCondition(
+  status: HasConditions<VirtualMachineInstanceCondition>,
+  error: SyncError | undefined,
+  now: number,
+): void {
+  if (!error) {
+    removeCondition(status, VirtualMachineInstanceSynchronized);
+    return;
+  }
+  if (hasConditionWithStatusAndReason(status, VirtualMachineInstanceSynchronized, "False", error.reason))
+    return;
+  removeCondition(status, VirtualMachineInstanceSynchronized);
+  (status.conditions ??= []).push({
+    type: VirtualMachineInstanceSynchronized,
+    reason: error.reason,
+    message: error.message,
+    lastTransitionTime: timestamp(now),
+    status: "False",
+  });
 }

@@ -1,10 +1,9 @@
-// The resources virt-controller reads and writes.
+// The resources virt-controller (and virt-handler, virt-operator) read and write.
 import type * as k8s from "../api/generated/k8s.js";
 import type { KubeVirt, VirtualMachine, VirtualMachineInstance } from "../api/generated/v1.js";
 import type { GroupVersionResource } from "./gvr.js";
 import type { ObjectMeta } from "./object.js";
 export { coreGVR } from "./gvr.js";
-export { controllerRevisionsGVR } from "../virt-controller/watch/vm/vm-revision.js";
 
 const kubevirtResource = (resource: string, kind: string): GroupVersionResource => ({
   group: "kubevirt.io",
@@ -19,6 +18,14 @@ export const virtualMachineInstancesGVR = kubevirtResource(
   "virtualmachineinstances",
   "VirtualMachineInstance",
 );
+export const controllerRevisionsGVR: GroupVersionResource = {
+  group: "apps",
+  version: "v1",
+  resource: "controllerrevisions",
+  namespaced: true,
+  kind: "ControllerRevision",
+};
+
 export const kubeVirtsGVR = kubevirtResource("kubevirts", "KubeVirt");
 
 /** A kubevirt.io object as the machinery's client and informers carry it. */

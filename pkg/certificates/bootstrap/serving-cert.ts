@@ -2,7 +2,12 @@
 // into the running server when the files change, so a rotated certificate needs no restart.
 import { readFileSync, unwatchFile, watchFile } from "node:fs";
 import type { Server } from "node:https";
-import type { ServingTLS } from "../../virt-api/server.js";
+
+/** A serving certificate and its key, PEM-encoded. */
+export interface ServingTLS {
+  certPem: string;
+  keyPem: string;
+}
 
 export const DEFAULT_TLS_CERT_FILE = "/etc/virt-api/certificates/tls.crt";
 export const DEFAULT_TLS_KEY_FILE = "/etc/virt-api/certificates/tls.key";

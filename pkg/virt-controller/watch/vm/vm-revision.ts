@@ -3,16 +3,7 @@
 // records its name, and the VM's observedGeneration is read back from it.
 import type { VirtualMachine, VirtualMachineSpec } from "../../../api/generated/v1.js";
 import type { KubeObject } from "../../../controller/object.js";
-import type { GroupVersionResource } from "../../../controller/gvr.js";
 import { vmControllerReference } from "./vm-setup.js";
-
-export const controllerRevisionsGVR: GroupVersionResource = {
-  group: "apps",
-  version: "v1",
-  resource: "controllerrevisions",
-  namespaced: true,
-  kind: "ControllerRevision",
-};
 
 export interface ControllerRevision extends KubeObject {
   data?: { spec?: VirtualMachineSpec };

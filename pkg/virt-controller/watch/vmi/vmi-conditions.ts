@@ -11,7 +11,6 @@ import {
   updateCondition,
 } from "../../../controller/conditions.js";
 import { isPodDownOrGoingDown } from "../common/pod-state.js";
-import type { SyncError } from "../../../controller/sync-error.js";
 import { isRunning } from "./vmi-phase.js";
 
 export const VMIConditionType = {
@@ -88,22 +87,6 @@ export function syncPodScheduledCondition(status: VMIStatus, pod: Pod): void {
 }
 
 /** Synchronized=False carries the last sync error; it goes away once a sync succeeds. */
-export function syncFailureCondition(status: VMIStatus, error: SyncError | undefined, now: number): void {
-  if (!error) {
-    removeCondition(status, VMIConditionType.Synchronized);
-    return;
-  }
-  if (hasConditionWithStatusAndReason(status, VMIConditionType.Synchronized, "False", error.reason)) return;
-  removeCondition(status, VMIConditionType.Synchronized);
-  (status.conditions ??= []).push({
-    type: VMIConditionType.Synchronized,
-    reason: error.reason,
-    message: error.message,
-    lastTransitionTime: timestamp(now),
-    status: "False",
-  });
-}
-
 /** A VMI on a node being drained asks for its eviction (i.e. a migration). */
 export function syncEvictionCondition(status: VMIStatus, now: number): void {
   if (!status.evacuationNodeName) {

@@ -18,12 +18,11 @@ import {
 import { MemoryOverheadAnnotation } from "../../services/pod-metadata.js";
 import type { Pod } from "../../services/pod-types.js";
 import { bytesQuantity } from "../../../util/quantity-math.js";
-import { removeCondition, timestamp } from "../../../controller/conditions.js";
+import { removeCondition, syncFailureCondition, timestamp } from "../../../controller/conditions.js";
 import { isPodDownOrGoingDown, isPodReady } from "../common/pod-state.js";
 import { SyncError } from "../../../controller/sync-error.js";
 import {
   syncEvictionCondition,
-  syncFailureCondition,
   syncPodScheduledCondition,
   syncReadyConditionFromPod,
 } from "./vmi-conditions.js";
