@@ -24,7 +24,7 @@ import { TemplateService } from "../services/template.js";
 import type { ControllerRevision } from "../watch/vm/vm-revision.js";
 import { VMController } from "../watch/vm/vm.js";
 import { VMIController } from "../watch/vmi/vmi.js";
-import { FakeApiServer } from "./fake-apiserver.js";
+import { FakeApiServer } from "../../controller/testing/fake-apiserver.js";
 
 export const Tables = {
   vms: "kubevirt.io/virtualmachines",

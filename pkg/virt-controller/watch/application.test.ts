@@ -5,7 +5,7 @@ import { VirtControllerApp } from "./application.js";
 import type { StoredVMI } from "../../controller/resources.js";
 import type { Pod } from "../services/pod-types.js";
 import { Tables, TestLauncherSettings, vmFixture } from "../testing/controller-env.js";
-import { FakeApiServer } from "../testing/fake-apiserver.js";
+import { FakeApiServer } from "../../controller/testing/fake-apiserver.js";
 
 // Whole virt-controller processes (leader election, informers, both controllers, HTTP endpoints) against
 // one in-memory apiserver.

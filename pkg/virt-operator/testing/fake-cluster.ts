@@ -8,7 +8,7 @@ import { keyOf, type KubeObject } from "../../controller/object.js";
 import type { JsonPatchOp, ListQuery, OperatorClient, Stores, WatchedStore } from "../cluster.js";
 import { OPERATOR_RESOURCES, WATCHED_RESOURCES, type OperatorResource } from "../resources.js";
 import { isManagedByOperator } from "../util/labels.js";
-import { applyJsonPatch, JsonPatchTestFailed } from "./json-patch.js";
+import { applyJsonPatch, JsonPatchTestFailed } from "../../controller/testing/json-patch.js";
 
 export interface RecordedWrite {
   verb: "create" | "update" | "updateStatus" | "patch" | "delete";

@@ -1,4 +1,5 @@
-// A local HTTPS server that speaks the subresource API for virtctl's tests: it records every
+// A scripted HTTPS endpoint for virtctl's tests (not an apiserver: each test scripts the answers, and the
+// in-memory apiserver is pkg/controller/testing/fake-apiserver.ts): it records every
 // request, answers through a per-test handler, and serves console WebSockets with an echo by default.
 import type { IncomingMessage } from "node:http";
 import https from "node:https";
@@ -31,7 +32,7 @@ export type UpgradeHandler = (request: RecordedRequest) => Reply | undefined;
 
 export const TOKEN = "virtctl-test-token";
 
-export class FakeApiServer {
+export class ScriptedApiServer {
   readonly requests: RecordedRequest[] = [];
   handler: Handler = () => ({ status: 200, body: {} });
   upgradeHandler: UpgradeHandler = () => undefined;
@@ -45,14 +46,14 @@ export class FakeApiServer {
     readonly caPem: string,
   ) {}
 
-  static async start(): Promise<FakeApiServer> {
+  static async start(): Promise<ScriptedApiServer> {
     const ca = await newCA("virtctl-test-ca");
     const serving = await toPem(
       await newServerKeyPair(ca, { commonName: "127.0.0.1", ipAddresses: ["127.0.0.1"] }),
     );
     const caPem = (await toPem(ca)).certPem;
     const server = https.createServer({ cert: serving.certPem, key: serving.keyPem });
-    const fake = new FakeApiServer(server, caPem);
+    const fake = new ScriptedApiServer(server, caPem);
     const sockets = new WebSocketServer({
       noServer: true,
       autoPong: false,
@@ -193,7 +194,7 @@ export function testIO(env: IO["env"] = {}): TestIO {
 }
 
 /** A scratch directory with the fake server's kubeconfig written to `config`. */
-export function writeKubeconfig(server: FakeApiServer): { dir: string; path: string; remove(): void } {
+export function writeKubeconfig(server: ScriptedApiServer): { dir: string; path: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), "virtctl-test-"));
   const path = join(dir, "config");
   writeFileSync(path, server.kubeconfigYaml());
@@ -201,13 +202,13 @@ export function writeKubeconfig(server: FakeApiServer): { dir: string; path: str
 }
 
 /** One fake apiserver (and a kubeconfig naming it) per test file, reset after each test. */
-export function useFakeApiServer(): {
-  server: FakeApiServer;
+export function useScriptedApiServer(): {
+  server: ScriptedApiServer;
   kubeconfig: ReturnType<typeof writeKubeconfig>;
 } {
-  const fixture = {} as { server: FakeApiServer; kubeconfig: ReturnType<typeof writeKubeconfig> };
+  const fixture = {} as { server: ScriptedApiServer; kubeconfig: ReturnType<typeof writeKubeconfig> };
   beforeAll(async () => {
-    fixture.server = await FakeApiServer.start();
+    fixture.server = await ScriptedApiServer.start();
     fixture.kubeconfig = writeKubeconfig(fixture.server);
   });
   afterAll(async () => {

@@ -1,7 +1,7 @@
-// RFC 6902 JSON Patch (add, replace, remove, test) for the fake cluster; the real apiserver applies the
-// operator's patches itself.
+// RFC 6902 JSON Patch (add, replace, remove, test) for the in-memory apiserver; the real apiserver applies
+// the components' patches itself.
 import { isDeepStrictEqual } from "node:util";
-import type { JsonPatchOp } from "../cluster.js";
+import type { JsonPatchOp } from "../../apimachinery/patch/patch.js";
 
 function tokens(path: string): string[] {
   if (!path.startsWith("/")) throw new Error(`invalid JSON pointer ${path}`);

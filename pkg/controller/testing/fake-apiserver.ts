@@ -4,10 +4,10 @@
 // every write, and delivers watch events after the write returns, or holds them back to play a lagging
 // cache.
 import { isDeepStrictEqual } from "node:util";
-import { ApiError } from "../../controller/api-error.js";
-import type { KubeObject } from "../../controller/object.js";
-import type { RestRequest, StreamRequest, Transport } from "../../controller/rest.js";
-import { applyJsonPatch, JsonPatchTestFailed } from "../../virt-operator/testing/json-patch.js";
+import { ApiError } from "../api-error.js";
+import type { KubeObject } from "../object.js";
+import type { RestRequest, StreamRequest, Transport } from "../rest.js";
+import { applyJsonPatch, JsonPatchTestFailed } from "./json-patch.js";
 import type { JsonPatchOp } from "../../apimachinery/patch/patch.js";
 
 interface Address {
