@@ -5,6 +5,7 @@
 // cache.
 import { isDeepStrictEqual } from "node:util";
 import { ApiError } from "../api-error.js";
+import type { GroupVersionResource } from "../gvr.js";
 import type { KubeObject } from "../object.js";
 import type { RestRequest, StreamRequest, Transport } from "../rest.js";
 import { applyJsonPatch, JsonPatchTestFailed } from "./json-patch.js";
@@ -28,7 +29,32 @@ interface Watcher {
 type Stored = KubeObject & { spec?: unknown; status?: unknown };
 
 /** Resources whose status is written only through /status (as their CRDs or built-in types declare). */
-const StatusSubresource = new Set(["kubevirt.io/virtualmachines", "/pods", "kubevirt.io/kubevirts"]);
+const StatusSubresource = new Set([
+  "kubevirt.io/virtualmachines",
+  "kubevirt.io/kubevirts",
+  "/pods",
+  "/services",
+  "/nodes",
+  "/namespaces",
+  "apps/deployments",
+  "apps/daemonsets",
+  "apps/replicasets",
+  "policy/poddisruptionbudgets",
+  "apiextensions.k8s.io/customresourcedefinitions",
+  "apiregistration.k8s.io/apiservices",
+]);
+
+/** The table a resource's objects are kept in: `<group>/<resource>`, as the helpers below take it. */
+export function tableOf(gvr: Pick<GroupVersionResource, "group" | "resource">): string {
+  return `${gvr.group}/${gvr.resource}`;
+}
+
+/** Told synchronously of every stored change: `before` absent on creation, `after` absent on removal. */
+export type ChangeObserver = (
+  table: string,
+  before: KubeObject | undefined,
+  after: KubeObject | undefined,
+) => void;
 
 function parsePath(path: string): Address {
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
@@ -62,6 +88,7 @@ export class FakeApiServer implements Transport {
   readonly writeBodies: unknown[] = [];
   private readonly tables = new Map<string, Map<string, Stored>>();
   private readonly watchers = new Set<Watcher>();
+  private readonly observers = new Set<ChangeObserver>();
   private held: Array<() => void> | undefined;
   private inFlight = 0;
   private version = 1;
@@ -84,6 +111,12 @@ export class FakeApiServer implements Transport {
   }
 
   // Test helpers
+
+  /** Registers a synchronous observer: a stand-in cache that must follow every write at once. */
+  observe(observer: ChangeObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
 
   /** Puts an object in place as another party would (no write recorded); returns it as stored. */
   seed<T extends KubeObject>(table: string, obj: T): T {
@@ -113,6 +146,7 @@ export class FakeApiServer implements Transport {
     const obj = this.table(table).get(key);
     if (!obj) return;
     this.table(table).delete(key);
+    this.tell(table, obj, undefined);
     this.notify(table, "DELETED", obj);
   }
 
@@ -286,11 +320,18 @@ export class FakeApiServer implements Transport {
       return { kind: "Status", status: "Success" };
     }
     if (!current.metadata?.deletionTimestamp) {
-      this.store(
-        address.table,
-        { ...current, metadata: { ...current.metadata, deletionTimestamp: this.stamp() } },
-        false,
-      );
+      const terminating: Stored = {
+        ...current,
+        metadata: { ...current.metadata, deletionTimestamp: this.stamp() },
+      };
+      if (address.table === "apiextensions.k8s.io/customresourcedefinitions") {
+        // The apiserver removes the CRD's custom resources, then says so on the CRD.
+        terminating.status = {
+          ...(current.status as Record<string, unknown> | undefined),
+          conditions: [{ type: "Terminating", status: "False", reason: "InstanceDeletionCompleted" }],
+        };
+      }
+      this.store(address.table, terminating, false);
     }
     return { kind: "Status", status: "Success" };
   }
@@ -316,8 +357,15 @@ export class FakeApiServer implements Transport {
       return structuredClone(obj);
     }
     this.table(table).set(key, obj);
+    this.tell(table, before, obj);
     this.notify(table, before ? "MODIFIED" : "ADDED", obj);
     return structuredClone(obj);
+  }
+
+  private tell(table: string, before: Stored | undefined, after: Stored | undefined): void {
+    for (const observer of this.observers) {
+      observer(table, before && structuredClone(before), after && structuredClone(after));
+    }
   }
 
   private notify(table: string, type: "ADDED" | "MODIFIED" | "DELETED", obj: Stored): void {
