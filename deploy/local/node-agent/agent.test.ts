@@ -59,10 +59,10 @@ describe("NodeAgent", () => {
       return agent;
     };
     const first = await start();
-    expect(api.nodes.get("node01")).toMatchObject({
+    expect(api.node("node01")).toMatchObject({
       status: { conditions: [{}, {}, {}, { type: "Ready", status: "True" }] },
     });
-    await vi.waitFor(() => expect(api.leases.has("kube-node-lease/node01")).toBe(true));
+    await vi.waitFor(() => expect(api.lease("kube-node-lease", "node01")).toBeDefined());
 
     api.putPod({
       metadata: { name: "web", namespace: "default", uid: "u1" },

@@ -128,7 +128,7 @@ describe("PodManager", () => {
       new LogLookupError(400, 'previous terminated container "app" in pod "web" not found'),
     );
 
-    const stored = h.client.pods.get("default/web") as Record<string, Record<string, unknown>>;
+    const stored = h.client.pod("default", "web") as Record<string, Record<string, unknown>>;
     h.client.putPod({
       ...stored,
       metadata: {
@@ -137,7 +137,7 @@ describe("PodManager", () => {
         deletionGracePeriodSeconds: 0,
       },
     });
-    await vi.waitFor(() => expect(h.client.pods.has("default/web")).toBe(false), { timeout: 5000 });
+    await vi.waitFor(() => expect(h.client.pod("default", "web")).toBeUndefined(), { timeout: 5000 });
     expect(h.runtime.removed).toEqual(["u1"]);
     expect(await h.store.loadAll()).toEqual([]);
   });

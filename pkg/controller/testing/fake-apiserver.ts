@@ -23,6 +23,7 @@ interface Watcher {
   table: string;
   namespace: string;
   selector: string | undefined;
+  fieldSelector: string | undefined;
   send: (line: unknown) => void;
 }
 
@@ -79,6 +80,46 @@ function selects(selector: string | undefined, obj: KubeObject): boolean {
   });
 }
 
+/** `a.b=c` terms joined by commas (`spec.nodeName=node01`): each dotted path must hold that string. */
+function selectsFields(selector: string | undefined, obj: KubeObject): boolean {
+  if (!selector) return true;
+  return selector.split(",").every((term) => {
+    const [path = "", value = ""] = term.split("=");
+    let node: unknown = obj;
+    for (const part of path.split(".")) node = (node as Record<string, unknown> | undefined)?.[part];
+    return String(node ?? "") === value;
+  });
+}
+
+const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * A strategic merge patch as the components send them: objects merge key by key, null deletes a key,
+ * lists of conditions merge by `type` (their patchMergeKey), other lists are replaced.
+ */
+function strategicMerge(current: Json, patch: Json): Json {
+  const out: Json = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    const existing = out[key];
+    if (value === null) delete out[key];
+    else if (isObject(value) && isObject(existing)) out[key] = strategicMerge(existing, value);
+    else if (key === "conditions" && Array.isArray(value) && Array.isArray(existing)) {
+      const merged = [...(existing as Array<{ type?: string }>)];
+      for (const condition of value as Array<{ type?: string }>) {
+        const index = merged.findIndex((c) => c.type === condition.type);
+        if (index >= 0) merged[index] = structuredClone(condition);
+        else merged.push(structuredClone(condition));
+      }
+      out[key] = merged;
+    } else out[key] = structuredClone(value);
+  }
+  return out;
+}
+
 const withoutStatus = (obj: Stored): unknown => ({ ...obj, metadata: undefined, status: undefined });
 
 export class FakeApiServer implements Transport {
@@ -93,8 +134,13 @@ export class FakeApiServer implements Transport {
   private inFlight = 0;
   private version = 1;
   private names = 0;
-  /** The time stamped on creations and deletions. */
+  /** The time stamped on creations and deletions, and TokenRequest expirations are counted from. */
   now = (): number => Date.parse("2026-01-01T00:00:00Z");
+  /** What GET /version answers. */
+  gitVersion = "v1.34.4";
+  /** Answer deletions with Success but keep the object (an apiserver that lags or refuses). */
+  ignoreDeletes = false;
+  private tokens = 0;
 
   private table(name: string): Map<string, Stored> {
     let table = this.tables.get(name);
@@ -169,28 +215,32 @@ export class FakeApiServer implements Transport {
   // Transport
 
   async request(req: RestRequest): Promise<unknown> {
+    if (req.path === "/version") return { major: "1", minor: "34", gitVersion: this.gitVersion };
     const address = parsePath(req.path);
     switch (req.method) {
       case "GET":
-        return address.name ? this.getOne(address) : this.listAll(address, req.query?.["labelSelector"]);
+        return address.name
+          ? this.getOne(address)
+          : this.listAll(address, str(req.query?.["labelSelector"]), str(req.query?.["fieldSelector"]));
       case "POST":
+        if (address.subresource === "token") return this.requestToken(address, req.body);
         return this.create(address, req.body);
       case "PUT":
         return this.update(address, req.body);
       case "PATCH":
         return this.patch(address, req.contentType ?? "", req.body);
       case "DELETE":
-        return this.delete(address);
+        return this.delete(address, req.query?.["gracePeriodSeconds"] === 0, req.body);
     }
   }
 
   async stream(req: StreamRequest, onLine: (value: unknown) => void): Promise<void> {
     const address = parsePath(req.path);
-    const selector = req.query?.["labelSelector"];
     const watcher: Watcher = {
       table: address.table,
       namespace: address.namespace,
-      selector: typeof selector === "string" ? selector : undefined,
+      selector: str(req.query?.["labelSelector"]),
+      fieldSelector: str(req.query?.["fieldSelector"]),
       send: onLine,
     };
     this.watchers.add(watcher);
@@ -218,11 +268,12 @@ export class FakeApiServer implements Transport {
     return structuredClone(obj);
   }
 
-  private listAll(address: Address, selector: unknown): unknown {
+  private listAll(address: Address, selector?: string, fieldSelector?: string): unknown {
     const items = [...this.table(address.table).values()].filter(
       (obj) =>
         (!address.namespace || obj.metadata?.namespace === address.namespace) &&
-        selects(typeof selector === "string" ? selector : undefined, obj),
+        selects(selector, obj) &&
+        selectsFields(fieldSelector, obj),
     );
     return { metadata: { resourceVersion: String(this.version) }, items: structuredClone(items) };
   }
@@ -288,7 +339,7 @@ export class FakeApiServer implements Transport {
         throw new ApiError(422, "Invalid", message);
       }
     } else if (contentType.includes("strategic")) {
-      next = this.strategicMerge(current, body as Stored);
+      next = strategicMerge(current as Json, body as Json) as Stored;
     } else {
       next = { ...current, ...(body as Stored) };
     }
@@ -296,25 +347,24 @@ export class FakeApiServer implements Transport {
     return this.store(address.table, this.merged(address, current, next), false);
   }
 
-  /** The one strategic merge the controllers send: Pod conditions merged by type. */
-  private strategicMerge(current: Stored, body: Stored): Stored {
-    const status = { ...(current.status as Record<string, unknown> | undefined) };
-    const incoming = (body.status as { conditions?: Array<{ type: string }> } | undefined)?.conditions ?? [];
-    const conditions = [...((status["conditions"] as Array<{ type: string }> | undefined) ?? [])];
-    for (const condition of incoming) {
-      const index = conditions.findIndex((existing) => existing.type === condition.type);
-      if (index >= 0) conditions[index] = condition;
-      else conditions.push(condition);
-    }
-    return { ...current, status: { ...status, conditions } };
-  }
-
-  /** Objects with finalizers, and Pods bound to a node, get a deletionTimestamp; others go at once. */
-  private delete(address: Address): unknown {
+  /**
+   * Objects with finalizers, and Pods bound to a node (unless deleted with grace period 0), get a
+   * deletionTimestamp; others go at once. A UID precondition that does not match is a Conflict.
+   */
+  private delete(address: Address, immediately: boolean, body: unknown): unknown {
     const current = this.getOne(address);
-    this.record("delete", address, address.namespace, address.name ?? "", undefined);
+    const options = (body ?? {}) as { gracePeriodSeconds?: number; preconditions?: { uid?: string } };
+    const uid = options.preconditions?.uid;
+    if (uid !== undefined && uid !== current.metadata?.uid) {
+      throw new ApiError(409, "Conflict", `Precondition failed: UID in precondition: ${uid}`);
+    }
+    this.record("delete", address, address.namespace, address.name ?? "", body);
+    if (this.ignoreDeletes) return { kind: "Status", status: "Success" };
     const graceful =
-      address.table === "/pods" && (current.spec as { nodeName?: string } | undefined)?.nodeName;
+      address.table === "/pods" &&
+      !immediately &&
+      options.gracePeriodSeconds !== 0 &&
+      (current.spec as { nodeName?: string } | undefined)?.nodeName;
     if ((current.metadata?.finalizers?.length ?? 0) === 0 && !graceful) {
       this.remove(address.table, address.namespace, address.name ?? "");
       return { kind: "Status", status: "Success" };
@@ -334,6 +384,22 @@ export class FakeApiServer implements Transport {
       this.store(address.table, terminating, false);
     }
     return { kind: "Status", status: "Success" };
+  }
+
+  /** A TokenRequest for a ServiceAccount: a fresh token valid for the requested seconds from now(). */
+  private requestToken(address: Address, body: unknown): unknown {
+    this.record("create", address, address.namespace, address.name ?? "", body);
+    const spec = (body as { spec?: { expirationSeconds?: number } } | undefined)?.spec;
+    const seconds = spec?.expirationSeconds ?? 3600;
+    return {
+      apiVersion: "authentication.k8s.io/v1",
+      kind: "TokenRequest",
+      spec,
+      status: {
+        token: `token-${address.name ?? ""}-${++this.tokens}`,
+        expirationTimestamp: new Date(this.now() + seconds * 1000).toISOString(),
+      },
+    };
   }
 
   /** Saves a version: bumps resourceVersion (and generation on spec changes); drops a finalized deletion. */
@@ -375,6 +441,7 @@ export class FakeApiServer implements Transport {
         if (watcher.table !== table) continue;
         if (watcher.namespace && watcher.namespace !== snapshot.metadata?.namespace) continue;
         if (!selects(watcher.selector, snapshot)) continue;
+        if (!selectsFields(watcher.fieldSelector, snapshot)) continue;
         watcher.send({ type, object: snapshot });
       }
     };
