@@ -60,6 +60,6 @@ export function controllerRefOf(obj: KubeObject): OwnerReference | undefined {
   return obj.metadata?.ownerReferences?.find((ref) => ref.controller === true);
 }
 
-export function isBeingDeleted(obj: KubeObject): boolean {
+export function isBeingDeleted(obj: { metadata?: { deletionTimestamp?: string | null } }): boolean {
   return obj.metadata?.deletionTimestamp !== undefined && obj.metadata.deletionTimestamp !== null;
 }

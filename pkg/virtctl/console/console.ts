@@ -91,7 +91,7 @@ async function connect(
     try {
       return await client.dial(path);
     } catch (error) {
-      const retriable = timeoutMs > 0 && error instanceof ApiError && error.statusCode === 400;
+      const retriable = timeoutMs > 0 && error instanceof ApiError && error.code === 400;
       if (!retriable) throw error;
     }
     if (Date.now() + retryIntervalMs > deadline) {

@@ -3,6 +3,7 @@ import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
 import type { KubeObject } from "../../../controller/object.js";
 import { ComputeContainerName } from "../../../util/constants.js";
 import type { Pod } from "../../services/pod-types.js";
+import { isBeingDeleted } from "../../../controller/object.js";
 
 export const podIsDown = (pod: Pod): boolean =>
   pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
@@ -18,14 +19,11 @@ const isComputeContainerFailed = (pod: Pod): boolean => {
   return terminated !== undefined && terminated.exitCode !== 0;
 };
 
-const beingDeleted = (pod: Pod): boolean =>
-  pod.metadata.deletionTimestamp !== undefined && pod.metadata.deletionTimestamp !== null;
-
 export const isPodDownOrGoingDown = (pod: Pod): boolean =>
-  podIsDown(pod) || isComputeContainerDown(pod) || beingDeleted(pod);
+  podIsDown(pod) || isComputeContainerDown(pod) || isBeingDeleted(pod);
 
 export const isPodFailedOrGoingDown = (pod: Pod): boolean =>
-  pod.status?.phase === "Failed" || isComputeContainerFailed(pod) || beingDeleted(pod);
+  pod.status?.phase === "Failed" || isComputeContainerFailed(pod) || isBeingDeleted(pod);
 
 /**
  * Running, with the compute (and istio-proxy) container started and every other container ready. The

@@ -3,6 +3,7 @@
 import type { VirtualMachine, VirtualMachineInstance } from "../../../api/generated/v1.js";
 import { isFinal, VMIPhase } from "../vmi/vmi-phase.js";
 import { hasStartRequest, hasStopRequestForVMI, RunStrategy } from "./vm-requests.js";
+import { isBeingDeleted } from "../../../controller/object.js";
 
 export type RunStrategyAction =
   | { kind: "none" }
@@ -47,8 +48,7 @@ export function decideRunStrategyAction(
     case RunStrategy.RerunOnFailure: {
       if (vmi) {
         const phase = vmi.status?.phase ?? "";
-        const deleting =
-          vmi.metadata?.deletionTimestamp !== undefined && vmi.metadata.deletionTimestamp !== null;
+        const deleting = isBeingDeleted(vmi);
         const stop =
           hasStopRequestForVMI(vm, vmi) || phase === VMIPhase.Failed || phase === VMIPhase.Succeeded;
         if (deleting || !stop) return { kind: "none" };

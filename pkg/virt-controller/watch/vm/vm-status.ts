@@ -25,6 +25,7 @@ import {
   isUnprocessed,
 } from "../vmi/vmi-phase.js";
 import { firstStateChangeRequest, RunStrategy, runStrategyOf, StateChangeAction } from "./vm-requests.js";
+import { isBeingDeleted } from "../../../controller/object.js";
 
 export const VMConditionType = {
   Ready: "Ready",
@@ -204,7 +205,7 @@ function printableStatus(vm: VirtualMachine, status: VirtualMachineStatus, input
   const paused = hasConditionWithStatus(vmi?.status, VMIConditionType.Paused, "True");
   const strategy = strategyOf(vm);
   const rows: Array<[string, () => boolean]> = [
-    [PrintableStatus.Terminating, () => vm.metadata?.deletionTimestamp != null],
+    [PrintableStatus.Terminating, () => isBeingDeleted(vm)],
     [
       PrintableStatus.Stopping,
       () => !!vmi && !isFinal(vmi) && (isMarkedForDeletion(vmi) || input.stopExpected),

@@ -12,7 +12,7 @@ import {
 } from "../../../controller/expectations.js";
 import type { Informer } from "../../../controller/informer.js";
 import { defaultLogger, type Logger } from "../../../controller/log.js";
-import { controllerRefOf, keyOf, type OwnerReference } from "../../../controller/object.js";
+import { controllerRefOf, keyOf, type OwnerReference, isBeingDeleted } from "../../../controller/object.js";
 import { WorkQueue, type SyncResult } from "../../../controller/workqueue.js";
 import { jsonEqual } from "../common/equality.js";
 import type { ClusterConfig } from "../../../virt-config/cluster-config.js";
@@ -62,9 +62,6 @@ interface SyncState {
   vmi: StoredVMI | undefined;
 }
 
-const beingDeleted = (obj: { metadata?: { deletionTimestamp?: string | null } }): boolean =>
-  obj.metadata?.deletionTimestamp !== undefined && obj.metadata.deletionTimestamp !== null;
-
 export class VMController {
   readonly queue: WorkQueue<string>;
   readonly expectations = new UIDTrackingControllerExpectations(new ControllerExpectations("vms"));
@@ -107,7 +104,7 @@ export class VMController {
   }
 
   private onVMIAdd(vmi: StoredVMI): void {
-    if (beingDeleted(vmi)) return this.onVMIDelete(vmi);
+    if (isBeingDeleted(vmi)) return this.onVMIDelete(vmi);
     const key = this.owningVMKey(vmi);
     if (key) {
       this.expectations.creationObserved(key);
@@ -120,7 +117,7 @@ export class VMController {
 
   private onVMIUpdate(old: StoredVMI, vmi: StoredVMI): void {
     if (old.metadata?.resourceVersion === vmi.metadata?.resourceVersion) return;
-    if (beingDeleted(vmi)) {
+    if (isBeingDeleted(vmi)) {
       this.onVMIDelete(vmi);
       return;
     }
@@ -171,7 +168,7 @@ export class VMController {
   private async sync(key: string, state: SyncState): Promise<SyncResult> {
     // Until our own creations and deletions are visible in the cache nothing can be decided safely.
     if (!this.expectations.satisfiedExpectations(key)) return;
-    if (beingDeleted(state.vm)) {
+    if (isBeingDeleted(state.vm)) {
       if (!state.vmi || state.vm.metadata?.finalizers?.includes(OrphanDependentsFinalizer)) {
         state.vm = await this.writes.setControllerFinalizer(state.vm, false);
       } else {
@@ -248,7 +245,7 @@ export class VMController {
   }
 
   private async stopVMI(key: string, vm: StoredVM, vmi: StoredVMI): Promise<void> {
-    if (beingDeleted(vmi)) return;
+    if (isBeingDeleted(vmi)) return;
     const name = vmi.metadata?.name ?? "";
     this.expectations.expectDeletions(key, [keyOf(vmi)]);
     try {

@@ -1,5 +1,6 @@
 // A VMI's lifecycle phases (core/v1 VirtualMachineInstancePhase) and upstream's predicates on them.
 import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
+import { isBeingDeleted } from "../../../controller/object.js";
 
 export const VMIPhase = {
   Unset: "",
@@ -25,5 +26,5 @@ export const isWaitingForSync = (vmi: VirtualMachineInstance): boolean =>
   phaseOf(vmi) === VMIPhase.WaitingForSync;
 export const isFinal = (vmi: VirtualMachineInstance): boolean =>
   phaseOf(vmi) === VMIPhase.Succeeded || phaseOf(vmi) === VMIPhase.Failed;
-export const isMarkedForDeletion = (vmi: VirtualMachineInstance): boolean =>
-  vmi.metadata?.deletionTimestamp !== undefined && vmi.metadata.deletionTimestamp !== null;
+/** vmi.IsMarkedForDeletion(). */
+export const isMarkedForDeletion = (vmi: VirtualMachineInstance): boolean => isBeingDeleted(vmi);

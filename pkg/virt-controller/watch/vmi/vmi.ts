@@ -19,8 +19,8 @@ import {
   controllerRefOf,
   keyOf,
   splitKey,
-  type KubeObject,
   type OwnerReference,
+  isBeingDeleted,
 } from "../../../controller/object.js";
 import type { SyncResult } from "../../../controller/workqueue.js";
 import { WorkQueue } from "../../../controller/workqueue.js";
@@ -62,8 +62,6 @@ export interface VMIControllerDeps {
 
 const podKey = (pod: Pod): string => keyOf(pod);
 const isForbidden = (err: unknown): boolean => err instanceof ApiError && err.code === 403;
-const beingDeleted = (obj: KubeObject): boolean =>
-  obj.metadata?.deletionTimestamp !== undefined && obj.metadata.deletionTimestamp !== null;
 
 export class VMIController {
   readonly queue: WorkQueue<string>;
@@ -111,7 +109,7 @@ export class VMIController {
 
   private onPodAdd(pod: Pod): void {
     // A restarted controller may first see a Pod already being deleted: that is no creation.
-    if (beingDeleted(pod)) return this.onPodDelete(pod);
+    if (isBeingDeleted(pod)) return this.onPodDelete(pod);
     const key = this.owningVMIKey(pod);
     if (!key) return;
     this.podExpectations.creationObserved(key);
@@ -120,7 +118,7 @@ export class VMIController {
 
   private onPodUpdate(old: Pod, pod: Pod): void {
     if (old.metadata.resourceVersion === pod.metadata.resourceVersion) return;
-    if (beingDeleted(pod)) {
+    if (isBeingDeleted(pod)) {
       this.onPodDelete(pod);
       return;
     }
@@ -243,7 +241,7 @@ export class VMIController {
   private async deleteAllPods(key: string, vmi: StoredVMI): Promise<void> {
     for (const pod of this.ownedPods(vmi)) {
       const final = pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
-      if (beingDeleted(pod) && !final) continue;
+      if (isBeingDeleted(pod) && !final) continue;
       const name = pod.metadata.name ?? "";
       this.podExpectations.expectDeletions(key, [podKey(pod)]);
       try {
