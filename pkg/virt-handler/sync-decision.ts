@@ -3,7 +3,7 @@
 // grace period the launcher recorded has run out. Pure, so the table of situations is tested directly.
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
-import { Phase, isFinal } from "./vmi-phase.js";
+import { isFinal, VMIPhase as Phase } from "../controller/vmi-phase.js";
 import { isBeingDeleted } from "../controller/object.js";
 
 export type SyncAction =

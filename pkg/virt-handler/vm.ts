@@ -21,7 +21,7 @@ import type { LauncherCommands, LauncherConnector } from "./launcher-clients.js"
 import { messageOf, type VMINetworkSetup } from "./network-setup.js";
 import type { NotifyPipes } from "./notify-server/pipe.js";
 import { decideAction, type SyncAction } from "./sync-decision.js";
-import { Phase, isFinal } from "./vmi-phase.js";
+import { isFinal, VMIPhase as Phase } from "../controller/vmi-phase.js";
 import { computeStatus, statusPatch, type PodInterfaceIPs } from "./vmi-status.js";
 
 export interface VMIEvents<T> {

@@ -1,7 +1,7 @@
 // What a VM's run strategy asks the controller to do right now (upstream's syncRunStrategy), as a pure
 // decision; the controller carries it out with expectations.
 import type { VirtualMachine, VirtualMachineInstance } from "../../../api/generated/v1.js";
-import { isFinal, VMIPhase } from "../vmi/vmi-phase.js";
+import { isFinal, VMIPhase } from "../../../controller/vmi-phase.js";
 import { hasStartRequest, hasStopRequestForVMI, RunStrategy } from "./vm-requests.js";
 import { isBeingDeleted } from "../../../controller/object.js";
 

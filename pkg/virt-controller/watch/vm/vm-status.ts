@@ -23,7 +23,7 @@ import {
   isScheduled,
   isScheduling,
   isUnprocessed,
-} from "../vmi/vmi-phase.js";
+} from "../../../controller/vmi-phase.js";
 import { firstStateChangeRequest, RunStrategy, runStrategyOf, StateChangeAction } from "./vm-requests.js";
 import { isBeingDeleted } from "../../../controller/object.js";
 

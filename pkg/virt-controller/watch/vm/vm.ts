@@ -29,7 +29,7 @@ import { PatchSet } from "../../../apimachinery/patch/patch.js";
 import { isControlledBy } from "../common/pod-state.js";
 import { Reporter } from "../common/reporter.js";
 import { errorMessage, SyncError } from "../../../controller/sync-error.js";
-import { isFinal, isMarkedForDeletion, isWaitingForSync } from "../vmi/vmi-phase.js";
+import { isFinal, isMarkedForDeletion, isWaitingForSync } from "../../../controller/vmi-phase.js";
 import { runStrategyOf } from "./vm-requests.js";
 import type { ControllerRevision } from "./vm-revision.js";
 import { decideRunStrategyAction, type RunStrategyAction } from "./vm-run-strategy.js";

@@ -11,7 +11,7 @@ import {
   updateCondition,
 } from "../../../controller/conditions.js";
 import { isPodDownOrGoingDown } from "../common/pod-state.js";
-import { isRunning } from "./vmi-phase.js";
+import { isRunning } from "../../../controller/vmi-phase.js";
 
 export const VMIConditionType = {
   Ready: "Ready",

@@ -35,7 +35,7 @@ import {
   isUnprocessed,
   isWaitingForSync,
   VMIPhase,
-} from "./vmi-phase.js";
+} from "../../../controller/vmi-phase.js";
 
 /** The Pod interface the primary (pod) network is attached to when multus does not say otherwise. */
 export const PrimaryPodInterfaceName = "eth0";

@@ -39,7 +39,13 @@ import { currentVMIPod, isControlledBy, isPodReady } from "../common/pod-state.j
 import { desiredUnpausedCondition, dynamicMetadataPatch, podAnnotationsPatch } from "./pod-sync.js";
 import { Reporter } from "../common/reporter.js";
 import { errorMessage, SyncError } from "../../../controller/sync-error.js";
-import { isFinal, isMarkedForDeletion, isRunning, isScheduled, isUnprocessed } from "./vmi-phase.js";
+import {
+  isFinal,
+  isMarkedForDeletion,
+  isRunning,
+  isScheduled,
+  isUnprocessed,
+} from "../../../controller/vmi-phase.js";
 import { prepareVMIPatch, vmiChanged } from "./vmi-patch.js";
 import { computeVMIStatus } from "./vmi-status.js";
 

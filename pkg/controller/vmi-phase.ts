@@ -1,6 +1,7 @@
-// A VMI's lifecycle phases (core/v1 VirtualMachineInstancePhase) and upstream's predicates on them.
-import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
-import { isBeingDeleted } from "../../../controller/object.js";
+// A VMI's lifecycle phases (core/v1 VirtualMachineInstancePhase) and upstream's predicates on them, for
+// virt-controller and virt-handler alike.
+import type { VirtualMachineInstance } from "../api/generated/v1.js";
+import { isBeingDeleted } from "./object.js";
 
 export const VMIPhase = {
   Unset: "",
