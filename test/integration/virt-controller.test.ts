@@ -16,7 +16,7 @@ import {
   type StoredVM,
   type StoredVMI,
 } from "../../pkg/controller/resources.js";
-import type { Pod } from "../../pkg/virt-controller/services/pod-types.js";
+import type { Pod } from "../../pkg/api/core/v1/pod.js";
 import { TestLauncherSettings } from "../../pkg/virt-controller/testing/controller-env.js";
 import { cluster, eventually, kubeConfig, kubectl, kubectlOk as run } from "./harness.js";
 

@@ -7,7 +7,7 @@ import path from "node:path";
 import type { ContainerDiskSource, VirtualMachineInstance } from "../../api/generated/v1.js";
 import { NonRootUID } from "../../util/constants.js";
 import { renderContainerSpec } from "./container-spec.js";
-import type { Container, ResourceList, ResourceRequirements } from "./pod-types.js";
+import type { Container, ResourceList, ResourceRequirements } from "../../api/core/v1/pod.js";
 import { supportContainerList, type RenderContext } from "./render-context.js";
 import { EphemeralStorageOverhead } from "./render-resources.js";
 import { isCPUDedicated, wantsGuaranteedQoS } from "../../vmitrait/vmitrait.js";

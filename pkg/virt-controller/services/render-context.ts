@@ -3,7 +3,7 @@
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import type { ClusterConfig } from "../../virt-config/cluster-config.js";
 import { NonRootUID, RootUser } from "../../util/constants.js";
-import type { ResourceList } from "./pod-types.js";
+import type { ResourceList } from "../../api/core/v1/pod.js";
 import { quantityOf } from "../../util/quantity-math.js";
 import { isNonRoot } from "../../vmitrait/vmitrait.js";
 

@@ -4,7 +4,7 @@
 // devices.kubevirt.io devices the launcher needs.
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import type { Quantity } from "../../defaults/quantity.js";
-import type { ResourceList, ResourceRequirements } from "./pod-types.js";
+import type { ResourceList, ResourceRequirements } from "../../api/core/v1/pod.js";
 import { addQuantity, isZero, parseQuantity, quantityOf, wholeUnits } from "../../util/quantity-math.js";
 import {
   autoAttachesVSOCK,

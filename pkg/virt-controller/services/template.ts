@@ -14,7 +14,7 @@ import { launcherArgs, launcherGracePeriodSeconds, GracePeriodPaddingSeconds } f
 import { getMemoryOverhead } from "./memory-overhead.js";
 import { renderAffinity, renderNodeSelector } from "./node-placement.js";
 import { launcherHostname, launcherMetadata } from "./pod-metadata.js";
-import type { Pod, PodSpec } from "./pod-types.js";
+import type { Pod, PodSpec } from "../../api/core/v1/pod.js";
 import { launcherVerbosity, renderComputeContainer } from "./render-compute.js";
 import { renderContext, type LauncherSettings, type RenderContext } from "./render-context.js";
 import { renderResources } from "./render-resources.js";

@@ -18,7 +18,7 @@ import {
   type StoredVM,
   type StoredVMI,
 } from "../../controller/resources.js";
-import type { Pod } from "../services/pod-types.js";
+import type { Pod } from "../../api/core/v1/pod.js";
 import type { LauncherSettings } from "../services/render-context.js";
 import { TemplateService } from "../services/template.js";
 import type { ControllerRevision } from "../watch/vm/vm-revision.js";

@@ -3,7 +3,7 @@ import { KubeClient } from "../../controller/client.js";
 import { silentLogger } from "../../controller/log.js";
 import { VirtControllerApp } from "./application.js";
 import type { StoredVMI } from "../../controller/resources.js";
-import type { Pod } from "../services/pod-types.js";
+import type { Pod } from "../../api/core/v1/pod.js";
 import { Tables, TestLauncherSettings, vmFixture } from "../testing/controller-env.js";
 import { FakeApiServer } from "../../controller/testing/fake-apiserver.js";
 

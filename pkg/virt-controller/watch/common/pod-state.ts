@@ -2,7 +2,7 @@
 import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
 import type { KubeObject } from "../../../controller/object.js";
 import { ComputeContainerName } from "../../../util/constants.js";
-import type { Pod } from "../../services/pod-types.js";
+import type { Pod } from "../../../api/core/v1/pod.js";
 import { isBeingDeleted } from "../../../controller/object.js";
 
 export const podIsDown = (pod: Pod): boolean =>

@@ -7,7 +7,7 @@ import {
   OutdatedLauncherImageLabel,
   VirtualMachineUnpausedCondition,
 } from "../../../util/constants.js";
-import type { Pod, PodCondition } from "../../services/pod-types.js";
+import type { Pod, PodCondition } from "../../../api/core/v1/pod.js";
 import { hasConditionWithStatus, timestamp } from "../../../controller/conditions.js";
 import { escapeJsonPointer, PatchSet } from "../../../apimachinery/patch/patch.js";
 import { VMIConditionType } from "./vmi-conditions.js";

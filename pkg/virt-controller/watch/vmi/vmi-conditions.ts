@@ -1,7 +1,7 @@
 // The VMI conditions virt-controller owns: Ready (mirrored from the launcher Pod), PodScheduled (copied
 // while scheduling fails), Synchronized (the last sync error) and EvictionRequested.
 import type { VirtualMachineInstance, VirtualMachineInstanceCondition } from "../../../api/generated/v1.js";
-import type { Pod } from "../../services/pod-types.js";
+import type { Pod } from "../../../api/core/v1/pod.js";
 import {
   findCondition,
   hasCondition,

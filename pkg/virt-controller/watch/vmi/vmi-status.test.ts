@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
-import type { Pod } from "../../services/pod-types.js";
+import type { Pod } from "../../../api/core/v1/pod.js";
 import { computeVMIStatus, type VMIStatusInput } from "./vmi-status.js";
 
 // upstream's vmi updateStatus, phase by phase, as a pure function.

@@ -16,7 +16,7 @@ import {
   VirtualMachineInstanceFinalizer,
 } from "../../../util/constants.js";
 import { MemoryOverheadAnnotation } from "../../services/pod-metadata.js";
-import type { Pod } from "../../services/pod-types.js";
+import type { Pod } from "../../../api/core/v1/pod.js";
 import { bytesQuantity } from "../../../util/quantity-math.js";
 import { removeCondition, syncFailureCondition, timestamp } from "../../../controller/conditions.js";
 import { isPodDownOrGoingDown, isPodReady } from "../common/pod-state.js";

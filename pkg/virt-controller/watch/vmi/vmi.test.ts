@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { StoredVMI } from "../../../controller/resources.js";
-import type { Pod, PodStatus } from "../../services/pod-types.js";
+import type { Pod, PodStatus } from "../../../api/core/v1/pod.js";
 import {
   startControllerEnv,
   Tables,

@@ -32,7 +32,7 @@ import {
   type StoredVM,
   type StoredVMI,
 } from "../../../controller/resources.js";
-import type { Pod } from "../../services/pod-types.js";
+import type { Pod } from "../../../api/core/v1/pod.js";
 import { LaunchManifestError, type TemplateService } from "../../services/template.js";
 import { observedLatestApiVersion, withLatestApiVersion } from "../common/api-version.js";
 import { currentVMIPod, isControlledBy, isPodReady } from "../common/pod-state.js";

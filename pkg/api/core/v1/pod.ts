@@ -1,4 +1,4 @@
-// The core/v1 Pod as virt-controller renders and reads it. The spec reuses @kubernetes/client-node's
+// The core/v1 Pod as the components render and read it (virt-controller, virt-operator, virt-handler). The spec reuses @kubernetes/client-node's
 // models (plain fields, no dates); metadata is the machinery's KubeObject so Pods flow through the typed
 // client and informers; status keeps timestamps as the strings the apiserver sends.
 import type {
@@ -8,7 +8,7 @@ import type {
   V1Volume,
   V1VolumeMount,
 } from "@kubernetes/client-node";
-import type { KubeObject, ObjectMeta } from "../../controller/object.js";
+import type { KubeObject, ObjectMeta } from "../../../controller/object.js";
 
 export type Container = V1Container;
 export type PodSpec = V1PodSpec;
@@ -36,9 +36,13 @@ export interface ContainerState {
 export interface ContainerStatus {
   name: string;
   ready?: boolean;
+  started?: boolean;
+  restartCount?: number;
   image?: string;
   imageID?: string;
+  containerID?: string;
   state?: ContainerState;
+  lastState?: ContainerState;
 }
 
 export interface PodStatus {
