@@ -8,6 +8,7 @@ import type {
   V1Volume,
   V1VolumeMount,
 } from "@kubernetes/client-node";
+import type { Condition } from "../../../controller/conditions.js";
 import type { KubeObject, ObjectMeta } from "../../../controller/object.js";
 
 export type Container = V1Container;
@@ -18,14 +19,8 @@ export type ResourceRequirements = V1ResourceRequirements;
 /** Resource name → quantity, as a Pod spec writes it. */
 export type ResourceList = Record<string, string>;
 
-export interface PodCondition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastProbeTime?: string | null;
-  lastTransitionTime?: string | null;
-}
+/** A Pod condition has the shape every condition has (pkg/controller/conditions.ts). */
+export type PodCondition = Condition;
 
 export interface ContainerState {
   running?: { startedAt?: string };
