@@ -13,7 +13,3 @@ export class SyncError extends Error {
     super(message);
   }
 }
-
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

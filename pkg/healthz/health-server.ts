@@ -6,6 +6,7 @@ import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Transport } from "../controller/rest.js";
+import { errorMessage } from "../util/error-message.js";
 
 export interface HealthServerOptions {
   bindAddress: string;
@@ -74,7 +75,7 @@ export class HealthServer {
     } catch (err) {
       this.apiserverVersion = undefined;
       send(res, 500, {
-        apiserver: { connectivity: "failed", error: err instanceof Error ? err.message : String(err) },
+        apiserver: { connectivity: "failed", error: errorMessage(err) },
         "config-resource-version": configVersion,
       });
     }

@@ -9,6 +9,7 @@ import { VIRT_PRIVATE_DIR } from "../cache/podinterface.js";
 import { NsenterExec, type NetnsExec } from "../driver/netns-exec.js";
 import { INJECT_SIDECAR_ANNOTATION } from "../istio/ports.js";
 import { NetPod } from "./netpod/netpod.js";
+import { errorMessage } from "../../util/error-message.js";
 
 // virt-handler's entry to the pod network setup of a VMI (upstream pkg/network/setup/netconf.go):
 // the first phase, run from outside the launcher pod, for the interfaces the VMI starts with.
@@ -61,7 +62,7 @@ export class NetConf {
     try {
       await netPod.setup();
     } catch (error) {
-      throw new Error(`setup failed, err: ${error instanceof Error ? error.message : String(error)}`, {
+      throw new Error(`setup failed, err: ${errorMessage(error)}`, {
         cause: error,
       });
     }

@@ -10,6 +10,7 @@ import { methodDefinition } from "../../proto.js";
 import { highestCompatibleVersion } from "../../version.js";
 import type { CmdInfoMethods } from "./server.js";
 import type { CmdMethodName, CmdMethods, Response, VirtualMachineOptions, VMIRequest } from "./messages.js";
+import { errorMessage } from "../../../util/error-message.js";
 
 export const SHORT_TIMEOUT_MS = 5_000;
 export const LONG_TIMEOUT_MS = 20_000;
@@ -151,5 +152,5 @@ function checkResponse(commandName: string, response: Response | null): void {
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

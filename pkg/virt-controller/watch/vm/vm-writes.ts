@@ -15,7 +15,8 @@ import {
   type StoredVMI,
 } from "../../../controller/resources.js";
 import { PatchSet } from "../../../apimachinery/patch/patch.js";
-import { errorMessage, SyncError } from "../../../controller/sync-error.js";
+import { SyncError } from "../../../controller/sync-error.js";
+import { errorMessage } from "../../../util/error-message.js";
 import {
   bumpedGeneration,
   generationAnnotationPatch,

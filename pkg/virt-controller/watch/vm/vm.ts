@@ -28,7 +28,8 @@ import { observedLatestApiVersion, withLatestApiVersion } from "../common/api-ve
 import { PatchSet } from "../../../apimachinery/patch/patch.js";
 import { isControlledBy } from "../common/pod-state.js";
 import { Reporter } from "../common/reporter.js";
-import { errorMessage, SyncError } from "../../../controller/sync-error.js";
+import { SyncError } from "../../../controller/sync-error.js";
+import { errorMessage } from "../../../util/error-message.js";
 import { isFinal, isMarkedForDeletion, isWaitingForSync } from "../../../controller/vmi-phase.js";
 import { runStrategyOf } from "./vm-requests.js";
 import type { ControllerRevision } from "./vm-revision.js";

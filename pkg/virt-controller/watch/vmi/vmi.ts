@@ -38,7 +38,8 @@ import { observedLatestApiVersion, withLatestApiVersion } from "../common/api-ve
 import { currentVMIPod, isControlledBy, isPodReady } from "../common/pod-state.js";
 import { desiredUnpausedCondition, dynamicMetadataPatch, podAnnotationsPatch } from "./pod-sync.js";
 import { Reporter } from "../common/reporter.js";
-import { errorMessage, SyncError } from "../../../controller/sync-error.js";
+import { SyncError } from "../../../controller/sync-error.js";
+import { errorMessage } from "../../../util/error-message.js";
 import {
   isFinal,
   isMarkedForDeletion,

@@ -26,7 +26,7 @@ import type { InstallStrategy } from "../generate/install/strategy.js";
 import { createOrPatch } from "./apply.js";
 import { caDuration, caRenewBefore, certDuration, certRenewBefore } from "./certificates.js";
 import type { ReconcileContext } from "./context.js";
-import { errorMessage } from "./context.js";
+import { errorMessage } from "../../../util/error-message.js";
 import { apiServiceRules, mutatingWebhookRules, validatingWebhookRules } from "./kinds.js";
 import { injectOperatorMetadata, metadataPatch, metadataUpToDate } from "./metadata.js";
 

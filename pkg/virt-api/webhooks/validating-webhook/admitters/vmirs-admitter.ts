@@ -23,6 +23,7 @@ import {
 import { validateDiscontinuedFeatureGates } from "./discontinued-gates.js";
 import { withNotYetSupported } from "./not-yet-supported.js";
 import { templateSpecOrEmpty, validateVirtualMachineInstanceSpec } from "./spec.js";
+import { errorMessage } from "../../../../util/error-message.js";
 
 function validateSelector(field: Path, spec: VirtualMachineInstanceReplicaSetSpec): StatusCause[] {
   const at = field.child("selector");
@@ -31,7 +32,7 @@ function validateSelector(field: Path, spec: VirtualMachineInstanceReplicaSetSpe
     // A missing selector selects nothing, so it cannot match the template either.
     selector = Selector.fromLabelSelector(spec.selector);
   } catch (error) {
-    return [invalidCause(error instanceof Error ? error.message : String(error), at)];
+    return [invalidCause(errorMessage(error), at)];
   }
   if (selector.matches(spec.template.metadata?.labels)) return [];
   return [invalidCause("selector does not match labels.", at)];
