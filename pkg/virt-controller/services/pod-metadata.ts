@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import type { ObjectMeta, OwnerReference } from "../../controller/object.js";
+import { newControllerRef } from "../../controller/object.js";
 import {
   AppLabel,
   ComputeContainerName,
@@ -79,14 +80,7 @@ export function launcherAnnotations(
 }
 
 export function controllerReference(vmi: VirtualMachineInstance): OwnerReference {
-  return {
-    apiVersion: KubeVirtAPIVersion,
-    kind: "VirtualMachineInstance",
-    name: vmi.metadata?.name ?? "",
-    uid: vmi.metadata?.uid ?? "",
-    controller: true,
-    blockOwnerDeletion: true,
-  };
+  return newControllerRef(vmi, KubeVirtAPIVersion, "VirtualMachineInstance");
 }
 
 export function launcherMetadata(vmi: VirtualMachineInstance, memoryOverheadBytes: bigint): ObjectMeta {

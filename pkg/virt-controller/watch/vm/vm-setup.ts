@@ -6,6 +6,7 @@ import { calculateLegacyUUID } from "../../../defaults/firmware-uuid.js";
 import { setDefaultNetworkInterface } from "../../../defaults/network.js";
 import { setDefaultVolumeDisk } from "../../../defaults/storage.js";
 import type { OwnerReference } from "../../../controller/object.js";
+import { newControllerRef } from "../../../controller/object.js";
 import type { ClusterConfig } from "../../../virt-config/cluster-config.js";
 import {
   KubeVirtAPIVersion,
@@ -17,14 +18,7 @@ import { firstStateChangeRequest, StateChangeAction } from "./vm-requests.js";
 export const StartRequestDataPausedKey = "paused";
 
 export function vmControllerReference(vm: VirtualMachine): OwnerReference {
-  return {
-    apiVersion: KubeVirtAPIVersion,
-    kind: "VirtualMachine",
-    name: vm.metadata?.name ?? "",
-    uid: vm.metadata?.uid ?? "",
-    controller: true,
-    blockOwnerDeletion: true,
-  };
+  return newControllerRef(vm, KubeVirtAPIVersion, "VirtualMachine");
 }
 
 /** A pending start request asking for the guest to start paused. */
