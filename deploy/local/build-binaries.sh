@@ -2,8 +2,10 @@
 # Builds the one-machine cluster's upstream binaries from their Go modules:
 #   kube  (kube-apiserver, kube-controller-manager, kube-scheduler, kube-proxy, kubectl) from go/kube
 #   etcd  from go/etcd
+#   coredns (the cluster DNS add-on) from go/coredns
 # Binaries and Go caches live under ${XDG_CACHE_HOME:-~/.cache}/kubevirt-ts. A module is rebuilt
-# only when its go.mod, go.sum or main.go (or this script) changed: a hash stamp records the inputs.
+# only when its go.mod, go.sum or main.go, its link flags or the build functions below changed: a hash
+# stamp records the inputs (so adding a module to this script does not rebuild the others).
 # A cold build compiles a few thousand packages; progress lines show how far it got.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -13,9 +15,16 @@ source "$here/go-env.sh"
 KUBE_COMPONENTS=(kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubectl)
 PROGRESS_EVERY_SECONDS="${PROGRESS_EVERY_SECONDS:-30}"
 
+# inputs_hash DIR LDFLAGS
 inputs_hash() {
-  local module_dir="$1"
-  { go version; cat "$here/build-binaries.sh" "$module_dir/go.mod" "$module_dir/go.sum" "$module_dir/main.go"; } | sha256sum | cut -d' ' -f1
+  local module_dir="$1" ldflags="$2"
+  # the build date stamped into a binary is not an input
+  {
+    go version
+    declare -f inputs_hash show_progress build_module
+    echo "${ldflags%-X *buildDate=*}"
+    cat "$module_dir/go.mod" "$module_dir/go.sum" "$module_dir/main.go"
+  } | sha256sum | cut -d' ' -f1
 }
 
 # Reads `go build -v` output (one package name per line) and prints a progress line at most
@@ -40,7 +49,7 @@ show_progress() {
 build_module() {
   local name="$1" module_dir="$2" output="$3" ldflags="$4"
   local stamp="$KVTS_BIN/.$name.stamp" hash
-  hash="$(inputs_hash "$module_dir")"
+  hash="$(inputs_hash "$module_dir" "$ldflags")"
   if [[ -x "$output" && -f "$stamp" && "$(cat "$stamp")" == "$hash" ]]; then
     echo "[$name] up to date: $output"
     return
@@ -75,4 +84,6 @@ for component in "${KUBE_COMPONENTS[@]}"; do
   ln -sfn kube "$KVTS_BIN/$component"
 done
 build_module etcd "$here/go/etcd" "$KVTS_BIN/etcd" "-s -w"
-echo "binaries in $KVTS_BIN: ${KUBE_COMPONENTS[*]} etcd"
+# upstream's Makefile stamps coremain.GitCommit; a module zip has no commit, so it stays empty
+build_module coredns "$here/go/coredns" "$KVTS_BIN/coredns" "-s -w -X github.com/coredns/coredns/coremain.GitCommit="
+echo "binaries in $KVTS_BIN: ${KUBE_COMPONENTS[*]} etcd coredns"

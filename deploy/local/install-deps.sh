@@ -14,12 +14,13 @@
 #   mtools, syslinux, syslinux-common
 #                   the test guest's BIOS-bootable disk, built without loop devices
 #   gcc, libc6-dev  static C helpers images carry (cmd/container-disk runs chrooted in a disk image)
+#   python3-yaml    PyYAML, the YAML 1.1 reader a test reads every generated manifest with
 #   golang-go is not listed: the Go toolchain comes with the machine (go >= 1.26 is required).
 # With arguments, installs just those packages (the same way).
 set -euo pipefail
 PACKAGES=(iproute2 nftables util-linux busybox-static openssl procps ca-certificates
   libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients libxml2-utils qemu-system-x86 qemu-utils
-  genisoimage mtools syslinux syslinux-common gcc libc6-dev)
+  genisoimage mtools syslinux syslinux-common gcc libc6-dev python3-yaml)
 if (($# > 0)); then PACKAGES=("$@"); fi
 
 missing=()

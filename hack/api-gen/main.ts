@@ -1,11 +1,12 @@
 // Writes pkg/api/generated/*.ts from api/openapi-spec/swagger.json.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateApiSources } from "./index.js";
+import { loadSwagger } from "../../pkg/virt-operator/util/swagger.js";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const swagger: unknown = JSON.parse(readFileSync(join(repoRoot, "api/openapi-spec/swagger.json"), "utf8"));
+const swagger: unknown = loadSwagger();
 const files = generateApiSources(swagger);
 for (const file of files) {
   const target = join(repoRoot, file.path);

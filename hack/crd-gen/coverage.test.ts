@@ -1,13 +1,12 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { kindByGroupKind, storageVersion } from "../../pkg/api/kinds.js";
 import type { JSONSchemaProps } from "../../pkg/virt-operator/resource/generate/components/crd-types.js";
 import { newCustomResourceDefinition } from "../../pkg/virt-operator/resource/generate/components/crds.js";
 import { parseReferenceDocument } from "../../pkg/api/openapi-reference.js";
-import { repoRoot } from "../all-generators.js";
 import { measureCoverage } from "./coverage.js";
+import { loadSwagger } from "../../pkg/virt-operator/util/swagger.js";
 
-const swagger: unknown = JSON.parse(readFileSync(`${repoRoot}/api/openapi-spec/swagger.json`, "utf8"));
+const swagger: unknown = loadSwagger();
 const doc = parseReferenceDocument(swagger);
 
 /** The issue's bar: the generated CRDs carry at least this share of upstream's property paths. */

@@ -1,13 +1,12 @@
-import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { allCustomResourceDefinitions } from "../../pkg/virt-operator/resource/generate/components/crds.js";
 import type { CustomResourceDefinition } from "../../pkg/virt-operator/resource/generate/components/crds.js";
 import type { GeneratedFile } from "../generated-file.js";
-import { repoRoot } from "../all-generators.js";
 import { CRD_OUTPUT_DIR, generateCrdFiles } from "./index.js";
+import { loadSwagger } from "../../pkg/virt-operator/util/swagger.js";
 
-const swagger: unknown = JSON.parse(readFileSync(`${repoRoot}/api/openapi-spec/swagger.json`, "utf8"));
+const swagger: unknown = loadSwagger();
 
 function keysInOrder(value: unknown, out: string[][] = []): string[][] {
   if (Array.isArray(value)) value.forEach((v) => keysInOrder(v, out));

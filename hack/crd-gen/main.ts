@@ -1,13 +1,12 @@
 // Writes the generated CRDs (only those: other generators own the rest of manifests/generated).
 // Usage: npx tsx hack/crd-gen/main.ts
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { repoRoot } from "../all-generators.js";
 import { CRD_OUTPUT_DIR, generateCrdFiles } from "./index.js";
+import { loadSwagger } from "../../pkg/virt-operator/util/swagger.js";
 
-const files = generateCrdFiles(
-  JSON.parse(readFileSync(join(repoRoot, "api/openapi-spec/swagger.json"), "utf8")),
-);
+const files = generateCrdFiles(loadSwagger());
 const outputDir = join(repoRoot, CRD_OUTPUT_DIR);
 mkdirSync(outputDir, { recursive: true });
 const wanted = new Set(files.map((f) => basename(f.path)));

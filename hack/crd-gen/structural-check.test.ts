@@ -1,10 +1,9 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { repoRoot } from "../all-generators.js";
 import type { CustomResourceDefinition } from "../../pkg/virt-operator/resource/generate/components/crd-types.js";
 import { allCustomResourceDefinitions } from "../../pkg/virt-operator/resource/generate/components/crds.js";
 import { checkCustomResourceDefinition } from "./crd-check.js";
 import { checkStructuralSchema } from "./structural-check.js";
+import { loadSwagger } from "../../pkg/virt-operator/util/swagger.js";
 
 const intOrString = { anyOf: [{ type: "integer" }, { type: "string" }], "x-kubernetes-int-or-string": true };
 
@@ -134,7 +133,7 @@ describe("checkCustomResourceDefinition", () => {
 
 describe("every generated CRD", () => {
   // The rendered YAML reads back as exactly these objects (index.test.ts), so checking them checks the files.
-  const swagger: unknown = JSON.parse(readFileSync(`${repoRoot}/api/openapi-spec/swagger.json`, "utf8"));
+  const swagger: unknown = loadSwagger();
   const crds = allCustomResourceDefinitions(swagger).map((crd) => [crd.metadata.name, crd] as const);
 
   it.each(crds)("%s passes the apiserver's static checks", (_, crd) => {

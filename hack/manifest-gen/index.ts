@@ -3,8 +3,8 @@
 // `<registry>/virt-<component>:<tag>`. The committed files use the defaults and upstream's CR; the local
 // cluster has no KVM, so it generates its CR with `useEmulation` (CLI: --use-emulation) into its own state
 // directory instead of editing the committed one.
-import { stringify } from "yaml";
 import type { GeneratedFile } from "../generated-file.js";
+import { renderYaml } from "../render-yaml.js";
 import {
   newKubeVirtCR,
   operatorManifestObjects,
@@ -29,9 +29,7 @@ export interface ManifestOptions {
 
 /** YAML documents, each introduced by `---` as upstream's release files are. */
 export function renderDocuments(objects: readonly unknown[]): string {
-  return objects
-    .map((o) => `---\n${stringify(o, { sortMapEntries: true, lineWidth: 0, indentSeq: false })}`)
-    .join("");
+  return objects.map((o) => `---\n${renderYaml(o)}`).join("");
 }
 
 export function generateReleaseManifests(opts: ManifestOptions): GeneratedFile[] {

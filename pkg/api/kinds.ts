@@ -209,6 +209,13 @@ export const KINDS: readonly KubeVirtKind[] = [
     versions: onlyVersion("v1alpha1", "v1alpha1.VirtualMachineBackup"),
   }),
   defineKind({
+    group: GROUPS.backup,
+    kind: "VirtualMachineBackupTracker",
+    plural: "virtualmachinebackuptrackers",
+    shortNames: ["vmbackuptracker", "vmbackuptrackers"],
+    versions: onlyVersion("v1alpha1", "v1alpha1.VirtualMachineBackupTracker"),
+  }),
+  defineKind({
     group: GROUPS.instancetype,
     kind: "VirtualMachineInstancetype",
     plural: "virtualmachineinstancetypes",

@@ -16,19 +16,22 @@ import {
   serviceDnsNames,
   toPem,
 } from "./triple.js";
+import { runnable } from "../testutils/requirement.js";
 
 /** node's own X.509 parser: an independent reader of what the library wrote. */
 const nodeView = (pair: CertificateKeyPair) => new NodeX509Certificate(Buffer.from(pair.cert.rawData));
 
-const opensslAvailable = (() => {
-  try {
-    execFileSync("openssl", ["version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    console.warn("openssl not found: skipping the openssl interoperability checks");
-    return false;
-  }
-})();
+const opensslAvailable = runnable(
+  "the openssl interoperability checks",
+  (() => {
+    try {
+      execFileSync("openssl", ["version"], { stdio: "ignore" });
+      return undefined;
+    } catch {
+      return "openssl is not installed";
+    }
+  })(),
+);
 
 describe.each<KeyAlgorithm>(["ecdsa-p256", "rsa-2048"])("certificate triple with %s keys", (keyAlgorithm) => {
   let ca: CertificateKeyPair;

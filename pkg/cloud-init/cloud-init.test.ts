@@ -8,6 +8,7 @@ import { keepOwnership } from "../ephemeral-disk/ownership.js";
 import { ensureTools } from "../ephemeral-disk/testing.js";
 import { generateLocalData, isoFilePath, readCloudInitVolumeDataSource, volumeFiles } from "./cloud-init.js";
 import { isoCommand } from "./iso.js";
+import { runnable } from "../testutils/requirement.js";
 
 const FIRMWARE_UUID = "5d307ca9-b3ef-428c-8861-06e72d69f223";
 
@@ -145,11 +146,14 @@ describe("the ISO tool", () => {
 });
 
 // genisoimage brings isoinfo too.
-const isoTools = ensureTools(["isoinfo", "genisoimage"], ["genisoimage"]);
-if (!isoTools)
-  console.warn("NoCloud ISO test skipped: needs isoinfo and genisoimage (apt-get install genisoimage)");
+const isoTools = runnable(
+  "the NoCloud ISO test",
+  ensureTools(["isoinfo", "genisoimage"], ["genisoimage"])
+    ? undefined
+    : "needs isoinfo and genisoimage (genisoimage)",
+);
 
-describe.skipIf(!isoTools)("the NoCloud ISO", () => {
+describe.runIf(isoTools)("the NoCloud ISO", () => {
   it("is labelled cidata and holds meta-data, user-data and network-config, nothing else", async () => {
     const localDir = mkdtempSync(join(tmpdir(), "kvts-cloudinit-"));
     const vmi = vmiWith({

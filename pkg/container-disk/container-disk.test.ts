@@ -14,6 +14,7 @@ import {
   diskTargetPathFromLauncherView,
   kernelBootArtifactPathFromLauncherView,
 } from "./container-disk.js";
+import { runnable } from "../testutils/requirement.js";
 
 const vmi: VirtualMachineInstance = {
   metadata: { name: "v", namespace: "default" },
@@ -57,11 +58,12 @@ describe("where the launcher finds containerDisk images", () => {
   });
 });
 
-const qemuImg = ensureTools(["qemu-img"], ["qemu-utils"]);
-if (!qemuImg)
-  console.warn("containerDisk overlay test skipped: qemu-img is missing (apt-get install qemu-utils)");
+const qemuImg = runnable(
+  "the containerDisk overlay test",
+  ensureTools(["qemu-img"], ["qemu-utils"]) ? undefined : "qemu-img is missing (qemu-utils)",
+);
 
-describe.skipIf(!qemuImg)("containerDisk overlays", () => {
+describe.runIf(qemuImg)("containerDisk overlays", () => {
   it("probes each image's format and puts an overlay over it", async () => {
     const dir = mkdtempSync(join(tmpdir(), "kvts-cd-"));
     await createQcow2(join(dir, "disk_1.img"), 16n * 1024n * 1024n);

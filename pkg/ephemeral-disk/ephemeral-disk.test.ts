@@ -8,6 +8,7 @@ import { EphemeralDiskCreator } from "./ephemeral-disk.js";
 import type { FileOwnership } from "./ownership.js";
 import { createQcow2, imageInfo } from "./qemu-img.js";
 import { ensureTools } from "./testing.js";
+import { runnable } from "../testutils/requirement.js";
 
 const MiB = 1024 * 1024;
 
@@ -27,10 +28,12 @@ describe("emptyDisk capacity", () => {
   });
 });
 
-const qemuImg = ensureTools(["qemu-img"], ["qemu-utils"]);
-if (!qemuImg) console.warn("qemu-img tests skipped: qemu-img is missing (apt-get install qemu-utils)");
+const qemuImg = runnable(
+  "the qemu-img tests",
+  ensureTools(["qemu-img"], ["qemu-utils"]) ? undefined : "qemu-img is missing (qemu-utils)",
+);
 
-describe.skipIf(!qemuImg)("images made with qemu-img", () => {
+describe.runIf(qemuImg)("images made with qemu-img", () => {
   it("creates a qcow2 overlay backed by the read-only image, once", async () => {
     const dir = mkdtempSync(join(tmpdir(), "kvts-disk-"));
     const base = join(dir, "disk_0.img");

@@ -35,9 +35,11 @@ import {
 import { startSessionDaemon } from "./testdata/session-daemon.js";
 import type { SessionDaemon } from "./testdata/session-daemon.js";
 import { uuidToString } from "./uuid.js";
+import { runnable, unlessRoot } from "../testutils/requirement.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const isRoot = process.getuid?.() === 0;
+// starting a private libvirtd as another uid needs root
+const isRoot = runnable("the real-libvirt tests", unlessRoot());
 const DAEMON_UID = 61801;
 const NAME = "kvts-libvirt-client-test";
 const DOMAIN_XML = `<domain type='qemu'>
@@ -55,10 +57,6 @@ const DOMAIN_XML = `<domain type='qemu'>
   </devices>
 </domain>`;
 
-if (!isRoot) {
-  console.warn("real-libvirt tests skipped: starting a private libvirtd as another uid needs root");
-}
-
 /** "QEMU emulator version 7.2.22 (...)" -> 7002022, libvirt's encoding of versions. */
 function versionNumberOf(text: string): number {
   const match = /(\d+)\.(\d+)\.(\d+)/.exec(text);
@@ -66,7 +64,7 @@ function versionNumberOf(text: string): number {
   return Number(match[1]) * 1_000_000 + Number(match[2]) * 1_000 + Number(match[3]);
 }
 
-describe.skipIf(!isRoot)("LibvirtClient against a real session libvirtd", () => {
+describe.runIf(isRoot)("LibvirtClient against a real session libvirtd", () => {
   let daemon: SessionDaemon;
   let client: LibvirtClient;
   const events: DomainEvent[] = [];

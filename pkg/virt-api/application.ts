@@ -8,6 +8,7 @@ import {
   apiserverVersion,
   consoleBackend,
   lifecycleClient,
+  podEvictionClient,
   loadRequestHeaderConfig,
   subjectAccessReviewer,
 } from "./cluster.js";
@@ -57,6 +58,7 @@ export class VirtApiApp {
       webhooks: {
         clusterConfig: options.clusterConfig ?? (() => defaults),
         kubeVirtServiceAccounts: kubeVirtServiceAccounts(options.namespace),
+        podEvictionClient: podEvictionClient(transport),
       },
       subresources: new SubresourceApp(lifecycleClient(transport)),
       health: new KubeApiHealth(apiserverVersion(transport), () => ""),

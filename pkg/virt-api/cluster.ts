@@ -17,6 +17,7 @@ import {
   type RequestHeaderConfig,
 } from "./rest/authorizer.js";
 import type { LifecycleClient } from "./rest/subresource-app.js";
+import type { PodEvictionClient } from "./webhooks/validating-webhook/admitters/pod-eviction-admitter.js";
 
 const kubevirtGVR = (resource: string, kind: string): GroupVersionResource => ({
   group: "kubevirt.io",
@@ -64,6 +65,22 @@ export function lifecycleClient(transport: Transport): LifecycleClient {
     patchVMStatus: async (namespace, name, patch, dryRun) => {
       await vms.patchStatus(namespace, name, "json", patch, { dryRun });
     },
+    patchVMI: async (namespace, name, patch, dryRun) => {
+      await vmis.patch(namespace, name, "json", patch, { dryRun });
+    },
+  };
+}
+
+/** The eviction interceptor's calls: errors (not found included) are thrown for it to judge. */
+export function podEvictionClient(transport: Transport): PodEvictionClient {
+  const pods = new ResourceClient(transport, coreGVR.pods);
+  const vmis = new ResourceClient(
+    transport,
+    kubevirtGVR("virtualmachineinstances", "VirtualMachineInstance"),
+  );
+  return {
+    getPod: (namespace, name) => pods.get(namespace, name),
+    getVMI: (namespace, name) => vmis.get(namespace, name),
     patchVMI: async (namespace, name, patch, dryRun) => {
       await vmis.patch(namespace, name, "json", patch, { dryRun });
     },

@@ -111,7 +111,7 @@ function registerWebhooks(app: VirtApiServer, context: WebhookContext): void {
     app.post(route.path, async (request, reply) => {
       const body = parseJsonBody(request.body);
       if (!body.ok) return reply.code(400).send(body.status);
-      const answer = handleAdmission(body.value, route, context);
+      const answer = await handleAdmission(body.value, route, context);
       return reply.code(answer.code).send(answer.body);
     });
   }

@@ -76,6 +76,15 @@ const rows: Array<[string, Change, string, string]> = [
     yet("dynamic resource allocation (resourceClaims)"),
   ],
   [
+    "kernel boot",
+    (s) =>
+      (s.domain.firmware = {
+        kernelBoot: { container: { image: "quay.io/kubevirt/alpine-ext-kernel-boot-demo" } },
+      }),
+    "spec.domain.firmware.kernelBoot",
+    yet("spec.domain.firmware.kernelBoot"),
+  ],
+  [
     "a LUN",
     (s) => (s.domain.devices.disks = [{ name: "containerdisk", lun: { bus: "scsi" } }]),
     "spec.domain.devices.disks[0].lun",

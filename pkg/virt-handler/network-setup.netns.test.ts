@@ -16,6 +16,7 @@ import { LineQueue } from "../network/testing/netns-lab.js";
 import { RecordingExec, linkDetails, snapshotNetns } from "../network/testing/pod-fixture.js";
 import { SocketIsolationDetector } from "./isolation/detector.js";
 import { PodNetworkSetup } from "./network-setup.js";
+import { runnable } from "../testutils/requirement.js";
 
 // The real isolation detector and pod network setup against a stand-in launcher pod: a process in a
 // fresh network and mount namespace (as the local node runs a pod), with a tmpfs on /run (so the image's
@@ -23,8 +24,7 @@ import { PodNetworkSetup } from "./network-setup.js";
 // bind-mounted where the launcher has them, and a veth to a throwaway "node" namespace. Addresses are in
 // 10.251.7.0/24, names start with kvn; nothing is created in this process's own namespaces.
 
-const unavailable = await netnsTestsUnavailableReason();
-if (unavailable) console.warn(`skipping the virt-handler pod network namespace tests: ${unavailable}`);
+const canRun = runnable("the virt-handler pod network namespace tests", await netnsTestsUnavailableReason());
 
 const POD_UID = "5e1d7c3a";
 const VMI_UID = "9a4f2b10-0000-4000-8000-0000000000aa";
@@ -50,7 +50,7 @@ echo ready
 exec sleep 600
 `;
 
-describe.skipIf(unavailable !== undefined)("virt-handler pod network setup in a launcher-like pod", () => {
+describe.runIf(canRun)("virt-handler pod network setup in a launcher-like pod", () => {
   const id = randomBytes(3).toString("hex");
   const nodeNetns = `kvn-node${id}`;
   let base: string;

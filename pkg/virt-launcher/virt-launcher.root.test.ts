@@ -34,11 +34,11 @@ import type { RecordingNotifyServer } from "./notify-client/testing.js";
 import { startRecordingNotifyServer } from "./notify-client/testing.js";
 import { commandName, isAlive, processTree, pssKiB, rssKiB } from "./testing/processes.js";
 import { SerialConsole } from "./testing/serial-console.js";
+import { runnable, unlessRoot } from "../testutils/requirement.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
-const isRoot = process.getuid?.() === 0;
-if (!isRoot)
-  console.warn("virt-launcher real test skipped: it starts libvirtd as another uid, which needs root");
+// it starts libvirtd as another uid, which needs root
+const isRoot = runnable("the virt-launcher test with a real libvirtd", unlessRoot());
 
 const QEMU_UID = 61803;
 const GUEST_HOSTNAME = "launcher-guest";
@@ -116,7 +116,7 @@ async function waitForFile(path: string, timeoutMs: number, alive: () => boolean
   }
 }
 
-describe.skipIf(!isRoot)("virt-launcher with a real libvirtd and QEMU", () => {
+describe.runIf(isRoot)("virt-launcher with a real libvirtd and QEMU", () => {
   const vmi = testVMI();
   const domainName = `${vmi.metadata?.namespace}_${vmi.metadata?.name}`;
   let root = "";

@@ -114,7 +114,7 @@ afterAll(async () => {
 });
 
 describe("node registration", () => {
-  it("both nodes are Ready with their addresses, capacity and a fresh Lease", async () => {
+  it("both nodes are Ready with their addresses, declared capacity and a fresh Lease", async () => {
     for (const node of topology.nodes) {
       const json = await getJson<{
         status: {
@@ -129,6 +129,9 @@ describe("node registration", () => {
       expect(internalIP).toBe(node.podCIDR.replace(/0\/24$/, "1"));
       expect(json.spec.podCIDR).toBe(node.podCIDR);
       expect(json.status.capacity.pods).toBe("110");
+      // the declared size (deploy/local/cluster/node-size.ts), not this machine's cores and memory
+      expect(json.status.capacity.cpu).toBe("8");
+      expect(json.status.capacity.memory).toBe("16Gi"); // 16777216Ki as the apiserver canonicalises it
       expect(json.status.conditions.find((c) => c.type === "Ready")?.status).toBe("True");
       expect(json.status.nodeInfo.containerRuntimeVersion).toMatch(/^kubevirt-ts:\/\//);
       const lease = await getJson<{ spec: { renewTime: string; holderIdentity: string } }>([

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import type { Layout } from "./layout.js";
 import { binary, componentKubeconfig } from "./layout.js";
+import { defaultNodeSize, nodeSizeFlags, type NodeSize } from "./node-size.js";
 import { pkiFiles } from "./pki.js";
 import type { ProcessSpec } from "./supervisor.js";
 import type { NodeSpec } from "./topology.js";
@@ -18,7 +19,7 @@ export const nodeAgentMain = (l: Layout): string => join(l.repoRoot, "deploy/loc
 export const nodeAgentName = (node: NodeSpec): string => `node-agent-${node.name}`;
 export const nodeStateDir = (l: Layout, node: NodeSpec): string => join(l.nodesDir, node.name);
 
-export function nodeAgent(l: Layout, node: NodeSpec): ProcessSpec {
+export function nodeAgent(l: Layout, node: NodeSpec, size: NodeSize = defaultNodeSize): ProcessSpec {
   const pki = pkiFiles(l.pkiDir);
   return {
     name: nodeAgentName(node),
@@ -35,6 +36,10 @@ export function nodeAgent(l: Layout, node: NodeSpec): ProcessSpec {
       // the agent signs its kubelet serving certificate (logs endpoint) with the cluster CA
       ...["--ca-cert", pki.ca.cert],
       ...["--ca-key", pki.ca.key],
+      // kubelet's resolv.conf settings: the kube-dns Service (deploy/local/cluster/cluster-dns.ts)
+      ...["--cluster-dns", topology.clusterDNSIP],
+      ...["--cluster-domain", topology.clusterDomain],
+      ...nodeSizeFlags(size),
     ],
   };
 }

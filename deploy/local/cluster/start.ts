@@ -8,6 +8,7 @@ import { enableForwarding, ensureControlPlaneLink } from "./host-network.js";
 import type { Layout } from "./layout.js";
 import { logFile } from "./layout.js";
 import { kubeProxy, nodeAgent, nodeAgentAvailable, nodeAgentMain, writeKubeProxyConfig } from "./nodes.js";
+import { defaultNodeSize, type NodeSize } from "./node-size.js";
 import { missingBinaries, prepareState } from "./state.js";
 import type { ProcessSpec } from "./supervisor.js";
 import { runningPid, startProcess } from "./supervisor.js";
@@ -65,14 +66,18 @@ export async function startControlPlane(l: Layout, say: Say): Promise<{ alreadyR
   return { alreadyRunning: !started.some(Boolean) };
 }
 
-/** A node agent per node; false when the node agent is not in this checkout yet. */
-export async function startNodeAgents(l: Layout, say: Say): Promise<{ started: boolean }> {
+/** A node agent per node, each declaring `size`; false when the node agent is not in this checkout yet. */
+export async function startNodeAgents(
+  l: Layout,
+  say: Say,
+  size: NodeSize = defaultNodeSize,
+): Promise<{ started: boolean }> {
   if (!nodeAgentAvailable(l)) {
     say(`nodes NOT started: ${nodeAgentMain(l)} does not exist yet (control plane only)`);
     return { started: false };
   }
   for (const node of topology.nodes) {
-    const spec = nodeAgent(l, node);
+    const spec = nodeAgent(l, node, size);
     if ((await runningPid(l, spec.name)) === undefined) {
       say(`started ${spec.name} (pid ${await startProcess(l, spec)}, log ${logFile(l, spec.name)})`);
     }

@@ -14,6 +14,8 @@ export const requiredBinaries = [
   "kube-scheduler",
   "kube-proxy",
   "kubectl",
+  // the cluster DNS add-on's image (deploy/local/cluster/cluster-dns.ts)
+  "coredns",
 ];
 
 export function missingBinaries(l: Layout): string[] {

@@ -6,11 +6,16 @@ import { afterAll, describe, expect, it } from "vitest";
 import { processTree } from "./cgroup.js";
 import { layout, logFile, pidFile } from "./layout.js";
 import { leftoverPids, runningPid, startProcess, stopProcess } from "./supervisor.js";
+import { runnable } from "../../../pkg/testutils/requirement.js";
 
 const checkout = mkdtempSync(join(tmpdir(), "supervisor-test-"));
 const l = layout(checkout, { HOME: checkout });
-const cgroupsUsable = (await processTree(l.stateDir, "probe")) !== undefined && process.getuid?.() === 0;
-if (!cgroupsUsable) console.warn("no writable cgroup2 mount (or not root): skipping the process-tree checks");
+const cgroupsUsable = runnable(
+  "the process-tree checks",
+  (await processTree(l.stateDir, "probe")) !== undefined && process.getuid?.() === 0
+    ? undefined
+    : "no writable cgroup2 mount (or not root)",
+);
 
 afterAll(async () => {
   for (const name of ["sleeper", "stubborn", "forker", "talker"]) await stopProcess(l, name, 500);

@@ -20,6 +20,8 @@ export const topology = {
   serviceCIDR: "10.96.0.0/16",
   /** The `kubernetes` Service's cluster IP: the first address of the service range. */
   kubernetesServiceIP: "10.96.0.1",
+  /** The `kube-dns` Service's cluster IP, kubelet's --cluster-dns (kubeadm's choice: the tenth address). */
+  clusterDNSIP: "10.96.0.10",
   clusterCIDR: "10.244.0.0/16",
   clusterDomain: "cluster.local",
   etcd: { clientPort: 2379, peerPort: 2380, metricsPort: 2381 },

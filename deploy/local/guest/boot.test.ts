@@ -13,9 +13,10 @@ import {
 } from "./cloud-init-iso.js";
 import { QemuVm } from "./qemu-vm.js";
 import { buildTestGuest, testGuestRoot, type TestGuestImage } from "./test-guest.js";
+import { runnable, unlessRoot } from "../../../pkg/testutils/requirement.js";
 
-const isRoot = process.getuid?.() === 0;
-if (!isRoot) console.warn("skipping the test guest boot tests: building the image needs root (apt-get)");
+// building the image needs root (apt-get)
+const isRoot = runnable("the test guest boot tests", unlessRoot());
 
 // TCG on two shared cores: generous bounds, the measured times are printed.
 const BOOT_TIMEOUT_MS = 240_000;
@@ -83,7 +84,7 @@ const scenarios: Scenario[] = [
   },
 ];
 
-describe.skipIf(!isRoot)("test guest image", () => {
+describe.runIf(isRoot)("test guest image", () => {
   let image: TestGuestImage;
 
   beforeAll(async () => {

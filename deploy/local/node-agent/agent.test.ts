@@ -37,6 +37,12 @@ async function fixture() {
     kubeletPort: 0,
     apiServiceIP: "10.96.0.1",
     apiServicePort: 443,
+    clusterDNS: ["10.96.0.10"],
+    clusterDomain: "cluster.local",
+    resolvConf: "",
+    cpus: 12,
+    memory: 24 * 1024 ** 3,
+    maxPods: 110,
   };
   return { dir, flags, caPem, client };
 }
@@ -60,7 +66,12 @@ describe("NodeAgent", () => {
     };
     const first = await start();
     expect(api.node("node01")).toMatchObject({
-      status: { conditions: [{}, {}, {}, { type: "Ready", status: "True" }] },
+      status: {
+        conditions: [{}, {}, {}, { type: "Ready", status: "True" }],
+        // the declared size from the flags, not the machine's
+        capacity: { cpu: "12", memory: "25165824Ki", pods: "110" },
+        allocatable: { cpu: "12", pods: "110" },
+      },
     });
     await vi.waitFor(() => expect(api.lease("kube-node-lease", "node01")).toBeDefined());
 
@@ -71,6 +82,12 @@ describe("NodeAgent", () => {
     });
     await vi.waitFor(async () => expect((await api.getPod("default", "web"))?.status?.phase).toBe("Running"));
     const process = runtime.running("app");
+    // ClusterFirst, as kubelet configures it from --cluster-dns and --cluster-domain
+    expect(runtime.sandboxRequests.get("u1")?.dns).toEqual({
+      servers: ["10.96.0.10"],
+      searches: ["default.svc.cluster.local", "svc.cluster.local", "cluster.local"],
+      options: ["ndots:5"],
+    });
     await first.stop();
 
     await start();

@@ -16,6 +16,7 @@ import { NodeLease } from "./node-lease.js";
 import { nodeAllocatable, type HostFacts } from "./node-object.js";
 import { NodeRegistrar } from "./node-registrar.js";
 import { nodePodInformer } from "./pod-source.js";
+import { PodDNSConfigurer } from "./pod-dns.js";
 import { PodManager } from "./pod-manager.js";
 import type { PodRuntime } from "./pod-runtime.js";
 import { PodStateStore } from "./pod-state-store.js";
@@ -23,6 +24,8 @@ import { makeProbeRunner } from "./probe-runner.js";
 import { parseQuantity } from "./quantity.js";
 import { ensureServingCert } from "./serving-cert.js";
 import { ServiceAccountTokens } from "./service-account-tokens.js";
+import { PodStreamingHost } from "./streaming/pod-streaming-host.js";
+import { StreamingServer } from "./streaming/streaming-server.js";
 
 // The node agent assembled: Node registration and heartbeats, the kubelet endpoints, device plugin
 // registration, and the pods bound to this node. Stopping the agent leaves the pods' processes running,
@@ -80,7 +83,8 @@ export class NodeAgent {
     const signal = this.abort.signal;
     await mkdir(flags.stateDir, { recursive: true });
     const client = this.makeClient();
-    const hostFacts = (): HostFacts => readHostFacts(flags.stateDir);
+    const size = { cpus: flags.cpus, memoryBytes: flags.memory, maxPods: flags.maxPods };
+    const hostFacts = (): HostFacts => readHostFacts(flags.stateDir, size);
     const allocatable = () => {
       const list = nodeAllocatable(hostFacts());
       return {
@@ -142,6 +146,7 @@ export class NodeAgent {
           secret: (ns, n) => client.getSecret(ns, n),
         },
         probeRunner: makeProbeRunner(runtime),
+        dns: new PodDNSConfigurer(flags),
         events: new KubeEventRecorder(client, flags.node, log),
         store,
         allocatable,
@@ -168,6 +173,7 @@ export class NodeAgent {
       key: serving.key,
       clientCA: await readFile(flags.caCert, "utf8"),
       logs: manager,
+      streaming: new StreamingServer(new PodStreamingHost(manager, runtime), log),
       log,
     });
     const port = await this.server.start();

@@ -83,8 +83,8 @@ export function parseLogOptions(query: URLSearchParams, now = Date.now()): LogOp
 }
 
 export interface LogSink {
-  /** Writes a chunk; resolves when the sink can take more. */
-  write(chunk: string): Promise<void>;
+  /** Writes a chunk (from the container's `stream`); resolves when the sink can take more. */
+  write(chunk: string, stream: CriLogLine["stream"]): Promise<void>;
 }
 
 export interface FollowControl {
@@ -109,7 +109,7 @@ export async function streamLog(
     if (Buffer.byteLength(text) > remainingBytes)
       text = Buffer.from(text).subarray(0, remainingBytes).toString();
     remainingBytes -= Buffer.byteLength(text);
-    await sink.write(text);
+    await sink.write(text, entry.stream);
     return remainingBytes > 0;
   };
   try {

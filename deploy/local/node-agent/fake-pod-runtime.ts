@@ -1,8 +1,10 @@
+import type { Duplex } from "node:stream";
 import {
   ImagePullError,
   type ContainerProcess,
   type ContainerRequest,
   type ExecResult,
+  type ExecStreams,
   type ExitStatus,
   type ImageRef,
   type PodRef,
@@ -32,6 +34,8 @@ export class FakePodRuntime implements PodRuntime {
   readonly stops: { id: string; graceMs: number }[] = [];
   readonly removed: string[] = [];
   readonly stoppedSandboxes: string[] = [];
+  /** The last sandbox request per pod UID (its DNS config, host network). */
+  readonly sandboxRequests = new Map<string, SandboxRequest>();
   /** Containers whose processes ignore SIGTERM. */
   readonly stubborn = new Set<string>();
   recovered: RecoveredContainer[] = [];
@@ -42,6 +46,7 @@ export class FakePodRuntime implements PodRuntime {
   private nextID = 1;
 
   async runSandbox(req: SandboxRequest): Promise<Sandbox> {
+    this.sandboxRequests.set(req.uid, req);
     const existing = this.sandboxes.get(req.uid);
     if (existing) return existing;
     const sandbox = { podIPs: [req.hostNetwork ? "10.244.1.1" : `10.244.1.${this.nextIP++}`] };
@@ -119,6 +124,21 @@ export class FakePodRuntime implements PodRuntime {
 
   async exec(): Promise<ExecResult> {
     return this.execResult;
+  }
+
+  /** Streaming exec: records the call and answers with execResult's exit code, echoing stdin to stdout. */
+  readonly streamExecs: { id: string; command: string[] }[] = [];
+  async execStream(id: string, command: string[], io: ExecStreams): Promise<number> {
+    this.streamExecs.push({ id, command });
+    if (io.stdin && io.stdout) for await (const chunk of io.stdin) io.stdout.write(chunk as Buffer);
+    io.stdout?.write(this.execResult.output);
+    return this.execResult.exitCode;
+  }
+
+  /** Port-forward: echoes what the client sends, as a server in the pod would. */
+  async portForward(_id: string, _port: number, stream: Duplex): Promise<void> {
+    stream.pipe(stream);
+    await new Promise((resolve) => stream.once("end", resolve));
   }
 
   logPath(pod: PodRef, container: string, attempt: number): string {

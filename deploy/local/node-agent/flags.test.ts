@@ -29,7 +29,46 @@ describe("parseFlags", () => {
       kubeletPort: 10250,
       apiServiceIP: "10.96.0.1",
       apiServicePort: 443,
+      clusterDNS: [],
+      clusterDomain: "",
+      resolvConf: "/etc/resolv.conf",
+      cpus: 8,
+      memory: 16 * 1024 ** 3,
+      maxPods: 110,
     });
+  });
+
+  it("reads kubelet's DNS flags", () => {
+    const flags = parseFlags([
+      ...required,
+      ...["--cluster-dns", "10.96.0.10,10.96.0.11", "--cluster-domain", "cluster.local", "--resolv-conf", ""],
+    ]);
+    expect(flags).toMatchObject({
+      clusterDNS: ["10.96.0.10", "10.96.0.11"],
+      clusterDomain: "cluster.local",
+      resolvConf: "",
+    });
+  });
+
+  it.each([
+    [
+      ["--cpus", "16", "--memory", "32Gi", "--max-pods", "250"],
+      { cpus: 16, memory: 32 * 1024 ** 3, maxPods: 250 },
+    ],
+    [["--memory", "17179869184"], { cpus: 8, memory: 16 * 1024 ** 3, maxPods: 110 }],
+    [["--memory", "16G"], { memory: 16e9 }],
+  ])("declares the node size from %j", (args, size) => {
+    expect(parseFlags([...required, ...args])).toMatchObject(size);
+  });
+
+  it.each([
+    [["--cpus", "1.5"], /--cpus: must be a whole number of CPUs/],
+    [["--cpus", "0"], /--cpus:/],
+    [["--memory", "lots"], /--memory: must be a quantity such as 16Gi/],
+    [["--max-pods", "0"], /--max-pods:/],
+    [["--cluster-dns", "10.96.0.10,dns"], /--cluster-dns: must be a comma-separated list of IPv4 addresses/],
+  ])("refuses %j", (args, message) => {
+    expect(() => parseFlags([...required, ...args])).toThrow(message);
   });
 
   it("names every missing or malformed flag", () => {

@@ -1,12 +1,29 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { parseQuantity } from "./quantity.js";
 
 // The agent's command line:
 //   main.ts --node <name> --pod-cidr <cidr> --kubeconfig <path> --state-dir <dir> --ca-cert <pem> --ca-key <pem>
 // The node IP defaults to the first address of the pod CIDR (the node bridge's address).
+// --cluster-dns, --cluster-domain, --resolv-conf and --max-pods are kubelet's flags, with its defaults.
+// --cpus and --memory declare the node's size: every simulated node shares one machine, so its
+// capacity is what the cluster says it is, not what the machine has.
 
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 const CIDR = /^(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})\/(\d{1,2})$/;
+
+/** The size a node declares when the cluster says nothing else. */
+export const DEFAULT_NODE_SIZE = { cpus: 8, memory: "16Gi", maxPods: 110 } as const;
+
+/** Bytes of a memory quantity ("16Gi", "17179869184"), or undefined when it is not one. */
+function memoryBytes(value: string): number | undefined {
+  try {
+    const bytes = parseQuantity(value);
+    return Number.isFinite(bytes) && bytes > 0 ? Math.floor(bytes) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 const required = () => z.string({ error: "is required" });
 
@@ -21,6 +38,23 @@ const flagsSchema = z.object({
   kubeletPort: z.coerce.number().int().min(0).max(65535).default(10250),
   apiServiceIP: z.string().regex(IPV4).default("10.96.0.1"),
   apiServicePort: z.coerce.number().int().min(1).max(65535).default(443),
+  clusterDNS: z
+    .string()
+    .default("")
+    .transform((list) => list.split(",").filter((ip) => ip !== ""))
+    .pipe(z.array(z.string().regex(IPV4, "must be a comma-separated list of IPv4 addresses"))),
+  clusterDomain: z.string().default(""),
+  resolvConf: z.string().default("/etc/resolv.conf"),
+  cpus: z.coerce.number().int("must be a whole number of CPUs").min(1).default(DEFAULT_NODE_SIZE.cpus),
+  memory: z
+    .string()
+    .default(DEFAULT_NODE_SIZE.memory)
+    .transform((value, ctx) => {
+      const bytes = memoryBytes(value);
+      if (bytes === undefined) ctx.addIssue({ code: "custom", message: "must be a quantity such as 16Gi" });
+      return bytes ?? 0;
+    }),
+  maxPods: z.coerce.number().int().min(1).default(DEFAULT_NODE_SIZE.maxPods),
 });
 
 export type AgentFlags = z.infer<typeof flagsSchema> & { nodeIP: string };
@@ -51,6 +85,12 @@ export function parseFlags(argv: string[]): AgentFlags {
       "kubelet-port": { type: "string" },
       "api-service-ip": { type: "string" },
       "api-service-port": { type: "string" },
+      "cluster-dns": { type: "string" },
+      "cluster-domain": { type: "string" },
+      "resolv-conf": { type: "string" },
+      cpus: { type: "string" },
+      memory: { type: "string" },
+      "max-pods": { type: "string" },
     },
     strict: true,
   });
@@ -65,6 +105,12 @@ export function parseFlags(argv: string[]): AgentFlags {
     kubeletPort: values["kubelet-port"],
     apiServiceIP: values["api-service-ip"],
     apiServicePort: values["api-service-port"],
+    clusterDNS: values["cluster-dns"],
+    clusterDomain: values["cluster-domain"],
+    resolvConf: values["resolv-conf"],
+    cpus: values.cpus,
+    memory: values.memory,
+    maxPods: values["max-pods"],
   });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `--${flagName(String(i.path[0]))}: ${i.message}`);
@@ -75,6 +121,6 @@ export function parseFlags(argv: string[]): AgentFlags {
 
 function flagName(key: string): string {
   return key
-    .replace(/CIDR|IP/g, (m) => `-${m.toLowerCase()}`)
+    .replace(/CIDR|IP|DNS/g, (m) => `-${m.toLowerCase()}`)
     .replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }

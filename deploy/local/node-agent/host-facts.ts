@@ -1,9 +1,10 @@
 import { readFileSync, statfsSync } from "node:fs";
 import os from "node:os";
-import type { HostFacts } from "./node-object.js";
+import type { HostFacts, NodeSize } from "./node-object.js";
 
 // Reads the host facts a Node reports. Each simulated node shares the one real host, so the facts are
-// the host's; only the disk is measured on the node's own state directory.
+// the host's; the disk is measured on the node's own state directory, and cpu, memory and pods are the
+// size the cluster declares for the node (measuring them would give every node the whole machine).
 
 function readTrimmed(path: string): string {
   try {
@@ -19,11 +20,10 @@ function prettyOsName(): string {
   return match?.[1] ?? "Linux";
 }
 
-export function readHostFacts(stateDir: string): HostFacts {
+export function readHostFacts(stateDir: string, size: NodeSize): HostFacts {
   const fs = statfsSync(stateDir);
   return {
-    cpuCores: os.cpus().length,
-    memoryBytes: os.totalmem(),
+    size,
     diskBytes: fs.blocks * fs.bsize,
     machineID: readTrimmed("/etc/machine-id"),
     bootID: readTrimmed("/proc/sys/kernel/random/boot_id"),

@@ -216,6 +216,16 @@ export const podSchema = z.looseObject({
     restartPolicy: z.string().optional(),
     terminationGracePeriodSeconds: z.number().optional(),
     hostNetwork: z.boolean().optional(),
+    dnsPolicy: z.string().optional(),
+    dnsConfig: z
+      .looseObject({
+        nameservers: z.array(z.string()).optional(),
+        searches: z.array(z.string()).optional(),
+        options: z
+          .array(z.looseObject({ name: z.string().optional(), value: z.string().optional() }))
+          .optional(),
+      })
+      .optional(),
     hostPID: z.boolean().optional(),
     serviceAccountName: z.string().optional(),
     enableServiceLinks: z.boolean().optional(),

@@ -8,6 +8,10 @@ import { KubeletServer, LogLookupError, type LogLocator } from "./kubelet-server
 import { ensureServingCert } from "./serving-cert.js";
 import { parseCriLine, parseLogOptions } from "./cri-log.js";
 import { silentLogger } from "./logger.js";
+import tls from "node:tls";
+import { PodStreamingHost } from "./streaming/pod-streaming-host.js";
+import { openAndWait, readAll, requestUpgrade } from "./streaming/spdy-test-client.js";
+import { StreamingServer } from "./streaming/streaming-server.js";
 
 // The kubelet endpoint over real mutual TLS with certificates from a throw-away CA, reading a real
 // CRI-format log file.
@@ -94,6 +98,25 @@ beforeAll(async () => {
     key: serving.key,
     clientCA: serving.ca,
     logs,
+    streaming: new StreamingServer(
+      new PodStreamingHost(
+        {
+          locate: (...args) => logs.locate(...args),
+          runningContainer(namespace, pod) {
+            if (namespace !== "default" || pod !== "web") throw new LogLookupError(404, "pod does not exist");
+            return { id: "c1", podUID: "uid-web" };
+          },
+        },
+        {
+          async execStream(id, command, io) {
+            io.stdout?.write(`${id} ran ${command.join(" ")}\n`);
+            return 0;
+          },
+          async portForward() {},
+        },
+      ),
+      silentLogger(),
+    ),
     log: silentLogger(),
   });
   port = await server.start();
@@ -150,6 +173,63 @@ describe("kubelet endpoints", () => {
     running = false;
     expect(await pending).toEqual({ status: 200, body: "restarted\nmore output\n" });
     expect(await readFile(path.join(dir, "1.log"), "utf8")).toContain("more output");
+  });
+});
+
+async function upgrade(pathAndQuery: string) {
+  const socket = tls.connect({
+    host: "127.0.0.1",
+    port,
+    ca: client.ca,
+    cert: client.cert,
+    key: client.key,
+    servername: "node01",
+  });
+  await new Promise((resolve) => socket.once("secureConnect", resolve));
+  return requestUpgrade(socket, pathAndQuery, {
+    Connection: "Upgrade",
+    Upgrade: "SPDY/3.1",
+    "X-Stream-Protocol-Version": "v4.channel.k8s.io",
+  });
+}
+
+describe("kubelet streaming endpoints", () => {
+  it("upgrades /exec to SPDY over the same mutual TLS and runs the command in the container", async () => {
+    const answer = await upgrade("/exec/default/web/app?command=id&command=-u&output=1");
+    expect(answer.status).toBe(101);
+    const error = await openAndWait(answer.connection!, { streamType: "error" });
+    const stdout = await openAndWait(answer.connection!, { streamType: "stdout" });
+    expect(await readAll(stdout)).toBe("c1 ran id -u\n");
+    expect(JSON.parse(await readAll(error))).toEqual({ metadata: {}, status: "Success" });
+  });
+
+  it("attach follows the container's output from now on, stdout and stderr apart, until it stops", async () => {
+    running = true;
+    const answer = await upgrade("/attach/default/web/app?output=1&error=1");
+    const error = await openAndWait(answer.connection!, { streamType: "error" });
+    const stdout = await openAndWait(answer.connection!, { streamType: "stdout" });
+    const stderr = await openAndWait(answer.connection!, { streamType: "stderr" });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await appendFile(
+      path.join(dir, "1.log"),
+      "2025-01-01T00:02:00Z stdout F live\n2025-01-01T00:02:01Z stderr F oops\n",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    running = false;
+    const [out, err, status] = await Promise.all([readAll(stdout), readAll(stderr), readAll(error)]);
+    expect(out).toBe("live\n");
+    expect(err).toBe("oops\n");
+    expect(JSON.parse(status)).toEqual({ metadata: {}, status: "Success" });
+  });
+
+  it("answers a streaming path reached without an upgrade as kubelet's handshake does", async () => {
+    const answer = await get("/exec/default/web/app?command=ls&output=1");
+    expect(answer).toEqual({ status: 400, body: "unable to upgrade: X-Stream-Protocol-Version is required" });
+  });
+
+  it("answers 404 for an upgrade to an unknown path", async () => {
+    const answer = await upgrade("/nonsense");
+    expect(answer.status).toBe(404);
   });
 });
 

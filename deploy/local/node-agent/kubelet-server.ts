@@ -1,11 +1,15 @@
 import https from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { LogOptionsError, parseLogOptions, streamLog } from "./cri-log.js";
 import type { Logger } from "./logger.js";
+import { writeHttpError } from "./streaming/http-upgrade.js";
+import { matchStreamingRoute, notUpgraded, type StreamingServer } from "./streaming/streaming-server.js";
 
-// The kubelet HTTPS endpoints the apiserver calls: /healthz and /containerLogs/<ns>/<pod>/<container>
-// (what `kubectl logs` reaches through the apiserver). TLS with a serving certificate signed by the
+// The kubelet HTTPS endpoints the apiserver calls: /healthz, /containerLogs/<ns>/<pod>/<container>
+// (what `kubectl logs` reaches through the apiserver) and the streaming endpoints behind `kubectl exec`,
+// `attach` and `port-forward` (/exec, /attach, /portForward; see streaming/). TLS with a serving certificate signed by the
 // cluster CA; clients must present a certificate signed by that CA (the apiserver's kubelet client cert).
 
 export interface LogFile {
@@ -13,7 +17,7 @@ export interface LogFile {
   isRunning(): boolean;
 }
 
-/** Thrown by a LogLocator; `status` is the HTTP status kubelet answers with. */
+/** Thrown by a LogLocator or a container lookup; `status` is the HTTP status kubelet answers with. */
 export class LogLookupError extends Error {
   constructor(
     readonly status: number,
@@ -34,6 +38,8 @@ export interface KubeletServerOptions {
   key: string;
   clientCA: string;
   logs: LogLocator;
+  /** exec, attach and port-forward; without it those paths answer 404. */
+  streaming?: StreamingServer;
   log: Logger;
 }
 
@@ -76,11 +82,18 @@ async function serveLogs(
 
 export class KubeletServer {
   private server: https.Server | undefined;
+  /** Upgraded connections (exec, port-forward) are no longer the HTTP server's to close. */
+  private readonly upgraded = new Set<Duplex>();
 
   constructor(private readonly options: KubeletServerOptions) {}
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "https://kubelet");
+    if (this.options.streaming && matchStreamingRoute(url.pathname)) {
+      if (req.method !== "GET" && req.method !== "POST") return fail(res, 405, "method not allowed");
+      const { status, message } = notUpgraded(req);
+      return fail(res, status, message);
+    }
     if (req.method !== "GET") return fail(res, 405, "method not allowed");
     if (url.pathname === "/healthz") {
       res.writeHead(200, { "Content-Type": "text/plain; charset=utf-8" });
@@ -112,6 +125,12 @@ export class KubeletServer {
         void this.handle(req, res);
       },
     );
+    server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      this.upgraded.add(socket);
+      socket.once("close", () => this.upgraded.delete(socket));
+      if (this.options.streaming?.handleUpgrade(req, socket, head)) return;
+      writeHttpError(socket, 404, "404 page not found");
+    });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(port, host, () => resolve());
@@ -125,6 +144,7 @@ export class KubeletServer {
     this.server = undefined;
     if (!server) return;
     server.closeAllConnections();
+    for (const socket of this.upgraded) socket.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }

@@ -1,15 +1,23 @@
 // The Node object as kubelet registers and reports it, computed from plain facts about the host so the
 // mapping is testable without a host. Quantities use the units kubelet uses (memory and storage in Ki).
+// CPU, memory and pods are the node's declared size: the simulated nodes share one machine, so measuring
+// it would report the whole machine on every node.
 
 export const KUBELET_PORT = 10250;
-export const MAX_PODS = 110;
 /** kubelet's default hard eviction thresholds, subtracted from capacity to give allocatable. */
 const EVICTION_MEMORY_BYTES = 100 * 1024 * 1024;
 const EVICTION_NODEFS_FRACTION = 0.1;
 
-export interface HostFacts {
-  cpuCores: number;
+/** What the cluster declares a node to hold (kubelet measures cpu and memory; here they are given). */
+export interface NodeSize {
+  cpus: number;
   memoryBytes: number;
+  /** kubelet's --max-pods */
+  maxPods: number;
+}
+
+export interface HostFacts {
+  size: NodeSize;
   /** Size of the filesystem holding the node's state (kubelet's nodefs). */
   diskBytes: number;
   machineID: string;
@@ -65,9 +73,9 @@ export function nodeLabels(identity: NodeIdentity, host: HostFacts): Record<stri
 
 export function nodeCapacity(host: HostFacts): Record<string, string> {
   return {
-    cpu: String(host.cpuCores),
-    memory: kibi(host.memoryBytes),
-    pods: String(MAX_PODS),
+    cpu: String(host.size.cpus),
+    memory: kibi(host.size.memoryBytes),
+    pods: String(host.size.maxPods),
     "ephemeral-storage": kibi(host.diskBytes),
     "hugepages-1Gi": "0",
     "hugepages-2Mi": "0",
@@ -77,7 +85,7 @@ export function nodeCapacity(host: HostFacts): Record<string, string> {
 export function nodeAllocatable(host: HostFacts): Record<string, string> {
   return {
     ...nodeCapacity(host),
-    memory: kibi(Math.max(0, host.memoryBytes - EVICTION_MEMORY_BYTES)),
+    memory: kibi(Math.max(0, host.size.memoryBytes - EVICTION_MEMORY_BYTES)),
     "ephemeral-storage": String(Math.floor(host.diskBytes * (1 - EVICTION_NODEFS_FRACTION))),
   };
 }

@@ -7,8 +7,7 @@ import { NodeRegistrar, STATUS_REPORT_PERIOD_MS } from "./node-registrar.js";
 import { nodeAllocatable, nodeCapacity, type HostFacts, type NodeIdentity } from "./node-object.js";
 
 const host: HostFacts = {
-  cpuCores: 8,
-  memoryBytes: 16 * 1024 ** 3,
+  size: { cpus: 8, memoryBytes: 16 * 1024 ** 3, maxPods: 110 },
   diskBytes: 100 * 1024 ** 3,
   machineID: "m1",
   bootID: "b1",
@@ -48,6 +47,16 @@ describe("node object", () => {
     expect(nodeAllocatable(host)).toMatchObject({
       memory: `${16777216 - 102400}Ki`,
       "ephemeral-storage": "96636764160",
+    });
+  });
+
+  it("reports the declared size, whatever the machine has", () => {
+    const declared = { ...host, size: { cpus: 16, memoryBytes: 32 * 1024 ** 3, maxPods: 250 } };
+    expect(nodeCapacity(declared)).toMatchObject({ cpu: "16", memory: "33554432Ki", pods: "250" });
+    expect(nodeAllocatable(declared)).toMatchObject({
+      cpu: "16",
+      memory: `${33554432 - 102400}Ki`,
+      pods: "250",
     });
   });
 });

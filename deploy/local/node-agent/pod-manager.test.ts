@@ -7,6 +7,7 @@ import { FakeKubeClient } from "./fake-kube-client.js";
 import { FakePodRuntime } from "./fake-pod-runtime.js";
 import { LogLookupError } from "./kubelet-server.js";
 import { silentLogger } from "./logger.js";
+import { PodDNSConfigurer } from "./pod-dns.js";
 import { PodManager, type WorkerDeps } from "./pod-manager.js";
 import { nodePodInformer } from "./pod-source.js";
 import { PodStateStore, type PodState } from "./pod-state-store.js";
@@ -53,6 +54,7 @@ async function setup(client = new FakeKubeClient(), runtime = new FakePodRuntime
     tokens: new ServiceAccountTokens(client),
     objects: { configMap: (ns, n) => client.getConfigMap(ns, n), secret: (ns, n) => client.getSecret(ns, n) },
     probeRunner: async () => ({ success: true, message: "" }),
+    dns: new PodDNSConfigurer({ clusterDNS: ["10.96.0.10"], clusterDomain: "cluster.local", resolvConf: "" }),
     events: { record: () => {} },
     store,
     allocatable: () => ({ cpu: 1, memory: 1, "ephemeral-storage": 1 }),

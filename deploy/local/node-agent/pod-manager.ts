@@ -1,4 +1,5 @@
 import { logAttempt, LogUnavailableError } from "./container-logs.js";
+import { CONTAINER_ID_SCHEME } from "./container-record.js";
 import { podRef } from "./container-request.js";
 import { LogLookupError, type LogFile, type LogLocator } from "./kubelet-server.js";
 import type { Logger } from "./logger.js";
@@ -173,6 +174,23 @@ export class PodManager implements LogLocator {
       path: this.runtime.logPath(podRef(pod), container, attempt),
       isRunning: () => worker.record(container)?.running?.attempt === attempt,
     };
+  }
+
+  /**
+   * The runtime id of a running container of a pod on this node (the first running one when no name is
+   * given), for kubelet's exec, attach and port-forward; kubelet's statuses and messages when there is none.
+   */
+  runningContainer(namespace: string, name: string, container?: string): { id: string; podUID: string } {
+    const pod = this.informer.getByName(namespace, name);
+    const worker = pod && this.workers.get(pod.metadata.uid);
+    if (!pod || !worker) throw new LogLookupError(404, "pod does not exist");
+    const names = container !== undefined ? [container] : pod.spec.containers.map((c) => c.name);
+    for (const candidate of names) {
+      const running = worker.record(candidate)?.running;
+      if (running)
+        return { id: running.containerID.slice(CONTAINER_ID_SCHEME.length), podUID: pod.metadata.uid };
+    }
+    throw new LogLookupError(500, `container not found (${JSON.stringify(container ?? "")})`);
   }
 
   /** Stops syncing: what is still queued is dropped (the pods keep running for the next agent to adopt). */

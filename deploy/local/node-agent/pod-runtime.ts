@@ -1,3 +1,5 @@
+import type { Duplex, Readable, Writable } from "node:stream";
+
 // What the Kubernetes side of the node agent needs from the pod runtime (network sandboxes, volumes,
 // images, processes). The agent is written against this interface; `runtime-adapter.ts` maps it onto
 // deploy/local/node-agent/runtime, and unit tests use `FakePodRuntime`.
@@ -8,8 +10,16 @@ export interface PodRef {
   name: string;
 }
 
+/** The resolver configuration the runtime writes as the pod's /etc/resolv.conf (CRI's DNSConfig). */
+export interface DNSConfig {
+  servers: string[];
+  searches: string[];
+  options: string[];
+}
+
 export interface SandboxRequest extends PodRef {
   hostNetwork: boolean;
+  dns: DNSConfig;
 }
 
 export interface Sandbox {
@@ -126,6 +136,22 @@ export interface ExecResult {
   output: string;
 }
 
+export interface TerminalSize {
+  width: number;
+  height: number;
+}
+
+/** The client's side of an exec (kubelet's remotecommand streams). */
+export interface ExecStreams {
+  stdin?: Readable;
+  stdout?: Writable;
+  stderr?: Writable;
+  tty: boolean;
+  resizes?: AsyncIterable<TerminalSize>;
+  /** Aborted when the client went away: the process is killed, as containerd kills an abandoned exec. */
+  signal?: AbortSignal;
+}
+
 /** Thrown by pullImage for images the store does not know: kubelet's ErrImagePull. */
 export class ImagePullError extends Error {}
 
@@ -145,6 +171,10 @@ export interface PodRuntime {
   stopContainer(id: string, gracePeriodMs: number): Promise<void>;
   /** Runs a command in the container's namespaces (exec probes). */
   exec(id: string, command: string[], timeoutMs: number): Promise<ExecResult>;
+  /** kubelet's exec: an interactive command in a running container; resolves with its exit code. */
+  execStream(id: string, command: string[], io: ExecStreams): Promise<number>;
+  /** kubelet's port-forward: relays `stream` to localhost:`port` in the network namespace of the container's pod. */
+  portForward(id: string, port: number, stream: Duplex): Promise<void>;
   /** kubelet's CRI log path for one container instance. */
   logPath(pod: PodRef, container: string, attempt: number): string;
   /** Containers an earlier agent run started, as recorded in the state directory. */

@@ -8,6 +8,7 @@ import { FakeKubeClient } from "./fake-kube-client.js";
 import { FakePodRuntime } from "./fake-pod-runtime.js";
 import type { ContainerStatus, Pod } from "./k8s-types.js";
 import { silentLogger } from "./logger.js";
+import { PodDNSConfigurer } from "./pod-dns.js";
 import { PodStateStore } from "./pod-state-store.js";
 import { PodWorker, type DeviceAllocator, type PodWorkerDeps } from "./pod-worker.js";
 import { ServiceAccountTokens } from "./service-account-tokens.js";
@@ -72,6 +73,7 @@ async function harness(spec: Record<string, unknown>, metadata: Record<string, u
     tokens: new ServiceAccountTokens(client, () => clock.t),
     objects: { configMap: (ns, n) => client.getConfigMap(ns, n), secret: (ns, n) => client.getSecret(ns, n) },
     probeRunner,
+    dns: new PodDNSConfigurer({ clusterDNS: ["10.96.0.10"], clusterDomain: "cluster.local", resolvConf: "" }),
     events: { record: () => {} },
     store: new PodStateStore(path.join(dir, "pods")),
     allocatable: () => ({ cpu: 2, memory: 2 ** 30, "ephemeral-storage": 2 ** 34 }),

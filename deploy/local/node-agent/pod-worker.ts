@@ -24,6 +24,7 @@ import type { Container, Pod } from "./k8s-types.js";
 import type { Logger } from "./logger.js";
 import { ContainerProbes } from "./prober.js";
 import type { ProbeRunner } from "./probe-runner.js";
+import type { PodDNSConfigurer } from "./pod-dns.js";
 import type { ContainerProcess, ExitStatus, Sandbox } from "./pod-runtime.js";
 import type { PodState, PodStateStore } from "./pod-state-store.js";
 import { buildPodStatus, isTerminalPhase } from "./pod-status-report.js";
@@ -58,6 +59,8 @@ export interface PodWorkerDeps extends StarterDeps {
   devices: DeviceAllocator;
   tokens: TokenSource & { forget(uid: string): void };
   probeRunner: ProbeRunner;
+  /** The pod's resolv.conf settings (kubelet's --cluster-dns, --cluster-domain, --resolv-conf). */
+  dns: Pick<PodDNSConfigurer, "forPod">;
   store: PodStateStore;
   /** Asks for another sync of this pod (after `afterMs`, or now). */
   enqueue: (uid: string, afterMs?: number) => void;
@@ -260,9 +263,13 @@ export class PodWorker {
     if (this.sandboxEnsured) return undefined;
     try {
       const ref = podRef(this.pod);
+      const dns = await this.deps.dns.forPod(this.pod);
+      for (const warning of dns.warnings)
+        this.deps.events.record(this.pod, "Warning", warning.reason, warning.message);
       this.sandbox = await this.deps.runtime.runSandbox({
         ...ref,
         hostNetwork: this.pod.spec.hostNetwork ?? false,
+        dns: dns.config,
       });
       this.podIPs = this.sandbox.podIPs;
       this.sandboxEnsured = true;

@@ -357,6 +357,10 @@ export interface DefinitionTypes {
   "v1alpha1.VirtualMachineBackupList": v1alpha1.VirtualMachineBackupList;
   "v1alpha1.VirtualMachineBackupSpec": v1alpha1.VirtualMachineBackupSpec;
   "v1alpha1.VirtualMachineBackupStatus": v1alpha1.VirtualMachineBackupStatus;
+  "v1alpha1.VirtualMachineBackupTracker": v1alpha1.VirtualMachineBackupTracker;
+  "v1alpha1.VirtualMachineBackupTrackerList": v1alpha1.VirtualMachineBackupTrackerList;
+  "v1alpha1.VirtualMachineBackupTrackerSpec": v1alpha1.VirtualMachineBackupTrackerSpec;
+  "v1alpha1.VirtualMachineBackupTrackerStatus": v1alpha1.VirtualMachineBackupTrackerStatus;
   "v1beta1.CPUInstancetype": v1beta1.CPUInstancetype;
   "v1beta1.CPUPreferenceRequirement": v1beta1.CPUPreferenceRequirement;
   "v1beta1.CPUPreferences": v1beta1.CPUPreferences;
@@ -798,6 +802,10 @@ export const definitionSchemas: { readonly [N in DefinitionName]: z.ZodType<Defi
   "v1alpha1.VirtualMachineBackupList": v1alpha1.VirtualMachineBackupListSchema,
   "v1alpha1.VirtualMachineBackupSpec": v1alpha1.VirtualMachineBackupSpecSchema,
   "v1alpha1.VirtualMachineBackupStatus": v1alpha1.VirtualMachineBackupStatusSchema,
+  "v1alpha1.VirtualMachineBackupTracker": v1alpha1.VirtualMachineBackupTrackerSchema,
+  "v1alpha1.VirtualMachineBackupTrackerList": v1alpha1.VirtualMachineBackupTrackerListSchema,
+  "v1alpha1.VirtualMachineBackupTrackerSpec": v1alpha1.VirtualMachineBackupTrackerSpecSchema,
+  "v1alpha1.VirtualMachineBackupTrackerStatus": v1alpha1.VirtualMachineBackupTrackerStatusSchema,
   "v1beta1.CPUInstancetype": v1beta1.CPUInstancetypeSchema,
   "v1beta1.CPUPreferenceRequirement": v1beta1.CPUPreferenceRequirementSchema,
   "v1beta1.CPUPreferences": v1beta1.CPUPreferencesSchema,

@@ -341,3 +341,99 @@ export const VirtualMachineBackupStatusSchema: z.ZodType<VirtualMachineBackupSta
     },
     type: kit.optional(kit.string()),
   });
+
+/**
+ * VirtualMachineBackupTracker defines the way to track the latest checkpoint of a backup solution for a vm
+ */
+export interface VirtualMachineBackupTracker {
+  /**
+   * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   */
+  apiVersion?: string;
+  /**
+   * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   */
+  kind?: string;
+  metadata?: k8s.ObjectMeta;
+  spec: VirtualMachineBackupTrackerSpec;
+  status?: VirtualMachineBackupTrackerStatus;
+}
+/** Parses `v1alpha1.VirtualMachineBackupTracker`; unknown keys are kept. */
+export const VirtualMachineBackupTrackerSchema: z.ZodType<VirtualMachineBackupTracker> =
+  kit.looseObject<VirtualMachineBackupTracker>({
+    apiVersion: kit.optional(kit.string()),
+    kind: kit.optional(kit.string()),
+    get metadata() {
+      return kit.optional(k8s.ObjectMetaSchema);
+    },
+    get spec() {
+      return VirtualMachineBackupTrackerSpecSchema;
+    },
+    get status() {
+      return kit.optional(VirtualMachineBackupTrackerStatusSchema);
+    },
+  });
+
+/**
+ * VirtualMachineBackupTrackerList is a list of VirtualMachineBackupTracker resources
+ */
+export interface VirtualMachineBackupTrackerList {
+  /**
+   * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+   */
+  apiVersion?: string;
+  /**
+   * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   */
+  kind?: string;
+  metadata: k8s.ListMeta;
+  items: VirtualMachineBackupTracker[];
+}
+/** Parses `v1alpha1.VirtualMachineBackupTrackerList`; unknown keys are kept. */
+export const VirtualMachineBackupTrackerListSchema: z.ZodType<VirtualMachineBackupTrackerList> =
+  kit.looseObject<VirtualMachineBackupTrackerList>({
+    apiVersion: kit.optional(kit.string()),
+    kind: kit.optional(kit.string()),
+    get metadata() {
+      return k8s.ListMetaSchema;
+    },
+    get items() {
+      return kit.array(VirtualMachineBackupTrackerSchema);
+    },
+  });
+
+/**
+ * VirtualMachineBackupTrackerSpec is the spec for a VirtualMachineBackupTracker resource
+ */
+export interface VirtualMachineBackupTrackerSpec {
+  /**
+   * Source specifies the VM that this backupTracker is associated with
+   */
+  source: k8s.TypedLocalObjectReference;
+}
+/** Parses `v1alpha1.VirtualMachineBackupTrackerSpec`; unknown keys are kept. */
+export const VirtualMachineBackupTrackerSpecSchema: z.ZodType<VirtualMachineBackupTrackerSpec> =
+  kit.looseObject<VirtualMachineBackupTrackerSpec>({
+    get source() {
+      return k8s.TypedLocalObjectReferenceSchema;
+    },
+  });
+
+export interface VirtualMachineBackupTrackerStatus {
+  /**
+   * CheckpointRedefinitionRequired is set to true by virt-handler when the VM restarts and has a checkpoint that needs to be redefined in libvirt. virt-controller will process this flag, attempt redefinition, and clear it.
+   */
+  checkpointRedefinitionRequired?: boolean;
+  /**
+   * LatestCheckpoint is the metadata of the checkpoint of the latest performed backup
+   */
+  latestCheckpoint?: BackupCheckpoint;
+}
+/** Parses `v1alpha1.VirtualMachineBackupTrackerStatus`; unknown keys are kept. */
+export const VirtualMachineBackupTrackerStatusSchema: z.ZodType<VirtualMachineBackupTrackerStatus> =
+  kit.looseObject<VirtualMachineBackupTrackerStatus>({
+    checkpointRedefinitionRequired: kit.optional(kit.boolean()),
+    get latestCheckpoint() {
+      return kit.optional(BackupCheckpointSchema);
+    },
+  });

@@ -38,8 +38,8 @@ const vmi = {
 };
 
 describe("handleAdmission", () => {
-  it("mutates a new VMI and the result is admitted by the create validator", () => {
-    const mutated = handleAdmission(
+  it("mutates a new VMI and the result is admitted by the create validator", async () => {
+    const mutated = await handleAdmission(
       review("virtualmachineinstances", "CREATE", vmi),
       routeFor("/virtualmachineinstances-mutate"),
       context,
@@ -53,7 +53,7 @@ describe("handleAdmission", () => {
       value: unknown;
     }[];
     const spec = patch.find((op) => op.path === "/spec")?.value;
-    const validated = handleAdmission(
+    const validated = await handleAdmission(
       review("virtualmachineinstances", "CREATE", { ...vmi, spec }),
       routeFor("/virtualmachineinstances-validate-create"),
       context,
@@ -61,10 +61,10 @@ describe("handleAdmission", () => {
     expect(validated.code === 200 && validated.body.response).toEqual({ uid: "u-1", allowed: true });
   });
 
-  it("refuses a disk without a volume with upstream's cause", () => {
+  it("refuses a disk without a volume with upstream's cause", async () => {
     const broken = structuredClone(vmi);
     broken.spec.volumes = [];
-    const answer = handleAdmission(
+    const answer = await handleAdmission(
       review("virtualmachineinstances", "CREATE", broken),
       routeFor("/virtualmachineinstances-validate-create"),
       context,
@@ -78,8 +78,8 @@ describe("handleAdmission", () => {
     );
   });
 
-  it("answers a body that is no AdmissionReview with a 400 Status naming the problem", () => {
-    const answer = handleAdmission(
+  it("answers a body that is no AdmissionReview with a 400 Status naming the problem", async () => {
+    const answer = await handleAdmission(
       { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview" },
       routeFor("/virtualmachines-validate"),
       context,
@@ -90,7 +90,7 @@ describe("handleAdmission", () => {
 
   // Webhooks fail closed and never crash: any JSON value, or any object in a well-formed review,
   // yields a 400 Status or an AdmissionReview answer for the same uid.
-  it("never throws, whatever arrives (fuzz)", () => {
+  it("never throws, whatever arrives (fuzz)", async () => {
     const arbitraryReview = fc.record({
       resource: fc.constantFrom(
         "virtualmachines",
@@ -105,16 +105,16 @@ describe("handleAdmission", () => {
       ),
       oldObject: fc.oneof(fc.jsonValue(), fc.constant(vmi)),
     });
-    fc.assert(
-      fc.property(
+    await fc.assert(
+      fc.asyncProperty(
         fc.constantFrom(...WEBHOOK_ROUTES),
         fc.oneof(fc.jsonValue(), arbitraryReview),
-        (route, input) => {
+        async (route, input) => {
           const body =
             typeof input === "object" && input !== null && "resource" in input && "operation" in input
               ? review(String(input.resource), String(input.operation), input.object, input.oldObject)
               : input;
-          const answer = handleAdmission(body, route, context);
+          const answer = await handleAdmission(body, route, context);
           if (answer.code === 400) expect(answer.body.kind).toBe("Status");
           else expect(answer.body.response.uid).toBe("u-1");
         },

@@ -13,14 +13,18 @@ import { errorMessage } from "../../util/error-message.js";
 
 export type AdmissionReply = { code: 200; body: AdmissionReviewResponse } | { code: 400; body: Status };
 
-export function handleAdmission(body: unknown, route: WebhookRoute, context: WebhookContext): AdmissionReply {
+export async function handleAdmission(
+  body: unknown,
+  route: WebhookRoute,
+  context: WebhookContext,
+): Promise<AdmissionReply> {
   const parsed = parseAdmissionReview(body);
   if (!parsed.ok) return { code: 400, body: badRequest(parsed.message) };
   const { request } = parsed;
   const wrongResource = checkResource(request, route);
   if (wrongResource) return { code: 200, body: toReviewResponse(request.uid, denied(wrongResource)) };
   try {
-    return { code: 200, body: toReviewResponse(request.uid, route.admit(request, context)) };
+    return { code: 200, body: toReviewResponse(request.uid, await route.admit(request, context)) };
   } catch (error) {
     // Fail closed with the reason rather than dropping the connection.
     const message = errorMessage(error);

@@ -43,9 +43,13 @@ describe("webhook routes", () => {
       expect(served, row.name).toContain(row.path);
   });
 
-  it("deny a kind kubevirt-ts does not serve yet, saying so", () => {
+  it("deny a kind kubevirt-ts does not serve yet, saying so", async () => {
     const pools = route(NOT_YET_SERVED_WEBHOOK_ROUTES, "/virtualmachinepool-validate");
-    const answer = handleAdmission(review("pool.kubevirt.io", "virtualmachinepools", {}), pools, context);
+    const answer = await handleAdmission(
+      review("pool.kubevirt.io", "virtualmachinepools", {}),
+      pools,
+      context,
+    );
     expect(answer.body).toMatchObject({
       response: {
         allowed: false,
@@ -59,6 +63,55 @@ describe("webhook routes", () => {
   });
 });
 
+describe("the eviction interceptor", () => {
+  const eviction = route(WEBHOOK_ROUTES, "/pod-eviction-validate");
+  const launcher = {
+    metadata: { labels: { "kubevirt.io": "virt-launcher" }, annotations: { "kubevirt.io/domain": "vmi" } },
+    spec: { nodeName: "node02" },
+  };
+  const vmi = (evictionStrategy: string) => ({
+    metadata: { name: "vmi", namespace: "default" },
+    spec: { domain: { devices: {} }, evictionStrategy },
+    status: { nodeName: "node02", conditions: [{ type: "LiveMigratable", status: "True" }] },
+  });
+  const withClient = (strategy: string): WebhookContext => ({
+    ...context,
+    podEvictionClient: {
+      getPod: async () => launcher,
+      getVMI: async () => vmi(strategy),
+      patchVMI: async () => undefined,
+    },
+  });
+  const evict = (webhooks: WebhookContext) =>
+    handleAdmission(
+      {
+        ...review("", "pods", { kind: "Eviction" }, "eviction"),
+        request: {
+          ...review("", "pods", {}).request,
+          operation: "CREATE",
+          subResource: "eviction",
+          namespace: "default",
+          name: "virt-launcher-vmi-x",
+        },
+      },
+      eviction,
+      webhooks,
+    );
+
+  it("is served, not answered as unsupported", () => {
+    expect(NOT_YET_SERVED_WEBHOOK_ROUTES.map((r) => r.path)).not.toContain("/pod-eviction-validate");
+  });
+
+  it.each([
+    ["None", true, undefined],
+    ["LiveMigrate", false, 429],
+  ])("answers an eviction of a launcher with strategy %s", async (strategy, allowed, code) => {
+    const answer = await evict(withClient(strategy));
+    expect(answer.code === 200 && answer.body.response.allowed).toBe(allowed);
+    expect(answer.code === 200 && answer.body.response.status?.code).toBe(code);
+  });
+});
+
 describe("the status validator", () => {
   const status = route(WEBHOOK_ROUTES, "/status-validate");
   const vm = (statusValue: unknown) => ({
@@ -69,8 +122,8 @@ describe("the status validator", () => {
     status: statusValue,
   });
 
-  it("admits a VM status that matches the schema", () => {
-    const answer = handleAdmission(
+  it("admits a VM status that matches the schema", async () => {
+    const answer = await handleAdmission(
       review("kubevirt.io", "virtualmachines", vm({ printableStatus: "Running", ready: true }), "status"),
       status,
       context,
@@ -78,8 +131,8 @@ describe("the status validator", () => {
     expect(answer.body).toMatchObject({ response: { allowed: true } });
   });
 
-  it("refuses a status field of the wrong type, naming it", () => {
-    const answer = handleAdmission(
+  it("refuses a status field of the wrong type, naming it", async () => {
+    const answer = await handleAdmission(
       review("kubevirt.io", "virtualmachines", vm({ ready: "yes" }), "status"),
       status,
       context,
@@ -92,8 +145,12 @@ describe("the status validator", () => {
     });
   });
 
-  it("refuses an object without a kind", () => {
-    const answer = handleAdmission(review("kubevirt.io", "virtualmachines", { status: {} }), status, context);
+  it("refuses an object without a kind", async () => {
+    const answer = await handleAdmission(
+      review("kubevirt.io", "virtualmachines", { status: {} }),
+      status,
+      context,
+    );
     expect(answer.body).toMatchObject({
       response: { allowed: false, status: { message: "could not determine object kind" } },
     });

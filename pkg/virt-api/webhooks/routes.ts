@@ -2,6 +2,7 @@
 // admitter behind it. Paths are shared with the operator, which registers them.
 import type { ClusterConfig } from "../../virt-config/cluster-config.js";
 import {
+  POD_EVICTION_VALIDATE_PATH,
   STATUS_VALIDATE_PATH,
   VMI_CREATE_VALIDATE_PATH,
   VMI_MUTATE_PATH,
@@ -18,6 +19,10 @@ import {
   type ValidationRequest,
   type Verdict,
 } from "./validating-webhook/admitters/admission.js";
+import {
+  admitPodEviction,
+  type PodEvictionClient,
+} from "./validating-webhook/admitters/pod-eviction-admitter.js";
 import { admitStatus } from "./validating-webhook/admitters/status-admitter.js";
 import { admitReplicaSet } from "./validating-webhook/admitters/vmirs-admitter.js";
 import { admitVMICreate } from "./validating-webhook/admitters/vmi-create-admitter.js";
@@ -33,6 +38,8 @@ export interface WebhookContext {
   /** The configuration in force now (it follows the KubeVirt CR). */
   clusterConfig: () => ClusterConfig;
   kubeVirtServiceAccounts: ReadonlySet<string>;
+  /** The Pod and VMI reads and the VMI patch the eviction interceptor makes. */
+  podEvictionClient?: PodEvictionClient;
 }
 
 export interface WebhookRoute {
@@ -40,7 +47,10 @@ export interface WebhookRoute {
   group: string;
   /** What the operator registers the path for; a review of anything else is denied. */
   resources: readonly string[];
-  admit: (request: AdmissionRequest, context: WebhookContext) => AdmissionDecision;
+  admit: (
+    request: AdmissionRequest,
+    context: WebhookContext,
+  ) => AdmissionDecision | Promise<AdmissionDecision>;
 }
 
 /** Upstream's KubeVirtServiceAccounts: the components whose writes the webhooks trust. */
@@ -115,6 +125,19 @@ export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
     group: KUBEVIRT_GROUP,
     resources: ["virtualmachineinstancereplicasets"],
     admit: validating(admitReplicaSet),
+  },
+  {
+    // virt-launcher-eviction-interceptor: registered for pods/eviction, reviewed as pods.
+    path: POD_EVICTION_VALIDATE_PATH,
+    group: "",
+    resources: ["pods"],
+    admit: (request, context) =>
+      context.podEvictionClient
+        ? admitPodEviction(request, {
+            clusterConfig: context.clusterConfig(),
+            client: context.podEvictionClient,
+          })
+        : denied("virt-api has no client to read the evicted Pod", 500),
   },
   {
     path: STATUS_VALIDATE_PATH,

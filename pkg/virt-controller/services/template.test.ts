@@ -3,6 +3,7 @@ import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { clusterWith } from "../../defaults/testing.js";
 import type { ClusterConfig } from "../../virt-config/cluster-config.js";
 import type { Pod } from "../../api/core/v1/pod.js";
+import { containerDiskImages, containerDiskPullSecrets } from "./container-disk.js";
 import type { LauncherSettings } from "./render-context.js";
 import { LaunchManifestError, TemplateService } from "./template.js";
 
@@ -344,22 +345,25 @@ describe("containerDisk and helper containers", () => {
     });
   });
 
-  it("serves a kernel-boot container like a disk, last", () => {
-    const kernelBoot = render(
-      testVMI(
-        (v) =>
-          (v.spec.domain.firmware = {
-            kernelBoot: { container: { image: "example/kernel:1", imagePullSecret: "pull" } },
-          }),
-      ),
+  it("refuses kernel boot, which nothing serves to the launcher yet", () => {
+    const vmi = testVMI(
+      (v) => (v.spec.domain.firmware = { kernelBoot: { container: { image: "example/kernel:1" } } }),
     );
-    expect(names(kernelBoot.spec.containers)).toEqual([
-      "compute",
-      "volumecontainerdisk",
-      "volumekernel-boot-volume",
+    expect(() => render(vmi)).toThrow("spec.domain.firmware.kernelBoot is not supported by kubevirt-ts yet");
+  });
+
+  it("lists a kernel-boot container like a disk image, last", () => {
+    const vmi = testVMI(
+      (v) =>
+        (v.spec.domain.firmware = {
+          kernelBoot: { container: { image: "example/kernel:1", imagePullSecret: "pull" } },
+        }),
+    );
+    expect(containerDiskImages(vmi).map((image) => [image.volumeName, image.mountedName])).toEqual([
+      ["containerdisk", "disk_0"],
+      ["kernel-boot-volume", "kernel-boot"],
     ]);
-    expect(kernelBoot.spec.containers[2]?.args).toEqual(["--copy-path", `${diskDir}/kernel-boot`]);
-    expect(kernelBoot.spec.imagePullSecrets).toEqual([{ name: "pull" }]);
+    expect(containerDiskPullSecrets(vmi)).toEqual(["pull"]);
   });
 
   it("tails the serial console unless the cluster switches it off", () => {

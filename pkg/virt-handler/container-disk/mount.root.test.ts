@@ -11,12 +11,13 @@ import { SocketIsolationDetector } from "../isolation/detector.js";
 import { readMountInfoOf } from "../isolation/mount-info.js";
 import { nodeMountCommand } from "../node-mount-command.js";
 import { NodeContainerDiskMounter } from "./mount.js";
+import { runnable, unlessRoot } from "../../testutils/requirement.js";
 
 // The mounter against the real kernel: a disk container as the node agent runs one (its root a mount the
 // node sees, the pod's container-disks dir bound into a private mount namespace, the real container-disk
 // binary chrooted there), found by its socket, its image bind-mounted read-only onto disk_0.img.
 
-const root = process.getuid?.() === 0;
+const root = runnable("the containerDisk mounter as root", unlessRoot());
 const HOST = "mounter-test-node";
 const EPHEMERAL = "/var/run/kubevirt-ephemeral-disks";
 let base: string;
@@ -105,7 +106,7 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-describe.skipIf(!root)("the containerDisk mounter as root", () => {
+describe.runIf(root)("the containerDisk mounter as root", () => {
   it("bind-mounts the image found in the disk container's root onto disk_<index>.img, read-only", async () => {
     await mounter().mountAndVerify(vmi);
     expect(await readFile(target(), "utf8")).toBe("QFI\xfb a disk image\n");

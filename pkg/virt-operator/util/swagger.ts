@@ -1,6 +1,6 @@
 // Upstream's OpenAPI document, which the CRD schemas are built from. It ships beside the code (the repo in
 // development, the image's copy in production): found by walking up from this module.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -14,6 +14,28 @@ export function findSwaggerFile(start = dirname(fileURLToPath(import.meta.url)))
   }
 }
 
+/** Folder beside the document with definitions upstream installs CRDs for but its document lacks. */
+export const ADDENDA_DIR = "addenda";
+
+interface SwaggerDocument {
+  definitions?: Record<string, unknown>;
+}
+
+/** Upstream's document with the addenda's definitions merged in; an addendum never replaces a definition. */
 export function loadSwagger(path = findSwaggerFile()): unknown {
-  return JSON.parse(readFileSync(path, "utf8")) as unknown;
+  const doc = JSON.parse(readFileSync(path, "utf8")) as SwaggerDocument;
+  const addendaDir = join(dirname(path), ADDENDA_DIR);
+  if (!existsSync(addendaDir)) return doc;
+  const definitions = { ...doc.definitions };
+  for (const file of readdirSync(addendaDir)
+    .filter((f) => f.endsWith(".json"))
+    .sort()) {
+    const addendum = JSON.parse(readFileSync(join(addendaDir, file), "utf8")) as SwaggerDocument;
+    for (const [name, schema] of Object.entries(addendum.definitions ?? {})) {
+      if (name in definitions)
+        throw new Error(`${ADDENDA_DIR}/${file}: ${name} is already in ${SWAGGER_PATH}`);
+      definitions[name] = schema;
+    }
+  }
+  return { ...doc, definitions };
 }

@@ -17,7 +17,7 @@ import { promisify } from "node:util";
 // The busybox image, made from the host's statically linked busybox: a root directory with /bin/busybox,
 // a symlink per applet and the few /etc files the real image has. Built once into the image cache and
 // rebuilt when the host's busybox changes; built beside the target and renamed, so two node agents
-// building at once never see half an image.
+// building at once never see half an image (ensureImageDir, shared with binary-image.ts).
 
 const STAMP = ".kubevirt-ts-image.json";
 const ELF_MAGIC = 0x7f454c46;
@@ -55,11 +55,6 @@ async function readHead(file: string, bytes: number): Promise<Buffer> {
   }
 }
 
-async function stampOf(busybox: string): Promise<string> {
-  const stats = await stat(busybox);
-  return JSON.stringify({ source: busybox, size: stats.size, mtimeMs: stats.mtimeMs });
-}
-
 const ETC_FILES: Record<string, string> = {
   "etc/passwd": "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/home:/bin/false\n",
   "etc/group": "root:x:0:\nnogroup:x:65534:\n",
@@ -84,13 +79,34 @@ async function build(dir: string, busybox: string): Promise<void> {
 
 /** Makes sure `dir` holds a busybox image built from `busybox`; returns `dir`. */
 export async function ensureBusyboxImage(dir: string, busybox: string): Promise<string> {
-  const head = await readHead(busybox, 4096);
-  if (isDynamicElf(head)) throw new Error(`${busybox} is dynamically linked; install busybox-static`);
-  const stamp = await stampOf(busybox);
+  await assertStatic(busybox, "install busybox-static");
+  return ensureImageDir(dir, await stampOf(busybox), (staging) => build(staging, busybox));
+}
+
+/** Throws unless `binary` runs alone in a chroot (a static executable). */
+export async function assertStatic(binary: string, hint: string): Promise<void> {
+  if (isDynamicElf(await readHead(binary, 4096))) throw new Error(`${binary} is dynamically linked; ${hint}`);
+}
+
+/** The stamp of an image made from one file: rebuilt when that file changes. */
+export async function stampOf(source: string): Promise<string> {
+  const stats = await stat(source);
+  return JSON.stringify({ source, size: stats.size, mtimeMs: stats.mtimeMs });
+}
+
+/**
+ * Makes sure `dir` holds the image `stamp` describes, building it with `build` beside the target and
+ * renaming it into place when it is missing or stale; returns `dir`.
+ */
+export async function ensureImageDir(
+  dir: string,
+  stamp: string,
+  build: (staging: string) => Promise<void>,
+): Promise<string> {
   if ((await readFile(path.join(dir, STAMP), "utf8").catch(() => "")) === stamp) return dir;
   const staging = `${dir}.building-${process.pid}`;
   await rm(staging, { recursive: true, force: true });
-  await build(staging, busybox);
+  await build(staging);
   await writeFile(path.join(staging, STAMP), stamp);
   const old = `${dir}.old-${process.pid}`;
   await rename(dir, old).catch((error: NodeJS.ErrnoException) => {

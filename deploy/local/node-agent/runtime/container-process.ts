@@ -10,6 +10,7 @@ import { ContainerStartError } from "./container-command.js";
 import type { RootPlan } from "./container-root.js";
 import { readContainerState, writeContainerState } from "./container-state.js";
 import type { ContainerState, RecordedExit } from "./container-state.js";
+import { enterContainerArgs } from "./container-exec.js";
 import { CommandError, runCommand } from "./exec.js";
 import type { RunCommand } from "./exec.js";
 import { unmountAllUnder } from "./host-mounts.js";
@@ -296,28 +297,7 @@ export class ContainerProcesses {
     command: string[],
     timeoutMs: number,
   ): Promise<{ exitCode: number; output: string }> {
-    const [environ, status] = await Promise.all([
-      readFile(`/proc/${pid}/environ`, "utf8"),
-      readFile(`/proc/${pid}/status`, "utf8"),
-    ]);
-    const env = Object.fromEntries(
-      environ
-        .split("\0")
-        .filter((entry) => entry.includes("="))
-        .map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
-    );
-    const id = (field: string) => /^\s*(\d+)/.exec(status.split(`\n${field}:`)[1] ?? "")?.[1] ?? "0";
-    const args = [
-      "-t",
-      String(pid),
-      "-m",
-      "-n",
-      "-r",
-      "-w",
-      `--setuid=${id("Uid")}`,
-      `--setgid=${id("Gid")}`,
-      "--",
-    ];
+    const { args, env } = await enterContainerArgs(pid);
     return new Promise((resolve) => {
       const child = spawn(this.tools.nsenter, [...args, ...command], {
         env,

@@ -3,15 +3,15 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { deviceNodeFor } from "./device-nodes.js";
+import { runnable, unlessRoot } from "../../../../pkg/testutils/requirement.js";
 
-const unavailable = process.getuid?.() !== 0 ? "needs root (mknod)" : undefined;
-if (unavailable) console.warn(`[device-nodes] skipped: ${unavailable}`);
+const canRun = runnable("deviceNodeFor (mknod)", unlessRoot());
 const dirs: string[] = [];
 afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(unavailable !== undefined)("deviceNodeFor", () => {
+describe.runIf(canRun)("deviceNodeFor", () => {
   it("makes the container its own node of the same device, open to every user", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "devnodes-"));
     dirs.push(dir);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hostNetworkHostsFile, hostnameFile, podHostsFile } from "./etc-files.js";
+import { hostNetworkHostsFile, hostnameFile, podHostsFile, resolvConfFile } from "./etc-files.js";
 
 describe("etc files", () => {
   it("writes kubelet's managed hosts file with the pod's address and name", () => {
@@ -24,5 +24,21 @@ describe("etc files", () => {
 
   it("ends the hostname file with a newline", () => {
     expect(hostnameFile("web-0")).toBe("web-0\n");
+  });
+
+  it.each([
+    [
+      "search, nameservers, options in containerd's order",
+      {
+        servers: ["10.96.0.10", "10.0.0.2"],
+        searches: ["web.svc.cluster.local", "svc.cluster.local"],
+        options: ["ndots:5", "edns0"],
+      },
+      "search web.svc.cluster.local svc.cluster.local\nnameserver 10.96.0.10\nnameserver 10.0.0.2\noptions ndots:5 edns0\n",
+    ],
+    ["only nameservers", { servers: ["10.0.0.2"], searches: [], options: [] }, "nameserver 10.0.0.2\n"],
+    ["nothing (the node's file is used instead)", { servers: [], searches: [], options: [] }, ""],
+  ])("writes resolv.conf: %s", (_name, dns, expected) => {
+    expect(resolvConfFile(dns)).toBe(expected);
   });
 });

@@ -1,4 +1,6 @@
-// The /etc/hosts and /etc/hostname every container of a pod gets, as kubelet and containerd write them.
+// The /etc/hosts, /etc/hostname and /etc/resolv.conf every container of a pod gets, as kubelet and
+// containerd write them.
+import type { DNSConfig } from "../pod-runtime.js";
 
 const HOSTS_HEADER = "# Kubernetes-managed hosts file.";
 const HOST_NETWORK_HEADER = "# Kubernetes-managed hosts file (host network).";
@@ -23,4 +25,18 @@ export function hostNetworkHostsFile(nodeHostsFile: string): string {
 
 export function hostnameFile(hostname: string): string {
   return `${hostname}\n`;
+}
+
+/**
+ * The pod's resolv.conf as containerd writes it from the sandbox's DNS config (search, nameservers,
+ * options); an empty config gives "", for which containerd copies the node's own file instead.
+ */
+export function resolvConfFile(dns: DNSConfig): string {
+  return [
+    ...(dns.searches.length > 0 ? [`search ${dns.searches.join(" ")}`] : []),
+    ...dns.servers.map((server) => `nameserver ${server}`),
+    ...(dns.options.length > 0 ? [`options ${dns.options.join(" ")}`] : []),
+  ]
+    .map((line) => `${line}\n`)
+    .join("");
 }

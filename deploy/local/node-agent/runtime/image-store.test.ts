@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isDynamicElf } from "./busybox-image.js";
 import { parseImageReference } from "./image-reference.js";
 import { ImageStore, LocalImagePullError, matchLocalImage } from "./image-store.js";
+import { runnable } from "../../../../pkg/testutils/requirement.js";
 
 let cacheDir: string;
 let checkout: string;
@@ -40,6 +41,8 @@ describe("the image table", () => {
     ["kubevirt-ts/test-guest:latest", { kind: "directory", name: "test-guest" }],
     ["quay.io/kubevirt/cirros-container-disk-demo:v1.5.0", { kind: "directory", name: "test-guest" }],
     ["registry:5000/kubevirt/cirros-container-disk-demo:devel", { kind: "directory", name: "test-guest" }],
+    ["registry.k8s.io/coredns/coredns:v1.12.1", { kind: "binary", name: "coredns" }],
+    ["coredns/coredns:1.15.0", { kind: "binary", name: "coredns" }],
   ])("maps %s", (image, expected) => {
     expect(matchLocalImage(parseImageReference(image))).toMatchObject(expected);
   });
@@ -109,6 +112,16 @@ describe("ImageStore.pull", () => {
     expect(handler.executables.map((entry) => entry.path)).not.toContain("/etc/passwd");
   });
 
+  it("points the launcher image's virsh at the launcher's private libvirtd", async () => {
+    const image = await store.pull("quay.io/kubevirt/virt-launcher:v1.5.0");
+    const conf = image.executables.find((entry) => entry.path === "/etc/libvirt/libvirt.conf");
+    expect(conf && "content" in conf ? conf.content : "").toBe(
+      'uri_default = "qemu+unix:///session?socket=/var/run/libvirt/libvirt-sock"\n',
+    );
+    const handler = await store.pull("quay.io/kubevirt/virt-handler:v1.5.0");
+    expect(handler.executables.map((entry) => entry.path)).not.toContain("/etc/libvirt/libvirt.conf");
+  });
+
   it("says how to build the test guest when it is missing", async () => {
     await expect(store.pull("quay.io/kubevirt/cirros-container-disk-demo")).rejects.toThrow(
       `the local image directory ${path.join(cacheDir, "images/test-guest")} does not exist; build it with deploy/local/guest/build-test-guest.sh`,
@@ -126,23 +139,55 @@ describe("ImageStore.pull", () => {
     }
   });
 
-  const staticBusybox = existsSync("/bin/busybox");
-  it.skipIf(!staticBusybox)(
-    "builds a busybox image with applets from the host's busybox-static",
+  const staticBusybox = runnable(
+    "the busybox image test",
+    existsSync("/bin/busybox") ? undefined : "/bin/busybox is missing (busybox-static)",
+  );
+  it.runIf(staticBusybox)("builds a busybox image with applets from the host's busybox-static", async () => {
+    const image = await store.pull("busybox:1.36");
+    const root = path.join(cacheDir, "images/busybox");
+    expect(image.rootfs).toEqual({ kind: "directory", path: root });
+    expect(image.cmd).toEqual(["sh"]);
+    expect(await readlink(path.join(root, "bin/sh"))).toBe("busybox");
+    expect(await readlink(path.join(root, "bin/httpd"))).toBe("busybox");
+    expect((await lstat(path.join(root, "tmp"))).mode & 0o7777).toBe(0o1777);
+    expect(await readFile(path.join(root, "etc/passwd"), "utf8")).toMatch(/^root:x:0:0:/);
+    await store.pull("busybox"); // a second pull reuses the built image
+  });
+
+  it("says how to build CoreDNS when its binary is missing", async () => {
+    await expect(store.pull("registry.k8s.io/coredns/coredns:v1.15.0")).rejects.toThrow(
+      `${path.join(cacheDir, "bin/coredns")} does not exist; build it with deploy/local/build-binaries.sh`,
+    );
+  });
+
+  it("refuses a dynamically linked CoreDNS: it could not run alone in its root", async () => {
+    await mkdir(path.join(cacheDir, "bin"), { recursive: true });
+    await copyFile(process.execPath, path.join(cacheDir, "bin/coredns"));
+    await expect(store.pull("registry.k8s.io/coredns/coredns:v1.15.0")).rejects.toThrow(
+      /is dynamically linked/,
+    );
+    await rm(path.join(cacheDir, "bin/coredns"));
+  });
+
+  it.runIf(staticBusybox)(
+    "puts the built CoreDNS binary alone at /coredns of its image, as upstream's",
     async () => {
-      const image = await store.pull("busybox:1.36");
-      const root = path.join(cacheDir, "images/busybox");
-      expect(image.rootfs).toEqual({ kind: "directory", path: root });
-      expect(image.cmd).toEqual(["sh"]);
-      expect(await readlink(path.join(root, "bin/sh"))).toBe("busybox");
-      expect(await readlink(path.join(root, "bin/httpd"))).toBe("busybox");
+      // any static executable stands in for the Go-built CoreDNS here
+      await mkdir(path.join(cacheDir, "bin"), { recursive: true });
+      await copyFile("/bin/busybox", path.join(cacheDir, "bin/coredns"));
+      const image = await store.pull("registry.k8s.io/coredns/coredns:v1.15.0");
+      const root = path.join(cacheDir, "images/coredns");
+      expect(image).toMatchObject({
+        rootfs: { kind: "directory", path: root },
+        entrypoint: ["/coredns"],
+        cmd: [],
+      });
+      expect((await lstat(path.join(root, "coredns"))).mode & 0o777).toBe(0o755);
       expect((await lstat(path.join(root, "tmp"))).mode & 0o7777).toBe(0o1777);
-      expect(await readFile(path.join(root, "etc/passwd"), "utf8")).toMatch(/^root:x:0:0:/);
-      await store.pull("busybox"); // a second pull reuses the built image
+      expect((await readFile(path.join(root, "coredns"))).equals(await readFile("/bin/busybox"))).toBe(true);
     },
   );
-  if (!staticBusybox)
-    console.warn("skipping the busybox image test: /bin/busybox is missing (busybox-static)");
 });
 
 describe("isDynamicElf", () => {

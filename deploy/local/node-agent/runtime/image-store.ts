@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { ensureBinaryImage } from "./binary-image.js";
 import { ensureBusyboxImage } from "./busybox-image.js";
 import type { ExecutableFile } from "./container-root.js";
 import { formatImageReference, imageBaseName, parseImageReference, repositoryOf } from "./image-reference.js";
@@ -15,7 +16,8 @@ import { shellQuote } from "./shell.js";
 // The table below is the one place that maps names to local images. Component images of this suite run
 // this checkout's entry points (cmd/<binary>/main.ts) through tsx on the host's files, with a wrapper at
 // /usr/bin/<binary> for each binary the upstream image holds, so the pod spec's command works as written.
-// busybox is the host's static busybox; the test guest is a directory built by deploy/local/guest.
+// busybox is the host's static busybox; the test guest is a directory built by deploy/local/guest; CoreDNS
+// is the static binary deploy/local/build-binaries.sh builds from its Go module, alone at the image root.
 
 /** Binaries each upstream component image ships, by image name. */
 export const COMPONENT_BINARIES: Readonly<Record<string, readonly string[]>> = {
@@ -39,6 +41,25 @@ export const NATIVE_BINARIES: ReadonlySet<string> = new Set(["container-disk"]);
 /** Users an upstream component image has beyond the host's (the launcher's `qemu`, uid 107). */
 const COMPONENT_USERS: Readonly<Record<string, readonly { name: string; id: number }[]>> = {
   "virt-launcher": [{ name: "qemu", id: 107 }],
+};
+
+/**
+ * Configuration files an upstream component image carries. The launcher's: virsh (Debian's
+ * libvirt-clients, on the host's files the image runs on) is pointed at the launcher's private libvirtd,
+ * whose socket is libvirt-sock under the pod's /var/run (pkg/virt-launcher/layout.ts), with the URI the
+ * launcher itself opens (qemu:///session): `virsh list` / `virsh dumpxml 1` in the compute container
+ * then show that VM's domain, as they do in upstream's image. libvirt's client reads this file when run
+ * as root; as the non-root qemu user it finds the same socket through XDG_RUNTIME_DIR=/var/run, which
+ * the compute container's environment sets.
+ */
+const COMPONENT_CONFIG_FILES: Readonly<Record<string, readonly ExecutableFile[]>> = {
+  "virt-launcher": [
+    {
+      path: "/etc/libvirt/libvirt.conf",
+      content: 'uri_default = "qemu+unix:///session?socket=/var/run/libvirt/libvirt-sock"\n',
+      mode: 0o644,
+    },
+  ],
 };
 
 /** The host's /etc/passwd and /etc/group with the image's own users added, as the image would ship them. */
@@ -79,7 +100,9 @@ export type LocalImage =
   | { kind: "component"; component: string }
   | { kind: "busybox" }
   /** A directory under <cacheDir>/images/<name>, run chrooted. */
-  | { kind: "directory"; name: string; buildHint: string };
+  | { kind: "directory"; name: string; buildHint: string }
+  /** The static binary <cacheDir>/bin/<name> at /<name> of an otherwise empty root, run chrooted. */
+  | { kind: "binary"; name: string; buildHint: string };
 
 interface ImageRule {
   matches(reference: ImageReference): boolean;
@@ -98,6 +121,14 @@ const TEST_GUEST_REPOSITORIES = [
   "registry:5000/kubevirt/cirros-container-disk-demo",
 ];
 
+const COREDNS: LocalImage = {
+  kind: "binary",
+  name: "coredns",
+  buildHint: "build it with deploy/local/build-binaries.sh",
+};
+/** Where upstream publishes CoreDNS: kubeadm's registry.k8s.io/coredns/coredns and CoreDNS' own. */
+const COREDNS_REPOSITORIES = ["registry.k8s.io/coredns/coredns", "docker.io/coredns/coredns"];
+
 export const IMAGE_RULES: readonly ImageRule[] = [
   ...Object.keys(COMPONENT_BINARIES).map((component) => ({
     matches: (reference: ImageReference) => imageBaseName(reference) === component,
@@ -105,6 +136,7 @@ export const IMAGE_RULES: readonly ImageRule[] = [
   })),
   { matches: (reference) => imageBaseName(reference) === "busybox", image: { kind: "busybox" } },
   { matches: (reference) => TEST_GUEST_REPOSITORIES.includes(repositoryOf(reference)), image: TEST_GUEST },
+  { matches: (reference) => COREDNS_REPOSITORIES.includes(repositoryOf(reference)), image: COREDNS },
 ];
 
 export function matchLocalImage(reference: ImageReference): LocalImage | undefined {
@@ -190,7 +222,7 @@ export class ImageStore {
       throw notFound(
         reference,
         `failed to resolve reference "${reference}": ${reference}: not found in the kubevirt-ts local image store ` +
-          "(it holds this suite's component images, busybox and kubevirt-ts/test-guest)",
+          "(it holds this suite's component images, busybox, coredns and kubevirt-ts/test-guest)",
       );
     }
     const base = { image, reference, imageID: imageIdOf(repositoryOf(parsed), local) };
@@ -201,6 +233,8 @@ export class ImageStore {
         return { ...base, ...(await this.busybox(reference)) };
       case "directory":
         return { ...base, ...(await this.directory(reference, local)) };
+      case "binary":
+        return { ...base, ...(await this.binary(reference, local)) };
     }
   }
 
@@ -235,7 +269,11 @@ export class ImageStore {
       cmd: [],
       env: { PATH: DEFAULT_PATH, ...(await this.tsconfigEnv()) },
       workingDir: "/",
-      executables: [...executables, ...(await accountFiles(component))],
+      executables: [
+        ...executables,
+        ...(await accountFiles(component)),
+        ...(COMPONENT_CONFIG_FILES[component] ?? []),
+      ],
       entryPoints,
     };
   }
@@ -271,6 +309,23 @@ export class ImageStore {
       throw notFound(reference, `the local image directory ${dir} does not exist; ${local.buildHint}`);
     }
     return directoryImage(dir, []);
+  }
+
+  private async binary(
+    reference: string,
+    local: Extract<LocalImage, { kind: "binary" }>,
+  ): Promise<Omit<ResolvedImage, "image" | "reference" | "imageID">> {
+    const binary = path.join(this.cacheDir, "bin", local.name);
+    if (!(await stat(binary).catch(() => undefined))?.isFile()) {
+      throw notFound(reference, `${binary} does not exist; ${local.buildHint}`);
+    }
+    let dir: string;
+    try {
+      dir = await ensureBinaryImage(this.imageDir(local.name), binary, local.name);
+    } catch (error) {
+      throw notFound(reference, (error as Error).message);
+    }
+    return { ...directoryImage(dir, []), entrypoint: [`/${local.name}`] };
   }
 }
 

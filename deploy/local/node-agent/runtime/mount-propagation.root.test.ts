@@ -9,12 +9,13 @@ import type { ClusterNetworkConfig } from "./cluster-network-config.js";
 import { mountsUnder, readMountInfo } from "./mountinfo.js";
 import { NodeRuntime } from "./node-runtime.js";
 import { rootTestsUnavailable, waitFor } from "./root-test-support.js";
+import { runnable } from "../../../../pkg/testutils/requirement.js";
 
 // mountPropagation against the real kernel: a mount the node makes below a HostToContainer volume after the
 // container started shows up inside it, a None volume does not see it, and teardown leaves no mount. A
 // hostNetwork pod on a node of its own (own bridge name and range, no host-wide network).
 
-const unavailable = rootTestsUnavailable();
+const canRun = runnable("the mountPropagation root tests", rootTestsUnavailable());
 const ID = randomBytes(2).toString("hex");
 const CLUSTER: ClusterNetworkConfig = {
   tableName: `kvts_mp_${ID}`,
@@ -48,7 +49,7 @@ function request(overrides: Partial<ContainerRequest>): ContainerRequest {
 }
 
 beforeAll(async () => {
-  if (unavailable) return;
+  if (!canRun) return;
   base = await mkdtemp(path.join(os.tmpdir(), "kvts-propagation-"));
   nodeDir = path.join(base, "node");
   const cacheDir = path.join(base, "cache");
@@ -68,14 +69,14 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (unavailable) return;
+  if (!canRun) return;
   await node?.teardownNode().catch(() => undefined);
   await rm(base, { recursive: true, force: true });
 });
 
-describe.skipIf(unavailable !== undefined)("mountPropagation as root", () => {
+describe.runIf(canRun)("mountPropagation as root", () => {
   it("shows a later node mount in a HostToContainer volume, not in a None one", async () => {
-    await node.runSandbox({ ...pod, hostNetwork: true });
+    await node.runSandbox({ ...pod, hostNetwork: true, dns: { servers: [], searches: [], options: [] } });
     await node.setUpVolumes(pod, [
       { name: "disks", source: { kind: "emptyDir" } },
       { name: "plain", source: { kind: "emptyDir" } },

@@ -21,13 +21,13 @@ import {
   waitFor,
   waitForLog,
 } from "./root-test-support.js";
+import { runnable } from "../../../../pkg/testutils/requirement.js";
 
 // The runtime against the real kernel: two nodes on their own test bridges and CIDRs (names and ranges no
 // real cluster uses), pods in network namespaces, volumes, chrooted images, graceful stops, an agent
 // restart, and a final check that teardown leaves nothing behind.
 
-const unavailable = rootTestsUnavailable();
-if (unavailable) console.warn(`skipping the runtime's root-level tests: ${unavailable}`);
+const canRun = runnable("the runtime's root-level tests", rootTestsUnavailable());
 
 const ID = randomBytes(2).toString("hex");
 const PREFIX = `kt${ID}-`;
@@ -49,6 +49,8 @@ let stateDir: string;
 let node1: NodeRuntime;
 let node2: NodeRuntime;
 const pods: Array<{ runtime: NodeRuntime; pod: PodRef }> = [];
+
+const NO_DNS = { servers: [], searches: [], options: [] };
 
 function newPod(runtime: NodeRuntime, name: string): PodRef {
   const pod = { uid: randomUUID(), namespace: "default", name };
@@ -94,7 +96,7 @@ async function makeFakeImages(cacheDir: string, checkoutDir: string): Promise<vo
 }
 
 beforeAll(async () => {
-  if (unavailable) return;
+  if (!canRun) return;
   base = await mkdtemp(path.join(os.tmpdir(), "kvts-runtime-"));
   stateDir = path.join(base, "state");
   const images = { cacheDir: path.join(base, "cache"), checkoutDir: path.join(base, "checkout") };
@@ -127,20 +129,20 @@ EOF`);
 }, 60_000);
 
 afterAll(async () => {
-  if (unavailable) return;
+  if (!canRun) return;
   for (const node of [node1, node2])
     await node?.teardownNode({ clusterNetwork: true }).catch(() => undefined);
   sh(`nft delete table inet ${SAFETY_TABLE} 2>/dev/null || true`);
   await rm(base, { recursive: true, force: true });
 }, 60_000);
 
-describe.skipIf(unavailable !== undefined)("NodeRuntime as root", () => {
+describe.runIf(canRun)("NodeRuntime as root", () => {
   let server: PodRef;
   let serverIP: string;
 
   it("gives a pod its own network and serves HTTP from a volume to the host", async () => {
     server = newPod(node1, "web");
-    const sandbox = await node1.runSandbox({ ...server, hostNetwork: false });
+    const sandbox = await node1.runSandbox({ ...server, hostNetwork: false, dns: NO_DNS });
     serverIP = sandbox.podIPs[0] as string;
     expect(serverIP).toMatch(/^10\.244\.200\.\d+$/);
     await node1.setUpVolumes(server, [
@@ -187,7 +189,7 @@ describe.skipIf(unavailable !== undefined)("NodeRuntime as root", () => {
 
   it("lets a pod on the other node reach it through the host, and nothing reach the outside", async () => {
     const client = newPod(node2, "client");
-    await node2.runSandbox({ ...client, hostNetwork: false });
+    await node2.runSandbox({ ...client, hostNetwork: false, dns: NO_DNS });
     await node2.setUpVolumes(client, []);
     const { image } = await node2.pullImage("busybox:1.36");
     const fetch = `printf 'GET /index.html HTTP/1.0\\r\\n\\r\\n' | nc -w 3 ${serverIP} 8080`;
@@ -321,9 +323,11 @@ describe.skipIf(unavailable !== undefined)("NodeRuntime as root", () => {
 
   it("runs hostNetwork pods in the node's network, with kubelet's host-network hosts file", async () => {
     const pod = newPod(node1, "host-net");
-    expect((await node1.runSandbox({ ...pod, hostNetwork: true })).podIPs).toEqual([node1.nodeIP]);
+    expect((await node1.runSandbox({ ...pod, hostNetwork: true, dns: NO_DNS })).podIPs).toEqual([
+      node1.nodeIP,
+    ]);
     const { image } = await node1.pullImage("busybox");
-    const show = "ip -4 addr; head -n 1 /etc/hosts; cat /etc/hostname";
+    const show = "ip -4 addr; head -n 1 /etc/hosts; cat /etc/hostname; cat /etc/resolv.conf";
     const container = await node1.startContainer(
       request(pod, "show", image, { hostNetwork: true, command: ["sh", "-c", show] }),
     );
@@ -332,18 +336,26 @@ describe.skipIf(unavailable !== undefined)("NodeRuntime as root", () => {
     expect(log).toContain(`inet ${node1.nodeIP}/24`);
     expect(log).toContain("# Kubernetes-managed hosts file (host network).");
     expect(log).toContain(NODES[0]);
+    // no DNS settings: the node's own resolv.conf, as containerd copies it
+    expect(log).toContain((await readFile("/etc/resolv.conf", "utf8")).trim());
   });
 
-  it("gives a pod with its own network its own hostname (its name), leaving the host's alone", async () => {
+  it("gives a pod with its own network its own hostname (its name) and resolv.conf, leaving the host's alone", async () => {
     const pod = newPod(node1, "named");
-    await node1.runSandbox({ ...pod, hostNetwork: false });
+    const dns = { servers: ["10.96.0.10"], searches: ["default.svc.cluster.local"], options: ["ndots:5"] };
+    await node1.runSandbox({ ...pod, hostNetwork: false, dns });
     await node1.setUpVolumes(pod, []);
     const { image } = await node1.pullImage("busybox");
     const container = await node1.startContainer(
-      request(pod, "show", image, { command: ["sh", "-c", "hostname"] }),
+      request(pod, "show", image, { command: ["sh", "-c", "hostname; cat /etc/resolv.conf"] }),
     );
     expect((await container.exited).exitCode).toBe(0);
-    expect(await logContent(node1.logPath(pod, "show", 0))).toEqual([pod.name]);
+    expect(await logContent(node1.logPath(pod, "show", 0))).toEqual([
+      pod.name,
+      "search default.svc.cluster.local",
+      "nameserver 10.96.0.10",
+      "options ndots:5",
+    ]);
     expect(sh("hostname").trim()).not.toBe(pod.name);
   });
 

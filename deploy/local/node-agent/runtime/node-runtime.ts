@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { access, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { Duplex } from "node:stream";
 import { ImagePullError } from "../pod-runtime.js";
 import type {
   ContainerRequest,
   ExecResult,
+  ExecStreams,
   ImageRef,
   PodRef,
   PodRuntime,
@@ -31,7 +33,8 @@ import type { ContainerHandle, HostTools } from "./container-process.js";
 import { planContainerRoot } from "./container-root.js";
 import { deviceNodeFor } from "./device-nodes.js";
 import { listContainerStates } from "./container-state.js";
-import { hostNetworkHostsFile, hostnameFile, podHostsFile } from "./etc-files.js";
+import { hostNetworkHostsFile, hostnameFile, podHostsFile, resolvConfFile } from "./etc-files.js";
+import { ContainerStreamer } from "./container-exec.js";
 import { runCommand } from "./exec.js";
 import type { RunCommand } from "./exec.js";
 import { ensurePropagation, unmountAllUnder } from "./host-mounts.js";
@@ -66,6 +69,9 @@ export interface NodeRuntimeConfig {
   run?: RunCommand;
 }
 
+/** The file containerd copies for a sandbox without DNS settings. */
+const NODE_RESOLV_CONF = "/etc/resolv.conf";
+
 const REQUIRED_TOOLS: Array<[string, string]> = [
   ["/usr/bin/nsenter", "util-linux"],
   ["/usr/bin/unshare", "util-linux"],
@@ -85,6 +91,7 @@ export class NodeRuntime implements PodRuntime {
   private readonly containers = new Map<string, ContainerHandle>();
   private readonly resolvedImages = new Map<string, ResolvedImage>();
   private processes!: ContainerProcesses;
+  private readonly streamer: ContainerStreamer;
   private cgroups: CgroupTree | undefined;
 
   private constructor(private readonly config: NodeRuntimeConfig) {
@@ -101,6 +108,10 @@ export class NodeRuntime implements PodRuntime {
     this.volumes = new PodVolumes(this.layout, run);
     this.records = new PodRecords(this.layout);
     this.images = new ImageStore(config.images);
+    this.streamer = new ContainerStreamer(
+      path.join(this.images.cacheDir, "bin"),
+      (config.tools ?? DEBIAN_TOOLS).nsenter,
+    );
   }
 
   /** Sets the node up (idempotent: safe on every agent start) and returns its runtime. */
@@ -137,6 +148,10 @@ export class NodeRuntime implements PodRuntime {
       : podHostsFile([sandbox.podIP], hostname);
     await this.writePodFile(this.layout.etcHostsPath(request.uid), hosts);
     await this.writePodFile(this.hostnamePath(request.uid), hostnameFile(hostname));
+    // as containerd: an empty DNS config means the node's own resolv.conf
+    const resolvConf =
+      resolvConfFile(request.dns) || (await readFile(NODE_RESOLV_CONF, "utf8").catch(() => ""));
+    await this.writePodFile(this.resolvConfPath(request.uid), resolvConf);
     return { podIPs: [sandbox.podIP] };
   }
 
@@ -194,6 +209,7 @@ export class NodeRuntime implements PodRuntime {
       etcFiles: [
         { destination: "/etc/hosts", source: this.layout.etcHostsPath(request.pod.uid) },
         { destination: "/etc/hostname", source: this.hostnamePath(request.pod.uid) },
+        { destination: "/etc/resolv.conf", source: this.resolvConfPath(request.pod.uid) },
       ],
       executables: image.executables,
       devices: await Promise.all(
@@ -263,6 +279,22 @@ export class NodeRuntime implements PodRuntime {
     const handle = this.containers.get(id);
     if (!handle) return { exitCode: 126, output: `container ${id} is not running` };
     return this.processes.exec(handle.pid, command, timeoutMs);
+  }
+
+  /** kubelet's exec: an interactive command in a running container (see container-exec.ts). */
+  async execStream(id: string, command: string[], io: ExecStreams): Promise<number> {
+    return this.streamer.exec(this.runningPid(id), command, io);
+  }
+
+  /** kubelet's port-forward: `stream` to localhost:`port` in the network namespace of the container's pod. */
+  async portForward(id: string, port: number, stream: Duplex): Promise<void> {
+    return this.streamer.portForward(this.runningPid(id), port, stream);
+  }
+
+  private runningPid(id: string): number {
+    const handle = this.containers.get(id);
+    if (!handle) throw new Error(`container ${id} is not running`);
+    return handle.pid;
   }
 
   logPath(pod: PodRef, container: string, attempt: number): string {
@@ -337,6 +369,10 @@ export class NodeRuntime implements PodRuntime {
 
   private hostnamePath(uid: string): string {
     return path.join(this.layout.runtimePodDir(uid), "hostname");
+  }
+
+  private resolvConfPath(uid: string): string {
+    return path.join(this.layout.runtimePodDir(uid), "resolv.conf");
   }
 
   private async hostname(uid: string): Promise<string> {

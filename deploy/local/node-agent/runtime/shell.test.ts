@@ -6,6 +6,7 @@ import path from "node:path";
 import type { Duplex } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { renderSetupScript, renderSupervisorScript, shellQuote } from "./shell.js";
+import { runnable, unlessRoot } from "../../../../pkg/testutils/requirement.js";
 
 function echoThroughShell(words: string[]): string[] {
   const script = `for word in ${words.map(shellQuote).join(" ")}; do printf '%s\\n' "$word"; done`;
@@ -124,24 +125,20 @@ describe("renderSupervisorScript", () => {
   });
 
   // unshare --root needs CAP_SYS_CHROOT.
-  const root = process.getuid?.() === 0;
-  if (!root) console.warn("skipping the supervised runs: they chroot, which needs root");
+  const root = runnable("the supervised runs (they chroot)", unlessRoot());
 
-  it.skipIf(!root)(
-    "records the command's exit status and survives the group's SIGTERM to do so",
-    async () => {
-      const dir = await mkdtemp(path.join(os.tmpdir(), "kvts-supervisor-"));
-      try {
-        const statusFile = path.join(dir, "status");
-        expect(await runSupervised(["sh", "-c", "exit 7"], statusFile, true)).toBe(7);
-        expect(await readFile(statusFile, "utf8")).toBe("7\n");
-        const trapping = ["sh", "-c", "trap 'exit 3' TERM; while :; do sleep 0.05; done"];
-        expect(await runSupervised(trapping, statusFile, true, "SIGTERM")).toBe(3);
-        expect(await readFile(statusFile, "utf8")).toBe("3\n");
-        expect(await runSupervised(["sleep", "5"], statusFile, true, "SIGTERM")).toBe(143);
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
-    },
-  );
+  it.runIf(root)("records the command's exit status and survives the group's SIGTERM to do so", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "kvts-supervisor-"));
+    try {
+      const statusFile = path.join(dir, "status");
+      expect(await runSupervised(["sh", "-c", "exit 7"], statusFile, true)).toBe(7);
+      expect(await readFile(statusFile, "utf8")).toBe("7\n");
+      const trapping = ["sh", "-c", "trap 'exit 3' TERM; while :; do sleep 0.05; done"];
+      expect(await runSupervised(trapping, statusFile, true, "SIGTERM")).toBe(3);
+      expect(await readFile(statusFile, "utf8")).toBe("3\n");
+      expect(await runSupervised(["sleep", "5"], statusFile, true, "SIGTERM")).toBe(143);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

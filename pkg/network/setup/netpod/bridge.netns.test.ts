@@ -24,17 +24,17 @@ import {
 import { startTcpServer, tcpRequest } from "../../testing/tcp-probe.js";
 import { discoverPodInterface } from "./discover.js";
 import { NetPod } from "./netpod.js";
+import { runnable } from "../../../testutils/requirement.js";
 
 // The bridge binding in real namespaces: the pod interface moves into the bridge, the guest gets the
 // pod's MAC and IP by DHCP and answers at the pod IP; idempotence and teardown.
 
-const unavailable = await netnsTestsUnavailableReason();
-if (unavailable) console.warn(`skipping the bridge binding network namespace tests: ${unavailable}`);
+const canRun = runnable("the bridge binding network namespace tests", await netnsTestsUnavailableReason());
 
 const network: Network = { name: "default", pod: {} };
 const bridgeIface: VMIInterface = { name: "default", bridge: {} };
 
-describe.skipIf(unavailable !== undefined)("bridge binding in a pod network namespace", () => {
+describe.runIf(canRun)("bridge binding in a pod network namespace", () => {
   let fixture: PodFixture;
   let before: unknown;
   let dhcpServer: DhcpServerProcess | undefined;

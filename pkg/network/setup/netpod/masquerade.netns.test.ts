@@ -21,12 +21,12 @@ import {
 } from "../../testing/pod-fixture.js";
 import { netnsTestsUnavailableReason } from "../../testing/netns-lab.js";
 import { startTcpServer, tcpRequest } from "../../testing/tcp-probe.js";
+import { runnable } from "../../../testutils/requirement.js";
 
 // The masquerade binding in real namespaces: links, NAT, DHCP to a stand-in guest, SNAT outwards,
 // DNAT inwards, idempotence and teardown.
 
-const unavailable = await netnsTestsUnavailableReason();
-if (unavailable) console.warn(`skipping the masquerade network namespace tests: ${unavailable}`);
+const canRun = runnable("the masquerade network namespace tests", await netnsTestsUnavailableReason());
 
 const GUEST_MAC = "02:00:00:aa:bb:01";
 const network: Network = { name: "default", pod: {} };
@@ -36,7 +36,7 @@ const masqueradeIface = (extra: Partial<VMIInterface> = {}): VMIInterface => ({
   ...extra,
 });
 
-describe.skipIf(unavailable !== undefined)("masquerade binding in a pod network namespace", () => {
+describe.runIf(canRun)("masquerade binding in a pod network namespace", () => {
   let fixture: PodFixture;
   let before: unknown;
   let dhcpServer: DhcpServerProcess | undefined;

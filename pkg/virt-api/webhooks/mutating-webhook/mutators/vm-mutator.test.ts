@@ -78,6 +78,28 @@ describe("VM mutator", () => {
     expect(valueAt(spec, "template.spec.domain.firmware")).toEqual({ uuid: "mine", serial: "S1" });
   });
 
+  it.each<AdmissionOperation>(["CREATE", "UPDATE"])(
+    "writes numeric quantities as Go does on %s",
+    (operation) => {
+      const domain = {
+        devices: {},
+        resources: { requests: { cpu: 0.5, memory: 2222222.2 }, limits: { cpu: 2 } },
+      } as unknown as DomainSpec;
+      const vm = newVM(domain);
+      vm.spec.dataVolumeTemplates = [
+        { metadata: { name: "dv" }, spec: { storage: { resources: { requests: { storage: 1.5e9 } } } } },
+      ];
+      const spec = patchedSpec(mutate(vm, operation));
+      expect(valueAt(spec, "template.spec.domain.resources")).toEqual({
+        requests: { cpu: "500m", memory: "2222222200m" },
+        limits: { cpu: "2" },
+      });
+      expect(valueAt(spec, "dataVolumeTemplates")).toEqual([
+        { metadata: { name: "dv" }, spec: { storage: { resources: { requests: { storage: "1500M" } } } } },
+      ]);
+    },
+  );
+
   it("changes nothing for a VM being deleted", () => {
     const vm = newVM();
     vm.metadata = { ...vm.metadata, deletionTimestamp: "2024-01-01T00:00:00Z" };

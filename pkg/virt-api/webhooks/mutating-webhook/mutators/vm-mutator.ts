@@ -1,6 +1,7 @@
 // The VirtualMachine mutating webhook's decisions (upstream mutators/vm-mutator.go), without the HTTP
 // plumbing: a new VM gets a firmware UUID and serial, every VM gets the template's architecture and
 // machine type, and the patch replaces spec and metadata.
+import { canonicalizeQuantities } from "../../../../api/canonical-quantities.js";
 import { VirtualMachineSchema } from "../../../../api/generated/v1.js";
 import type { VirtualMachine } from "../../../../api/generated/v1.js";
 import { setVirtualMachineDefaults } from "../../../../defaults/defaults.js";
@@ -57,6 +58,10 @@ export function mutateVirtualMachine(request: MutationRequest, context: VMMutato
   const vm = checked.value;
   // Being deleted: change nothing, so as not to race other deletions in flight.
   if (vm.metadata?.deletionTimestamp) return allowed();
-  const mutated = applyVMMutations(vm, request.operation, context);
+  // Go's decode and re-encode leaves every quantity as canonical text; the CRD schema expects strings.
+  const mutated = canonicalizeQuantities(
+    VirtualMachineSchema,
+    applyVMMutations(vm, request.operation, context),
+  );
   return allowedWithPatch(replaceMembers({ spec: mutated.spec, metadata: mutated.metadata ?? {} }));
 }

@@ -52,6 +52,19 @@ describe("VMI mutator on CREATE", () => {
     expect(vmi.spec.domain.firmware?.uuid).toBe(FIXED_UUID);
   });
 
+  it("writes numeric quantities as Go's re-encoded spec does", () => {
+    const input = minimalVMI({
+      domain: { devices: {}, resources: { requests: { cpu: 0.5, memory: 2222222.2 }, limits: { cpu: 2 } } },
+      volumes: [{ name: "scratch", emptyDisk: { capacity: 1073741824 } }],
+    });
+    const { vmi } = create(input);
+    expect(vmi.spec.domain.resources).toEqual({
+      requests: { cpu: "500m", memory: "2222222200m" },
+      limits: { cpu: "2" },
+    });
+    expect(vmi.spec.volumes?.[0]?.emptyDisk?.capacity).toBe("1073741824");
+  });
+
   it("adds the foreground-delete finalizer after the user's", () => {
     const input = minimalVMI();
     input.metadata = { ...input.metadata, finalizers: ["example.com/keep"] };

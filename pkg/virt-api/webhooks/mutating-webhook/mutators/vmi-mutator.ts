@@ -1,6 +1,7 @@
 // The VirtualMachineInstance mutating webhook's decisions (upstream mutators/vmi-mutator.go), without
 // the HTTP plumbing: on CREATE the defaulted spec, metadata and initial status; on UPDATE, status
 // changes are reverted unless they come from one of KubeVirt's own service accounts.
+import { canonicalizeQuantities } from "../../../../api/canonical-quantities.js";
 import { VirtualMachineInstanceSchema } from "../../../../api/generated/v1.js";
 import type { VirtualMachineInstance } from "../../../../api/generated/v1.js";
 import { setDefaultVirtualMachineInstance } from "../../../../defaults/defaults.js";
@@ -89,7 +90,9 @@ function mutateCreate(vmi: VirtualMachineInstance, context: VMIMutatorContext): 
     ...(status.phaseTransitionTimestamps ?? []),
     { phase: "Pending", phaseTransitionTimestamp: transitionTime },
   ];
-  const patch = replaceMembers({ spec: result.spec, metadata: result.metadata, status: result.status });
+  // Go's decode and re-encode leaves every quantity as canonical text; the CRD schema expects strings.
+  const encoded = canonicalizeQuantities(VirtualMachineInstanceSchema, result);
+  const patch = replaceMembers({ spec: encoded.spec, metadata: encoded.metadata, status: encoded.status });
   return allowedWithPatch(patch, presetWarnings(result));
 }
 

@@ -318,4 +318,32 @@ describe("rendered components", () => {
       });
     }
   });
+
+  it("registers upstream v1.8's virt-api validating webhooks, in its order", () => {
+    // upstream components/webhooks.go, less the plugin and virt-launcher pod webhooks (see webhooks.ts)
+    expect(validator.webhooks?.map((w) => w.name)).toEqual([
+      "virt-launcher-eviction-interceptor.kubevirt.io",
+      "hotplug-pod-eviction-interceptor.kubevirt.io",
+      "virtualmachineinstances-create-validator.kubevirt.io",
+      "virtualmachineinstances-update-validator.kubevirt.io",
+      "virtualmachine-validator.kubevirt.io",
+      "virtualmachinereplicaset-validator.kubevirt.io",
+      "virtualmachinepool-validator.kubevirt.io",
+      "virtualmachinepreset-validator.kubevirt.io",
+      "migration-create-validator.kubevirt.io",
+      "migration-update-validator.kubevirt.io",
+      "virtualmachinesnapshot-validator.snapshot.kubevirt.io",
+      "virtualmachinerestore-validator.snapshot.kubevirt.io",
+      "virtualmachinebackup-validator.backup.kubevirt.io",
+      "virtualmachinebackuptracker-validator.backup.kubevirt.io",
+      "virtualmachineexport-validator.export.kubevirt.io",
+      "virtualmachineinstancetype-validator.instancetype.kubevirt.io",
+      "virtualmachineclusterinstancetype-validator.instancetype.kubevirt.io",
+      "virtualmachinepreference-validator.instancetype.kubevirt.io",
+      "virtualmachineclusterpreference-validator.instancetype.kubevirt.io",
+      "kubevirt-crd-status-validator.kubevirt.io",
+      "migration-policy-validator.kubevirt.io",
+      "vm-clone-validator.kubevirt.io",
+    ]);
+  });
 });

@@ -139,6 +139,16 @@ export const CRD_DETAILS: Readonly<Record<string, CrdDetails>> = {
     subresources: STATUS,
     noneConversion: true,
   },
+  "virtualmachinebackuptrackers.backup.kubevirt.io": {
+    columns: [
+      SOURCE_KIND,
+      SOURCE_NAME,
+      column("LatestCheckpoint", "string", ".status.latestCheckpoint.name"),
+      column("CheckpointTime", "date", ".status.latestCheckpoint.creationTime"),
+    ],
+    subresources: STATUS,
+    noneConversion: true,
+  },
   "virtualmachineinstancetypes.instancetype.kubevirt.io": { noneConversion: true },
   "virtualmachineclusterinstancetypes.instancetype.kubevirt.io": { noneConversion: true },
   "virtualmachinepreferences.instancetype.kubevirt.io": { noneConversion: true },

@@ -1,12 +1,10 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { KINDS, crdName, kindByGroupKind } from "../../../../api/kinds.js";
 import type { CustomResourceColumnDefinition, JSONSchemaProps } from "./crd-types.js";
 import { allCustomResourceDefinitions, newCustomResourceDefinition } from "./crds.js";
+import { loadSwagger } from "../../../util/swagger.js";
 
-const swagger: unknown = JSON.parse(
-  readFileSync(new URL("../../../../../api/openapi-spec/swagger.json", import.meta.url), "utf8"),
-);
+const swagger: unknown = loadSwagger();
 const referenceDefinitions = (
   swagger as { definitions: Record<string, { properties?: Record<string, unknown> }> }
 ).definitions;

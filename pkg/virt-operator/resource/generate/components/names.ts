@@ -54,6 +54,7 @@ export const MIGRATION_MUTATE_PATH = "/migration-mutate-create";
 export const VM_SNAPSHOT_VALIDATE_PATH = "/virtualmachinesnapshots-validate";
 export const VM_RESTORE_VALIDATE_PATH = "/virtualmachinerestores-validate";
 export const VM_BACKUP_VALIDATE_PATH = "/virtualmachinebackups-validate";
+export const VM_BACKUP_TRACKER_VALIDATE_PATH = "/virtualmachinebackuptrackers-validate";
 export const VM_EXPORT_VALIDATE_PATH = "/virtualmachineexports-validate";
 export const VM_INSTANCETYPE_VALIDATE_PATH = "/virtualmachineinstancetypes-validate";
 export const VM_CLUSTER_INSTANCETYPE_VALIDATE_PATH = "/virtualmachineclusterinstancetypes-validate";

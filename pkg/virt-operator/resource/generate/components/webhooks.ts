@@ -1,6 +1,6 @@
 // The admission webhook configurations the operator installs (upstream's components/webhooks.go): virt-api's
 // mutator and validator, and virt-operator's own validator for the KubeVirt CR. All fail closed. Upstream's
-// webhooks for kinds this port has no CRD for (plugins, backup trackers) and the feature-gated
+// webhooks for kinds this port has no CRD for (plugins) and the feature-gated
 // virt-launcher pod mutator are left out.
 import type { V1MatchCondition, V1MutatingWebhook, V1ValidatingWebhook } from "@kubernetes/client-node";
 import { GROUPS } from "../../../../api/kinds.js";
@@ -144,6 +144,11 @@ export const VIRT_API_VALIDATING_WEBHOOKS: readonly WebhookRow[] = [
     "virtualmachinebackup-validator.backup.kubevirt.io",
     names.VM_BACKUP_VALIDATE_PATH,
     "virtualmachinebackups",
+  ),
+  inGroup(GROUPS.backup, "v1alpha1")(
+    "virtualmachinebackuptracker-validator.backup.kubevirt.io",
+    names.VM_BACKUP_TRACKER_VALIDATE_PATH,
+    "virtualmachinebackuptrackers",
   ),
   inGroup(GROUPS.export, "v1")(
     "virtualmachineexport-validator.export.kubevirt.io",

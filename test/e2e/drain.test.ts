@@ -1,0 +1,108 @@
+// `kubectl drain` of a node running a VM: the virt-launcher-eviction-interceptor lets the eviction of a
+// launcher whose VMI has evictionStrategy None through, the launcher is evicted, and the VM's run
+// strategy (Always) starts the VM again on the node left. Both nodes are schedulable again afterwards,
+// so the other e2e files find the cluster as it was.
+import { afterAll, describe, expect, it } from "vitest";
+import { applyYAML, eventually, jsonpath, kubectl, kubectlOk } from "./harness.js";
+
+const BOOT_TIMEOUT_MS = 240_000;
+const DRAIN_TIMEOUT = "300s";
+const NAME = "e2e-drain";
+const DRAINED = "node02";
+const OTHER = "node01";
+
+// Small requests: the simulated nodes are small and other pods share them.
+const vmYAML = `
+apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: ${NAME}
+spec:
+  runStrategy: Always
+  template:
+    metadata:
+      labels:
+        kubevirt.io/vm: ${NAME}
+    spec:
+      evictionStrategy: None
+      terminationGracePeriodSeconds: 5
+      domain:
+        resources:
+          requests:
+            cpu: 100m
+        memory:
+          guest: 128Mi
+        devices:
+          disks:
+            - name: containerdisk
+              disk: { bus: virtio }
+      volumes:
+        - name: containerdisk
+          containerDisk:
+            image: kubevirt-ts/test-guest:latest
+`;
+
+interface RunningVMI {
+  uid: string;
+  node: string;
+}
+
+async function runningVMI(): Promise<RunningVMI> {
+  const out = await jsonpath("vmi", NAME, "{.metadata.uid} {.status.phase} {.status.nodeName}");
+  const [uid = "", phase = "", node = ""] = out.split(" ");
+  expect(phase).toBe("Running");
+  return { uid, node };
+}
+
+afterAll(async () => {
+  await kubectl(["uncordon", OTHER]);
+  await kubectl(["uncordon", DRAINED]);
+  await kubectl(["delete", "vm", NAME, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
+});
+
+describe("kubectl drain of a node with a VM", () => {
+  it("evicts the launcher of an evictionStrategy None VM, which starts again on the other node", async () => {
+    // Start the VM on the node to drain: the other one is cordoned until the VM runs.
+    await kubectlOk(["cordon", OTHER]);
+    await applyYAML(vmYAML);
+    const before = await eventually(runningVMI, BOOT_TIMEOUT_MS, 1_000);
+    expect(before.node).toBe(DRAINED);
+    const launcher = (
+      await kubectlOk([
+        "get",
+        "pods",
+        "-l",
+        `kubevirt.io/created-by=${before.uid}`,
+        "-o",
+        "jsonpath={.items[*].metadata.name}",
+      ])
+    ).trim();
+    expect(launcher).toMatch(/^virt-launcher-e2e-drain-/);
+    await kubectlOk(["uncordon", OTHER]);
+
+    const drain = await kubectl([
+      "drain",
+      DRAINED,
+      "--ignore-daemonsets",
+      "--delete-emptydir-data",
+      `--timeout=${DRAIN_TIMEOUT}`,
+    ]);
+    expect({ code: drain.code, stderr: drain.stderr }).toMatchObject({ code: 0 });
+    expect(drain.stdout).toContain(`pod/${launcher} evicted`);
+    expect(drain.stdout).toContain(`node/${DRAINED} drained`);
+
+    // A new VMI, not the old one, running on the node left.
+    const after = await eventually(
+      async () => {
+        const vmi = await runningVMI();
+        expect(vmi.uid).not.toBe(before.uid);
+        return vmi;
+      },
+      BOOT_TIMEOUT_MS,
+      1_000,
+    );
+    expect(after.node).toBe(OTHER);
+    expect(await kubectl(["get", "pod", launcher])).toMatchObject({ code: 1 });
+    expect(await jsonpath("vm", NAME, "{.status.printableStatus}")).toBe("Running");
+  });
+});
