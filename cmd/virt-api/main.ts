@@ -8,7 +8,10 @@ import {
   DEFAULT_HANDLER_KEY_FILE,
   VirtApiApp,
 } from "../../pkg/virt-api/application.js";
-import { DEFAULT_TLS_CERT_FILE, DEFAULT_TLS_KEY_FILE } from "../../pkg/virt-api/serving-cert.js";
+import {
+  DEFAULT_TLS_CERT_FILE,
+  DEFAULT_TLS_KEY_FILE,
+} from "../../pkg/certificates/bootstrap/serving-cert.js";
 import {
   componentLogger,
   installNamespace,

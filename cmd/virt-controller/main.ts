@@ -9,7 +9,7 @@ import {
   shutdownSignal,
 } from "../../pkg/service/service.js";
 import { ClusterConfigSource } from "../../pkg/virt-config/cluster-config-source.js";
-import { VirtControllerApp } from "../../pkg/virt-controller/application.js";
+import { VirtControllerApp } from "../../pkg/virt-controller/watch/application.js";
 import { parseVirtControllerFlags } from "../../pkg/virt-controller/flags.js";
 
 runMain(async () => {

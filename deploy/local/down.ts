@@ -3,6 +3,7 @@
 import { layout } from "./cluster/layout.js";
 import { leftovers } from "./cluster/leftovers.js";
 import { stopCluster } from "./cluster/stop.js";
+import { errorMessage } from "../../pkg/util/error-message.js";
 
 const say = (line: string) => console.log(`[down] ${line}`);
 
@@ -15,6 +16,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(`[down] failed: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`[down] failed: ${errorMessage(error)}`);
   process.exitCode = 1;
 });

@@ -4,6 +4,7 @@ import { bringUp } from "./cluster/bring-up.js";
 import { layout } from "./cluster/layout.js";
 import { describeNodeSize, nodeSizeFromEnv } from "./cluster/node-size.js";
 import type { Say } from "./cluster/start.js";
+import { errorMessage } from "../../pkg/util/error-message.js";
 
 const say: Say = (line) => console.log(`[up] ${line}`);
 
@@ -21,6 +22,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(`[up] failed: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`[up] failed: ${errorMessage(error)}`);
   process.exitCode = 1;
 });

@@ -14,6 +14,12 @@ const statusSchema = z.looseObject({
 
 export type Status = z.infer<typeof statusSchema>;
 
+/** The metav1.Status in a response body or watch event, if it is one. */
+export function parseStatus(body: unknown): Status | undefined {
+  const parsed = statusSchema.safeParse(body);
+  return parsed.success ? parsed.data : undefined;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly code: number,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { controllerRefOf, keyOf, splitKey } from "./object.js";
+import { controllerRefOf, keyOf, newControllerRef, splitKey } from "./object.js";
 
 describe("keyOf / splitKey", () => {
   it.each([
@@ -36,5 +36,19 @@ describe("controllerRefOf", () => {
     expect(
       controllerRefOf({ metadata: { ownerReferences: [{ ...owner, controller: false }] } }),
     ).toBeUndefined();
+  });
+});
+
+describe("newControllerRef", () => {
+  it("points at the owner as its controller and blocks the owner's deletion until dependents are gone", () => {
+    const owner = { metadata: { name: "testvm", namespace: "default", uid: "vm-uid" } };
+    expect(newControllerRef(owner, "kubevirt.io/v1", "VirtualMachine")).toEqual({
+      apiVersion: "kubevirt.io/v1",
+      kind: "VirtualMachine",
+      name: "testvm",
+      uid: "vm-uid",
+      controller: true,
+      blockOwnerDeletion: true,
+    });
   });
 });

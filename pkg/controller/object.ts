@@ -60,6 +60,22 @@ export function controllerRefOf(obj: KubeObject): OwnerReference | undefined {
   return obj.metadata?.ownerReferences?.find((ref) => ref.controller === true);
 }
 
-export function isBeingDeleted(obj: KubeObject): boolean {
+export function isBeingDeleted(obj: { metadata?: { deletionTimestamp?: string | null } }): boolean {
   return obj.metadata?.deletionTimestamp !== undefined && obj.metadata.deletionTimestamp !== null;
+}
+
+/** metav1.NewControllerRef: the owner reference a controller puts on the objects it creates. */
+export function newControllerRef(
+  owner: { metadata?: { name?: string; uid?: string } },
+  apiVersion: string,
+  kind: string,
+): OwnerReference {
+  return {
+    apiVersion,
+    kind,
+    name: owner.metadata?.name ?? "",
+    uid: owner.metadata?.uid ?? "",
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }

@@ -144,6 +144,35 @@ describe("WorkQueue.run", () => {
     await running;
   });
 
+  it("idle resolves only once every queued item, and the re-run of one added while busy, is done", async () => {
+    const q = newQueue();
+    const gate = deferred();
+    const seen: string[] = [];
+    const stop = new AbortController();
+    await q.idle(); // nothing queued: already idle
+    const running = q.run(
+      2,
+      async (key) => {
+        seen.push(key);
+        if (seen.length === 1) await gate.promise;
+      },
+      stop.signal,
+    );
+    q.add("a");
+    await Promise.resolve();
+    q.add("a"); // while "a" runs: held back, handed out again after done
+    q.add("b");
+    let idle = false;
+    const waiting = q.idle().then(() => (idle = true));
+    await new Promise((r) => setTimeout(r, 5));
+    expect(idle).toBe(false);
+    gate.resolve();
+    await waiting;
+    expect(seen).toEqual(["a", "b", "a"]);
+    stop.abort();
+    await running;
+  });
+
   it("on abort: finishes the item in flight and the queued ones, ignores new adds, then resolves", async () => {
     const q = newQueue();
     const gate = deferred();

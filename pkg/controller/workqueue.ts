@@ -29,6 +29,7 @@ export class WorkQueue<T extends NonNullable<unknown>> {
   private readonly delayed = new Map<T, Delayed>();
   private readonly getters: Array<(item: T | undefined) => void> = [];
   private readonly drainWaiters: Array<() => void> = [];
+  private readonly idleWaiters: Array<() => void> = [];
   private readonly rateLimiter: RateLimiter<T>;
   private readonly logger: Logger;
   private stopping = false;
@@ -69,6 +70,20 @@ export class WorkQueue<T extends NonNullable<unknown>> {
     this.processing.delete(item);
     if (this.dirty.has(item)) this.enqueue(item);
     if (this.processing.size === 0) for (const wake of this.drainWaiters.splice(0)) wake();
+    if (this.isIdle()) for (const wake of this.idleWaiters.splice(0)) wake();
+  }
+
+  /**
+   * Resolves once no item is queued or processing (delayed items may still be pending): lets a test, or
+   * a caller that just fed the queue, wait until the workers caught up.
+   */
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private isIdle(): boolean {
+    return this.queue.length === 0 && this.processing.size === 0;
   }
 
   /** Adds the item once `delayMs` has passed; of several pending delays for one item the earliest wins. */

@@ -5,6 +5,7 @@ import * as grpc from "@grpc/grpc-js";
 import type { MethodDefinition, ServiceDefinition } from "@grpc/grpc-js";
 import { mkdir, rm } from "node:fs/promises";
 import { dirname } from "node:path";
+import { errorMessage } from "../util/error-message.js";
 
 /** Seconds a client waits for the socket to accept a connection (upstream CONNECT_TIMEOUT_SECONDS). */
 export const CONNECT_TIMEOUT_MS = 2_000;
@@ -49,7 +50,7 @@ export function addUnaryService<Methods>(
         (error: unknown) =>
           callback({
             code: grpc.status.INTERNAL,
-            details: error instanceof Error ? error.message : String(error),
+            details: errorMessage(error),
           }),
       );
     };

@@ -17,7 +17,7 @@ import { ConsoleProxy } from "./rest/console.js";
 import { KubeApiHealth } from "./rest/healthz.js";
 import { SubresourceApp } from "./rest/subresource-app.js";
 import { createVirtApiServer } from "./server.js";
-import { readServingTLS, reloadOnChange } from "./serving-cert.js";
+import { readServingTLS, reloadOnChange } from "../certificates/bootstrap/serving-cert.js";
 import { kubeVirtServiceAccounts } from "./webhooks/routes.js";
 
 export const DEFAULT_CONSOLE_SERVER_PORT = 8186;

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server } from "node:https";
 import type { Duplex } from "node:stream";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { ServingTLS } from "../certificates/bootstrap/serving-cert.js";
 import { accessControl, checkAccess, type AccessReviewer } from "./access-control.js";
 import { parseConsoleRoute, type ConsoleProxy } from "./rest/console.js";
 import type { RequestHeaderConfig } from "./rest/authorizer.js";
@@ -24,11 +25,6 @@ import { clientHandshakeError, writeStatus } from "./rest/streamer.js";
 import * as version from "../version/version.js";
 import { handleAdmission } from "./webhooks/handler.js";
 import { NOT_YET_SERVED_WEBHOOK_ROUTES, WEBHOOK_ROUTES, type WebhookContext } from "./webhooks/routes.js";
-
-export interface ServingTLS {
-  certPem: string;
-  keyPem: string;
-}
 
 export interface VirtApiServerOptions {
   tls: ServingTLS;

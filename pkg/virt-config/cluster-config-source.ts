@@ -5,22 +5,13 @@
 // so a change in the CR takes effect without a restart.
 import type { KubeVirt } from "../api/generated/v1.js";
 import type { KubeClient } from "../controller/client.js";
-import type { GroupVersionResource } from "../controller/gvr.js";
 import { resourceInformer, type Informer } from "../controller/informer.js";
 import type { Logger } from "../controller/log.js";
-import type { ObjectMeta } from "../controller/object.js";
+import { kubeVirtsGVR, type StoredKubeVirt } from "../controller/resources.js";
 import { ClusterConfig, selectActiveKubeVirt } from "./cluster-config.js";
 
-export const kubeVirtsGVR: GroupVersionResource = {
-  group: "kubevirt.io",
-  version: "v1",
-  resource: "kubevirts",
-  namespaced: true,
-  kind: "KubeVirt",
-};
-
 /** A KubeVirt CR as the informer machinery carries it. */
-export type KubeVirtObject = Omit<KubeVirt, "metadata"> & { metadata?: ObjectMeta };
+export type KubeVirtObject = StoredKubeVirt;
 
 export class ClusterConfigSource {
   private config = ClusterConfig.defaults();

@@ -1,13 +1,14 @@
 // virt-controller's command line, with upstream's flag names. Defaults are upstream's, except the
 // number of workers per controller (2 here; upstream runs 3 VM and 10 VMI workers).
 import { parseArgs } from "node:util";
-import { parseGoDuration } from "../virt-operator/util/go-duration.js";
+import { intFlag } from "../util/flags.js";
+import { parseGoDuration } from "../util/go-duration.js";
 import {
   DefaultContainerDiskDir,
   DefaultEphemeralDiskDir,
   DefaultHotplugDiskDir,
   VirtShareDir,
-} from "./constants.js";
+} from "../util/constants.js";
 import type { LauncherSettings } from "./services/render-context.js";
 
 export interface VirtControllerFlags {
@@ -28,12 +29,6 @@ export interface VirtControllerFlags {
 const DefaultPort = 8182;
 const DefaultLauncherQemuTimeoutSeconds = 240;
 const DefaultWorkers = 2;
-
-function integer(flag: string, text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback;
-  if (!/^\d+$/.test(text)) throw new Error(`invalid argument "${text}" for "--${flag}" flag`);
-  return Number(text);
-}
 
 export function parseVirtControllerFlags(argv: readonly string[]): VirtControllerFlags {
   const string = { type: "string" } as const;
@@ -66,7 +61,7 @@ export function parseVirtControllerFlags(argv: readonly string[]): VirtControlle
   return {
     launcher: {
       launcherImage: values["launcher-image"] ?? "virt-launcher",
-      launcherQemuTimeoutSeconds: integer(
+      launcherQemuTimeoutSeconds: intFlag(
         "launcher-qemu-timeout",
         values["launcher-qemu-timeout"],
         DefaultLauncherQemuTimeoutSeconds,
@@ -77,14 +72,14 @@ export function parseVirtControllerFlags(argv: readonly string[]): VirtControlle
       containerDiskDir: values["container-disk-dir"] ?? DefaultContainerDiskDir,
       hotplugDiskDir: values["hotplug-disk-dir"] ?? DefaultHotplugDiskDir,
     },
-    vmWorkers: integer("vm-controller-threads", values["vm-controller-threads"], DefaultWorkers),
-    vmiWorkers: integer("vmi-controller-threads", values["vmi-controller-threads"], DefaultWorkers),
-    port: integer("port", values.port, DefaultPort),
+    vmWorkers: intFlag("vm-controller-threads", values["vm-controller-threads"], DefaultWorkers),
+    vmiWorkers: intFlag("vmi-controller-threads", values["vmi-controller-threads"], DefaultWorkers),
+    port: intFlag("port", values.port, DefaultPort),
     bindAddress: values.listen ?? "0.0.0.0",
     certFile: values["prom-cert-file"] ?? "/etc/virt-controller/certificates/tls.crt",
     keyFile: values["prom-key-file"] ?? "/etc/virt-controller/certificates/tls.key",
     kubeconfig: values.kubeconfig,
-    verbosity: integer("v", values.v, 2),
+    verbosity: intFlag("v", values.v, 2),
     leaseDurationMs: parseGoDuration(values["leader-elect-lease-duration"] ?? "15s"),
     renewDeadlineMs: parseGoDuration(values["leader-elect-renew-deadline"] ?? "10s"),
     retryPeriodMs: parseGoDuration(values["leader-elect-retry-period"] ?? "2s"),

@@ -18,10 +18,10 @@ import {
 import { DEFAULT_PODS_BASE_DIR } from "../handler-launcher-com/sockets.js";
 import { NetConf } from "../network/setup/netconf.js";
 import { VIRT_PRIVATE_DIR } from "../network/cache/podinterface.js";
-import { NodeNameLabel, NonRootUID } from "../virt-controller/constants.js";
-import { isNonRoot } from "../virt-controller/services/vmi-traits.js";
-import { virtualMachineInstancesGVR } from "../virt-controller/resources.js";
-import { HealthServer } from "../virt-controller/health-server.js";
+import { NodeNameLabel, NonRootUID } from "../util/constants.js";
+import { isNonRoot } from "../vmitrait/vmitrait.js";
+import { virtualMachineInstancesGVR } from "../controller/resources.js";
+import { HealthServer } from "../healthz/health-server.js";
 import type { ClusterConfigSource } from "../virt-config/cluster-config-source.js";
 import { runConsoleServer, type ConsoleOptions } from "./console-app.js";
 import { DEVICE_PLUGIN_SUBDIR } from "./device-manager/deviceplugin/v1beta1/api.js";

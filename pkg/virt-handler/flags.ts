@@ -1,7 +1,8 @@
 // virt-handler's command line, with upstream's flag names and defaults. Flags for parts not built yet
 // (migration, vsock, vmstats, TLS) are accepted so the operator's DaemonSet arguments parse.
 import { parseArgs } from "node:util";
-import { parseGoDuration } from "../virt-operator/util/go-duration.js";
+import { boolFlag, intFlag } from "../util/flags.js";
+import { parseGoDuration } from "../util/go-duration.js";
 
 export interface VirtHandlerFlags {
   port: number;
@@ -24,18 +25,6 @@ export interface VirtHandlerFlags {
   enableNodeLabeller: boolean;
   kubeconfig: string | undefined;
   verbosity: number;
-}
-
-function integer(flag: string, text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback;
-  if (!/^\d+$/.test(text)) throw new Error(`invalid argument "${text}" for "--${flag}" flag`);
-  return Number(text);
-}
-
-function boolean(flag: string, text: string | undefined, fallback: boolean): boolean {
-  if (text === undefined) return fallback;
-  if (text !== "true" && text !== "false") throw new Error(`invalid argument "${text}" for "--${flag}" flag`);
-  return text === "true";
 }
 
 export function parseVirtHandlerFlags(argv: readonly string[]): VirtHandlerFlags {
@@ -75,7 +64,7 @@ export function parseVirtHandlerFlags(argv: readonly string[]): VirtHandlerFlags
     },
   });
   return {
-    port: integer("port", values.port, 8185),
+    port: intFlag("port", values.port, 8185),
     listen: values.listen ?? "0.0.0.0",
     hostnameOverride: values["hostname-override"] ?? "",
     podIpAddress: values["pod-ip-address"] ?? "",
@@ -86,18 +75,18 @@ export function parseVirtHandlerFlags(argv: readonly string[]): VirtHandlerFlags
     tlsCertFile: values["tls-cert-file"] ?? "/etc/virt-handler/servercertificates/tls.crt",
     tlsKeyFile: values["tls-key-file"] ?? "/etc/virt-handler/servercertificates/tls.key",
     caConfigMapName: values["ca-configmap-name"] ?? "kubevirt-ca",
-    maxDevices: integer("max-devices", values["max-devices"], 1000),
-    consoleServerPort: integer("console-server-port", values["console-server-port"], 8186),
-    vmstatsServerPort: integer("vmstats-server-port", values["vmstats-server-port"], 8187),
-    gracefulShutdownSeconds: integer("graceful-shutdown-seconds", values["graceful-shutdown-seconds"], 300),
-    domainResyncPeriodSeconds: integer(
+    maxDevices: intFlag("max-devices", values["max-devices"], 1000),
+    consoleServerPort: intFlag("console-server-port", values["console-server-port"], 8186),
+    vmstatsServerPort: intFlag("vmstats-server-port", values["vmstats-server-port"], 8187),
+    gracefulShutdownSeconds: intFlag("graceful-shutdown-seconds", values["graceful-shutdown-seconds"], 300),
+    domainResyncPeriodSeconds: intFlag(
       "domain-resync-period-seconds",
       values["domain-resync-period-seconds"],
       300,
     ),
     watchdogTimeoutMs: parseGoDuration(values["watchdog-timeout"] ?? "30s"),
-    enableNodeLabeller: boolean("enable-node-labeller", values["enable-node-labeller"], true),
+    enableNodeLabeller: boolFlag("enable-node-labeller", values["enable-node-labeller"], true),
     kubeconfig: values.kubeconfig,
-    verbosity: integer("v", values.v, 2),
+    verbosity: intFlag("v", values.v, 2),
   };
 }

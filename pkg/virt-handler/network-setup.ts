@@ -1,6 +1,7 @@
 // The network step of starting a VMI (upstream BaseController.setupNetwork): find the launcher pod's
 // namespaces, then run the pod network setup in them.
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
+import { errorMessage } from "../util/error-message.js";
 import { startupInterfaces, type LauncherNamespaces } from "../network/setup/netconf.js";
 import type { PodIsolationDetector } from "./isolation/detector.js";
 
@@ -29,7 +30,9 @@ export class PodNetworkSetup implements VMINetworkSetup {
     try {
       launcher = await this.detector.detect(vmi);
     } catch (error) {
-      throw new Error(`failed to detect isolation for launcher pod: ${messageOf(error)}`, { cause: error });
+      throw new Error(`failed to detect isolation for launcher pod: ${errorMessage(error)}`, {
+        cause: error,
+      });
     }
     await this.netConf.setup(vmi, launcher);
   }
@@ -37,8 +40,4 @@ export class PodNetworkSetup implements VMINetworkSetup {
   teardown(vmi: VirtualMachineInstance): Promise<void> {
     return this.netConf.teardown(vmi);
   }
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
-import type { DomainObject } from "../virt-launcher/virtwrap/domain-object.js";
+import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
 import { decideAction } from "./sync-decision.js";
 
 const NOW = Date.parse("2026-11-30T12:00:00Z");

@@ -2,8 +2,9 @@
 // migration): hand the VMI to its launcher, ask the guest to shut down, or kill the domain once the
 // grace period the launcher recorded has run out. Pure, so the table of situations is tested directly.
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
-import type { DomainObject } from "../virt-launcher/virtwrap/domain-object.js";
-import { Phase, isFinal } from "./vmi-phase.js";
+import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
+import { isFinal, VMIPhase as Phase } from "../controller/vmi-phase.js";
+import { isBeingDeleted } from "../controller/object.js";
 
 export type SyncAction =
   /** Nothing to do for now. */
@@ -40,7 +41,7 @@ export function gracePeriodExpired(domain: DomainObject, nowMs: number): boolean
 }
 
 function shouldStop(vmi: VirtualMachineInstance | undefined): boolean {
-  return vmi === undefined || vmi.metadata?.deletionTimestamp !== undefined || isFinal(vmi);
+  return vmi === undefined || isBeingDeleted(vmi) || isFinal(vmi);
 }
 
 export function decideAction({ vmi, domain, launcherReachable, nowMs }: SyncInput): SyncAction {

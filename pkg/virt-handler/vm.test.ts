@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import { keyOf, silentLogger, type Clock } from "../controller/index.js";
-import type { DomainObject } from "../virt-launcher/virtwrap/domain-object.js";
+import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
 import type { LauncherCommands } from "./launcher-clients.js";
 import type { VMINetworkSetup } from "./network-setup.js";
 import { VirtualMachineController, type VMIEvents } from "./vm.js";

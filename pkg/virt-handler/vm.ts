@@ -15,13 +15,14 @@ import {
   type Logger,
   type SyncResult,
 } from "../controller/index.js";
-import type { DomainObject } from "../virt-launcher/virtwrap/domain-object.js";
+import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
 import type { ContainerDiskMounter } from "./container-disk/mount.js";
 import type { LauncherCommands, LauncherConnector } from "./launcher-clients.js";
-import { messageOf, type VMINetworkSetup } from "./network-setup.js";
+import { errorMessage } from "../util/error-message.js";
+import type { VMINetworkSetup } from "./network-setup.js";
 import type { NotifyPipes } from "./notify-server/pipe.js";
 import { decideAction, type SyncAction } from "./sync-decision.js";
-import { Phase, isFinal } from "./vmi-phase.js";
+import { isFinal, VMIPhase as Phase } from "../controller/vmi-phase.js";
 import { computeStatus, statusPatch, type PodInterfaceIPs } from "./vmi-status.js";
 
 export interface VMIEvents<T> {
@@ -175,7 +176,7 @@ export class VirtualMachineController {
     try {
       await network.setup(vmi);
     } catch (error) {
-      throw new Error(`failed to configure vmi network: ${messageOf(error)}`, { cause: error });
+      throw new Error(`failed to configure vmi network: ${errorMessage(error)}`, { cause: error });
     }
     this.networkReady.add(uid);
   }

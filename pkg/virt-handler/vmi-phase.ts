@@ -1,22 +1,8 @@
 // The VMI phase virt-handler reports from what the launcher says about the domain (upstream vm.go's
 // calculateVmPhaseForStatusReason), without migrations: those come with the migration issue.
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
-import type { DomainObject } from "../virt-launcher/virtwrap/domain-object.js";
-
-export const Phase = {
-  Pending: "Pending",
-  Scheduling: "Scheduling",
-  Scheduled: "Scheduled",
-  Running: "Running",
-  Succeeded: "Succeeded",
-  Failed: "Failed",
-} as const;
-
-const FINAL_PHASES: readonly string[] = [Phase.Succeeded, Phase.Failed];
-
-export function isFinal(vmi: VirtualMachineInstance): boolean {
-  return FINAL_PHASES.includes(vmi.status?.phase ?? "");
-}
+import { isFinal, VMIPhase as Phase } from "../controller/vmi-phase.js";
+import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
 
 /** Unset termination grace period means the default one, which is not zero. */
 function vmiHasTerminationGracePeriod(vmi: VirtualMachineInstance): boolean {

@@ -3,9 +3,9 @@
 // carrying the last sync error. Written as a merge patch carrying the resourceVersion read, so a stale
 // cache fails instead of overwriting newer status.
 import type { VirtualMachineInstance, VirtualMachineInstanceCondition } from "../api/generated/v1.js";
-import { syncFailureCondition } from "../virt-controller/watch/vmi-conditions.js";
-import { SyncError } from "../virt-controller/watch/sync-error.js";
-import type { DomainObject } from "../virt-launcher/virtwrap/domain-object.js";
+import { syncFailureCondition } from "../controller/conditions.js";
+import { SyncError } from "../controller/sync-error.js";
+import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
 import { calculatePhase } from "./vmi-phase.js";
 
 /** Upstream's InfoSourceDomain: the entry comes from the domain, not the guest agent. */

@@ -2,6 +2,8 @@
 // virt-controller passes for features this port does not have yet are accepted and noted;
 // the ones that would change behaviour we cannot provide are refused.
 import { parseArgs } from "node:util";
+import { intFlag } from "../util/flags.js";
+import { parseGoDuration } from "../util/go-duration.js";
 import type { LauncherLayout } from "./layout.js";
 import { DEFAULT_LAYOUT } from "./layout.js";
 import { NON_ROOT_UID } from "./libvirtd/identity.js";
@@ -25,26 +27,6 @@ export interface LauncherFlags {
 }
 
 const DEFAULT_QEMU_TIMEOUT_MS = 3 * 60_000;
-
-/** Go's time.ParseDuration for the units launch manifests use ("308s", "3m0s", "1h", "500ms"). */
-export function parseDuration(text: string): number {
-  const units: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-  const pattern = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-  let total = 0;
-  let consumed = 0;
-  for (const match of text.matchAll(pattern)) {
-    total += Number(match[1]) * (units[match[2] ?? ""] ?? 0);
-    consumed += match[0].length;
-  }
-  if (text === "" || consumed !== text.length) throw new Error(`invalid duration "${text}"`);
-  return total;
-}
-
-function integer(flag: string, text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback;
-  if (!/^-?\d+$/.test(text)) throw new Error(`invalid value "${text}" for --${flag}`);
-  return Number(text);
-}
 
 const STRING_FLAGS = [
   "qemu-timeout",
@@ -117,7 +99,7 @@ export function parseLauncherFlags(argv: readonly string[]): LauncherFlags {
     return typeof value === "string" ? value : undefined;
   };
   const flag = (name: string): boolean => values[name] === true;
-  if (integer("hook-sidecars", text("hook-sidecars"), 0) !== 0) {
+  if (intFlag("hook-sidecars", text("hook-sidecars"), 0) !== 0) {
     throw new Error("--hook-sidecars: hook sidecars are not supported yet by kubevirt-ts");
   }
   const hypervisor = text("hypervisor") ?? "kvm";
@@ -137,15 +119,15 @@ export function parseLauncherFlags(argv: readonly string[]): LauncherFlags {
     qemuTimeoutMs:
       text("qemu-timeout") === undefined
         ? DEFAULT_QEMU_TIMEOUT_MS
-        : parseDuration(text("qemu-timeout") ?? ""),
-    gracePeriodSeconds: integer("grace-period-seconds", text("grace-period-seconds"), 30),
+        : parseGoDuration(text("qemu-timeout") ?? ""),
+    gracePeriodSeconds: intFlag("grace-period-seconds", text("grace-period-seconds"), 30),
     allowEmulation: flag("allow-emulation"),
     runAsNonRoot: flag("run-as-nonroot"),
     keepAfterFailure: flag("keep-after-failure"),
     simulateCrash: flag("simulate-crash"),
     libvirtLogFilters: text("libvirt-log-filters") ?? "",
-    libvirtUid: integer("libvirt-uid", text("libvirt-uid"), NON_ROOT_UID),
-    verbosity: integer("v", text("v"), 2),
+    libvirtUid: intFlag("libvirt-uid", text("libvirt-uid"), NON_ROOT_UID),
+    verbosity: intFlag("v", text("v"), 2),
     ignored: Object.keys(values).filter((name) => UNUSED.has(name)),
   };
 }

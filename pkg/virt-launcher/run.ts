@@ -3,6 +3,7 @@ import { pino } from "pino";
 import type { LauncherFlags } from "./flags.js";
 import { parseLauncherFlags } from "./flags.js";
 import { VirtLauncher } from "./launcher.js";
+import { errorMessage } from "../util/error-message.js";
 
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT"];
 
@@ -18,7 +19,7 @@ export async function runVirtLauncher(argv: readonly string[], component: string
   try {
     flags = parseLauncherFlags(argv);
   } catch (error) {
-    process.stderr.write(`${component}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`${component}: ${errorMessage(error)}\n`);
     return 2;
   }
   const log = pino({

@@ -33,11 +33,9 @@ import type { OperatorResource } from "./resources.js";
  */
 export type KubeVirtCR = Omit<KubeVirt, "metadata"> & { metadata?: ObjectMeta };
 
-export interface JsonPatchOp {
-  op: "add" | "replace" | "remove" | "test";
-  path: string;
-  value?: unknown;
-}
+import type { JsonPatchOp } from "../apimachinery/patch/patch.js";
+/** One JSON patch type for every component (pkg/apimachinery/patch). */
+export type { JsonPatchOp };
 
 /** The read side of an informer. */
 export interface ObjectStore<T extends KubeObject = KubeObject> {

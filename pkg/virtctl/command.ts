@@ -37,7 +37,3 @@ export interface Command {
   argCount: number;
   run(context: CommandContext): Promise<void>;
 }
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -1,3 +1,4 @@
+import { invalidFlagValue, parseGoBool } from "../util/flags.js";
 // A small command-line parser with cobra/pflag's conventions: `--name value`, `--name=value`,
 // `-n value`, `-nvalue`, booleans as `--force` or `--force=false` (never consuming the next word),
 // flags before or after positionals, and `--` ending the flags. Errors carry pflag's wording.
@@ -84,16 +85,12 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
 }
 
 function convert(spec: FlagSpec, shown: string, raw: string): FlagValue {
-  const invalid = (parser: string) =>
-    new UsageError(
-      `invalid argument "${raw}" for "${shown}" flag: ${parser}: parsing "${raw}": invalid syntax`,
-    );
+  const invalid = (parser: string) => new UsageError(invalidFlagValue(shown, raw, parser));
   switch (spec.kind) {
     case "bool": {
-      // the spellings Go's strconv.ParseBool accepts
-      if (["1", "t", "T", "true", "TRUE", "True"].includes(raw)) return true;
-      if (["0", "f", "F", "false", "FALSE", "False"].includes(raw)) return false;
-      throw invalid("strconv.ParseBool");
+      const value = parseGoBool(raw);
+      if (value === undefined) throw invalid("strconv.ParseBool");
+      return value;
     }
     case "int": {
       if (!/^[+-]?\d+$/.test(raw)) throw invalid("strconv.ParseInt");

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { execute, programNameOf } from "./root.js";
-import { testIO, useFakeApiServer } from "./testing/fake-apiserver.js";
+import { testIO, useScriptedApiServer } from "./testing/scripted-apiserver.js";
 
-const fixture = useFakeApiServer();
+const fixture = useScriptedApiServer();
 
 async function run(argv: string[], programName = "virtctl") {
   const io = testIO({ KUBECONFIG: fixture.kubeconfig.path });

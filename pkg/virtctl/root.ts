@@ -2,7 +2,7 @@
 // into output and an exit code (0 on success, 1 on any error, as upstream's Execute returns).
 import { basename } from "node:path";
 import type { Command, CommandContext, IO } from "./command.js";
-import { errorMessage } from "./command.js";
+import { errorMessage } from "../util/error-message.js";
 import type { ClientConfig } from "./clientconfig/clientconfig.js";
 import { clientConfigFlags, loadClientConfig } from "./clientconfig/clientconfig.js";
 import { consoleCommand } from "./console/console.js";

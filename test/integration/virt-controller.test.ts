@@ -8,15 +8,15 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KubeClient, type ResourceClient } from "../../pkg/controller/client.js";
 import { coreGVR } from "../../pkg/controller/gvr.js";
-import { VirtControllerApp } from "../../pkg/virt-controller/application.js";
+import { VirtControllerApp } from "../../pkg/virt-controller/watch/application.js";
 import {
   toStored,
   virtualMachineInstancesGVR,
   virtualMachinesGVR,
   type StoredVM,
   type StoredVMI,
-} from "../../pkg/virt-controller/resources.js";
-import type { Pod } from "../../pkg/virt-controller/services/pod-types.js";
+} from "../../pkg/controller/resources.js";
+import type { Pod } from "../../pkg/api/core/v1/pod.js";
 import { TestLauncherSettings } from "../../pkg/virt-controller/testing/controller-env.js";
 import { cluster, crdsNotTerminating, eventually, kubeConfig, kubectl, kubectlOk as run } from "./harness.js";
 

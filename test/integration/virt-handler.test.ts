@@ -12,7 +12,7 @@ import { nodeRootOf } from "../../deploy/local/node-agent/runtime-adapter.js";
 import type { VirtualMachineInstance } from "../../pkg/api/generated/v1.js";
 import { KubeClient, coreGVR, silentLogger, type KubeObject } from "../../pkg/controller/index.js";
 import { socketDirectoryOnHost, socketFilePathOnHost } from "../../pkg/handler-launcher-com/sockets.js";
-import { virtualMachineInstancesGVR } from "../../pkg/virt-controller/resources.js";
+import { virtualMachineInstancesGVR } from "../../pkg/controller/resources.js";
 import { VirtHandlerApp } from "../../pkg/virt-handler/application.js";
 import { FakeLauncherServer } from "../../pkg/virt-handler/testing/fake-launcher.js";
 import { cluster, ensureNodes, eventually, kubeConfig, kubectl, kubectlOk } from "./harness.js";

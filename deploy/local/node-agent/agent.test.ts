@@ -65,7 +65,7 @@ describe("NodeAgent", () => {
       return agent;
     };
     const first = await start();
-    expect(api.nodes.get("node01")).toMatchObject({
+    expect(api.node("node01")).toMatchObject({
       status: {
         conditions: [{}, {}, {}, { type: "Ready", status: "True" }],
         // the declared size from the flags, not the machine's
@@ -73,7 +73,7 @@ describe("NodeAgent", () => {
         allocatable: { cpu: "12", pods: "110" },
       },
     });
-    await vi.waitFor(() => expect(api.leases.has("kube-node-lease/node01")).toBe(true));
+    await vi.waitFor(() => expect(api.lease("kube-node-lease", "node01")).toBeDefined());
 
     api.putPod({
       metadata: { name: "web", namespace: "default", uid: "u1" },

@@ -15,7 +15,7 @@ import type { Logger } from "./logger.js";
 import { NodeLease } from "./node-lease.js";
 import { nodeAllocatable, type HostFacts } from "./node-object.js";
 import { NodeRegistrar } from "./node-registrar.js";
-import { PodInformer } from "./pod-informer.js";
+import { nodePodInformer } from "./pod-source.js";
 import { PodDNSConfigurer } from "./pod-dns.js";
 import { PodManager } from "./pod-manager.js";
 import type { PodRuntime } from "./pod-runtime.js";
@@ -129,7 +129,7 @@ export class NodeAgent {
     registrar.run(signal);
 
     const store = new PodStateStore(path.join(flags.stateDir, "pods"));
-    const informer = new PodInformer(client, flags.node, (uid) => manager.enqueue(uid), log);
+    const informer = nodePodInformer(client, flags.node, log);
     const manager = new PodManager(
       informer,
       runtime,
@@ -180,10 +180,12 @@ export class NodeAgent {
     this.port = port;
     await devices.start();
 
-    await untilSucceeds("list the node's pods", () => informer.prime(), log, signal);
+    // The informer retries a failing list itself; adoption needs the node's pods as they are now.
+    void informer.run(signal);
+    if (!(await informer.waitForSync(signal))) return;
     const { adopted, removed } = await manager.adopt();
     log.info({ adopted: adopted.length, removed: removed.length, kubeletPort: port }, "node agent running");
-    void informer.run(signal);
+    manager.start(signal);
   }
 
   /** The port the kubelet endpoints listen on (useful with --kubelet-port 0). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Backoff, goDuration } from "./backoff.js";
+import { Backoff } from "./backoff.js";
 
 describe("Backoff", () => {
   it("lets the first retry through, then doubles from 10 s up to 5 minutes", () => {
@@ -38,13 +38,4 @@ describe("Backoff", () => {
     expect(backoff.get("pod1/a")).toBe(0);
     expect(backoff.get("pod2/a")).toBe(10_000);
   });
-});
-
-describe("goDuration", () => {
-  it.each([
-    [10_000, "10s"],
-    [80_000, "1m20s"],
-    [300_000, "5m0s"],
-    [3_725_000, "1h2m5s"],
-  ])("%d ms is %s", (ms, text) => expect(goDuration(ms)).toBe(text));
 });

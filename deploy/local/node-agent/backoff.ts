@@ -66,14 +66,3 @@ export class Backoff {
     for (const key of this.entries.keys()) if (key.startsWith(keyPrefix)) this.entries.delete(key);
   }
 }
-
-/** Formats milliseconds as Go's time.Duration String() does for whole seconds: 10s, 1m20s, 5m0s. */
-export function goDuration(ms: number): string {
-  const total = Math.round(ms / 1000);
-  const hours = Math.floor(total / 3600);
-  const minutes = Math.floor((total % 3600) / 60);
-  const seconds = total % 60;
-  if (hours > 0) return `${hours}h${minutes}m${seconds}s`;
-  if (minutes > 0) return `${minutes}m${seconds}s`;
-  return `${seconds}s`;
-}

@@ -1,5 +1,5 @@
 import type { Backoff } from "./backoff.js";
-import { goDuration } from "./backoff.js";
+import { formatGoDuration } from "../../../pkg/util/go-duration.js";
 import {
   apiTime,
   CONTAINER_ID_SCHEME,
@@ -15,6 +15,7 @@ import { containerFieldPath, type EventRecorder } from "./events.js";
 import type { Container, Pod } from "./k8s-types.js";
 import { ImagePullError, type ContainerProcess, type PodRuntime } from "./pod-runtime.js";
 import { podDescription, restartPolicyOf, shouldRestart, type ContainerKind } from "./restart-policy.js";
+import { errorMessage } from "../../../pkg/util/error-message.js";
 
 // One attempt to start a container instance, with kubelet's gates in kubelet's order: crash back-off
 // (CrashLoopBackOff), image (ErrImagePull, then ImagePullBackOff), configuration
@@ -64,7 +65,7 @@ export async function startOrWait(deps: StarterDeps, input: StartInput): Promise
     const key = `${uid}/${container.name}`;
     const finishedAt = Date.parse(record.lastExit.finishedAt);
     if (deps.crashBackoff.isInBackOffSince(key, finishedAt)) {
-      const delay = goDuration(deps.crashBackoff.get(key));
+      const delay = formatGoDuration(deps.crashBackoff.get(key));
       record.waiting = {
         reason: "CrashLoopBackOff",
         message: `back-off ${delay} restarting failed container=${container.name} pod=${podDescription(pod)}`,
@@ -123,7 +124,7 @@ export async function startOrWait(deps: StarterDeps, input: StartInput): Promise
   try {
     process = await deps.runtime.startContainer(request);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     pushExit(record, {
       attempt,
       exitCode: 128,

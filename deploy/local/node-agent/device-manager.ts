@@ -16,6 +16,7 @@ import {
 } from "./device-plugin-api.js";
 import type { ExtendedResources } from "./node-object.js";
 import type { Logger } from "./logger.js";
+import { errorMessage } from "../../../pkg/util/error-message.js";
 
 // kubelet's device manager, reduced to what the agent needs: serves Registration on kubelet.sock, keeps a
 // ListAndWatch stream to each registered plugin, turns the device lists into Node capacity (all devices)
@@ -83,10 +84,7 @@ export class DeviceManager {
           this.register(call.request);
           callback(null, {});
         } catch (err) {
-          callback(
-            { code: grpc.status.UNKNOWN, details: err instanceof Error ? err.message : String(err) },
-            null,
-          );
+          callback({ code: grpc.status.UNKNOWN, details: errorMessage(err) }, null);
         }
       },
     });

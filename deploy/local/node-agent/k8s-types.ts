@@ -1,3 +1,4 @@
+import type { Pod as CorePod } from "../../../pkg/api/core/v1/pod.js";
 import { z } from "zod";
 
 // The parts of core/v1 objects the node agent reads, parsed from the apiserver's JSON. Loose objects keep
@@ -28,7 +29,7 @@ const objectFieldSelector = z.looseObject({ apiVersion: z.string().optional(), f
 const resourceFieldSelector = z.looseObject({
   containerName: z.string().optional(),
   resource: z.string(),
-  divisor: intOrString.optional(),
+  divisor: z.string().optional(), // a Quantity: the apiserver always serialises it as a string
 });
 
 export const envVarSchema = z.looseObject({
@@ -70,7 +71,8 @@ const probeSchema = z.looseObject({
   failureThreshold: z.number().optional(),
 });
 
-const resourceList = z.record(z.string(), intOrString);
+// Quantities: the apiserver always serialises them as strings ("500m", "64Mi").
+const resourceList = z.record(z.string(), z.string());
 
 export const containerSchema = z.looseObject({
   name: z.string(),
@@ -148,7 +150,7 @@ export const volumeProjectionSchema = z.looseObject({
 
 export const volumeSchema = z.looseObject({
   name: z.string(),
-  emptyDir: z.looseObject({ medium: z.string().optional(), sizeLimit: intOrString.optional() }).optional(),
+  emptyDir: z.looseObject({ medium: z.string().optional(), sizeLimit: z.string().optional() }).optional(),
   hostPath: z.looseObject({ path: z.string(), type: z.string().optional() }).optional(),
   configMap: configMapProjection.extend({ defaultMode: z.number().optional() }).optional(),
   secret: z
@@ -305,3 +307,10 @@ export type Node = z.infer<typeof nodeSchema>;
 export type Lease = z.infer<typeof leaseSchema>;
 export type TokenRequestResult = z.infer<typeof tokenRequestSchema>;
 export type IntOrString = z.infer<typeof intOrString>;
+
+/**
+ * The agent's Pod is the repository's one core/v1 Pod (pkg/api/core/v1/pod.ts) as kubelet needs it: the
+ * schema checks at the boundary that what the agent reads is present. This assignment fails to compile if
+ * the two ever disagree.
+ */
+export const asCorePod = (pod: Pod): CorePod => pod;

@@ -6,6 +6,7 @@ import { LogOptionsError, parseLogOptions, streamLog } from "./cri-log.js";
 import type { Logger } from "./logger.js";
 import { writeHttpError } from "./streaming/http-upgrade.js";
 import { matchStreamingRoute, notUpgraded, type StreamingServer } from "./streaming/streaming-server.js";
+import { errorMessage } from "../../../pkg/util/error-message.js";
 
 // The kubelet HTTPS endpoints the apiserver calls: /healthz, /containerLogs/<ns>/<pod>/<container>
 // (what `kubectl logs` reaches through the apiserver) and the streaming endpoints behind `kubectl exec`,
@@ -113,7 +114,7 @@ export class KubeletServer {
       if (err instanceof LogLookupError) return fail(res, err.status, err.message);
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return fail(res, 404, "log file not found");
       this.options.log.error({ err, path: url.pathname }, "containerLogs failed");
-      return fail(res, 500, err instanceof Error ? err.message : String(err));
+      return fail(res, 500, errorMessage(err));
     }
   }
 

@@ -6,12 +6,13 @@ import { NodeAgent } from "./agent.js";
 import { parseFlags } from "./flags.js";
 import { createLogger } from "./logger.js";
 import { createPodRuntime } from "./runtime-adapter.js";
+import { errorMessage } from "../../../pkg/util/error-message.js";
 
 let flags;
 try {
   flags = parseFlags(process.argv.slice(2));
 } catch (err) {
-  console.error(err instanceof Error ? err.message : String(err));
+  console.error(errorMessage(err));
   process.exit(2);
 }
 const log = createLogger(flags.node);

@@ -65,7 +65,7 @@ describe("NodeRegistrar", () => {
   it("creates the Node with labels, pod CIDR, addresses, node info, conditions and the kubelet port", async () => {
     const client = new FakeKubeClient();
     await registrar(client, { t: Date.parse("2025-01-01T00:00:00Z") }).register();
-    const node = client.nodes.get("node01");
+    const node = client.node("node01");
     expect(node).toMatchObject({
       metadata: {
         labels: {
@@ -107,9 +107,9 @@ describe("NodeRegistrar", () => {
 
   it("adopts an existing Node: fixes labels and fills an empty pod CIDR", async () => {
     const client = new FakeKubeClient();
-    client.nodes.set("node01", { metadata: { name: "node01", uid: "u", labels: { keep: "me" } }, spec: {} });
+    client.putNode({ metadata: { name: "node01", uid: "u", labels: { keep: "me" } }, spec: {} });
     await registrar(client, { t: 0 }).register();
-    expect(client.nodes.get("node01")).toMatchObject({
+    expect(client.node("node01")).toMatchObject({
       metadata: { labels: { keep: "me", "kubernetes.io/hostname": "node01" } },
       spec: { podCIDR: "10.244.1.0/24", podCIDRs: ["10.244.1.0/24"] },
     });
@@ -129,7 +129,7 @@ describe("NodeRegistrar", () => {
     extended.capacity = { "devices.kubevirt.io/tun": "110" };
     extended.allocatable = { "devices.kubevirt.io/tun": "110" };
     expect(await r.syncStatus()).toBe(true);
-    expect(client.nodes.get("node01")).toMatchObject({
+    expect(client.node("node01")).toMatchObject({
       status: { capacity: { "devices.kubevirt.io/tun": "110" } },
     });
 
@@ -150,7 +150,7 @@ describe("NodeRegistrar", () => {
       lastTransitionTime: "2025-01-01T00:00:00Z",
       lastHeartbeatTime: "2025-01-01T00:05:00Z",
     };
-    expect(client.nodes.get("node01")).toMatchObject({ status: { conditions: [{}, {}, {}, ready] } });
+    expect(client.node("node01")).toMatchObject({ status: { conditions: [{}, {}, {}, ready] } });
   });
 });
 
@@ -170,7 +170,7 @@ describe("NodeLease", () => {
       () => new Date(t),
     );
     await lease.renew();
-    const stored = () => leaseSchema.parse(client.leases.get(`${LEASE_NAMESPACE}/node01`));
+    const stored = () => leaseSchema.parse(client.lease(LEASE_NAMESPACE, "node01"));
     expect(stored().spec).toEqual({
       holderIdentity: "node01",
       leaseDurationSeconds: 40,
@@ -185,7 +185,7 @@ describe("NodeLease", () => {
     expect(stored().spec?.renewTime).toBe("2025-01-01T00:00:10.000000Z");
 
     // Someone else bumps the lease: the next renewal conflicts, re-reads and still succeeds.
-    client.leases.set(`${LEASE_NAMESPACE}/node01`, {
+    client.putLease({
       ...stored(),
       metadata: { ...stored().metadata, resourceVersion: "999" },
     });

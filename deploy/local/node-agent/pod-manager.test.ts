@@ -8,8 +8,8 @@ import { FakePodRuntime } from "./fake-pod-runtime.js";
 import { LogLookupError } from "./kubelet-server.js";
 import { silentLogger } from "./logger.js";
 import { PodDNSConfigurer } from "./pod-dns.js";
-import { PodInformer } from "./pod-informer.js";
 import { PodManager, type WorkerDeps } from "./pod-manager.js";
+import { nodePodInformer } from "./pod-source.js";
 import { PodStateStore, type PodState } from "./pod-state-store.js";
 import type { ContainerProcess, ExitStatus } from "./pod-runtime.js";
 import { ServiceAccountTokens } from "./service-account-tokens.js";
@@ -39,7 +39,7 @@ async function setup(client = new FakeKubeClient(), runtime = new FakePodRuntime
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
   const store = new PodStateStore(path.join(dir, "pods"));
   const log = silentLogger();
-  const informer = new PodInformer(client, "node01", (uid) => manager.enqueue(uid), log);
+  const informer = nodePodInformer(client, "node01", log);
   const deps: WorkerDeps = {
     nodeName: "node01",
     nodeIP: "10.244.1.1",
@@ -70,6 +70,12 @@ async function setup(client = new FakeKubeClient(), runtime = new FakePodRuntime
     manager.stop();
   });
   return { client, runtime, store, informer, manager, abort };
+}
+
+/** Runs the informer until the test ends and waits for its first list, as the agent does before adopting. */
+async function syncInformer(h: Awaited<ReturnType<typeof setup>>): Promise<void> {
+  void h.informer.run(h.abort.signal);
+  expect(await h.informer.waitForSync(h.abort.signal)).toBe(true);
 }
 
 function liveProcess(id: string): ContainerProcess {
@@ -109,9 +115,9 @@ function state(uid: string, name: string, containerID: string, restartCount: num
 describe("PodManager", () => {
   it("runs pods bound to the node as they appear, and deletes them once their containers stopped", async () => {
     const h = await setup();
-    await h.informer.prime();
+    await syncInformer(h);
     await h.manager.adopt();
-    void h.informer.run(h.abort.signal);
+    h.manager.start(h.abort.signal);
     h.client.putPod(pod("u1", "web"));
     await vi.waitFor(() => expect(h.runtime.running("app")).toBeDefined());
     await h.manager.idle();
@@ -124,7 +130,7 @@ describe("PodManager", () => {
       new LogLookupError(400, 'previous terminated container "app" in pod "web" not found'),
     );
 
-    const stored = h.client.pods.get("default/web") as Record<string, Record<string, unknown>>;
+    const stored = h.client.pod("default", "web") as Record<string, Record<string, unknown>>;
     h.client.putPod({
       ...stored,
       metadata: {
@@ -133,7 +139,7 @@ describe("PodManager", () => {
         deletionGracePeriodSeconds: 0,
       },
     });
-    await vi.waitFor(() => expect(h.client.pods.has("default/web")).toBe(false), { timeout: 5000 });
+    await vi.waitFor(() => expect(h.client.pod("default", "web")).toBeUndefined(), { timeout: 5000 });
     expect(h.runtime.removed).toEqual(["u1"]);
     expect(await h.store.loadAll()).toEqual([]);
   });
@@ -179,8 +185,9 @@ describe("PodManager", () => {
     ];
     runtime.recoveredPods = [{ uid: "empty", namespace: "default", name: "empty" }];
 
-    await h.informer.prime();
+    await syncInformer(h);
     const result = await h.manager.adopt();
+    h.manager.start(h.abort.signal);
     expect(result.adopted.sort()).toEqual(["died", "kept"]);
     expect(result.removed.sort()).toEqual(["empty", "gone", "stray"]);
     expect(runtime.stops.map((s) => s.id).sort()).toEqual(["old-3", "old-4"]);

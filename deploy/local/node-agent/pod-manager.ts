@@ -3,16 +3,18 @@ import { CONTAINER_ID_SCHEME } from "./container-record.js";
 import { podRef } from "./container-request.js";
 import { LogLookupError, type LogFile, type LogLocator } from "./kubelet-server.js";
 import type { Logger } from "./logger.js";
-import type { PodInformer } from "./pod-informer.js";
+import { podByUID, type PodInformer } from "./pod-source.js";
 import type { ContainerProcess, ExitStatus, PodRef, PodRuntime, RecoveredContainer } from "./pod-runtime.js";
 import type { PodStateStore } from "./pod-state-store.js";
 import { PodWorker, type PodWorkerDeps } from "./pod-worker.js";
-import { WorkQueue } from "./work-queue.js";
+import { ItemExponentialFailureRateLimiter } from "../../../pkg/controller/rate-limiter.js";
+import { WorkQueue, type SyncResult } from "../../../pkg/controller/workqueue.js";
+import type { Pod } from "./k8s-types.js";
 
-// The node's pods: one PodWorker per pod UID, synced through a de-duplicating work queue whenever the
-// informer reports a change or a worker asks to be looked at again. On start it takes over what an
-// earlier agent run left behind: pods that still exist are adopted with their running processes;
-// everything else is stopped and removed.
+// The node's pods: one PodWorker per pod UID, synced through pkg/controller's work queue whenever the
+// informer reports a change or a worker asks to be looked at again. Keys wait in the queue until start():
+// first adopt() takes over what an earlier agent run left behind (pods that still exist are adopted with
+// their running processes; everything else is stopped and removed).
 
 /** How long leftovers of pods that no longer exist get to stop. */
 const ORPHAN_GRACE_MS = 2000;
@@ -21,7 +23,8 @@ export type WorkerDeps = Omit<PodWorkerDeps, "enqueue">;
 
 export class PodManager implements LogLocator {
   private readonly workers = new Map<string, PodWorker>();
-  private readonly queue: WorkQueue;
+  private readonly queue: WorkQueue<string>;
+  private stopped = false;
 
   constructor(
     private readonly informer: PodInformer,
@@ -29,12 +32,29 @@ export class PodManager implements LogLocator {
     private readonly store: PodStateStore,
     private readonly deps: WorkerDeps,
     private readonly log: Logger,
-    workers = 4,
+    private readonly workerCount = 4,
   ) {
-    this.queue = new WorkQueue((uid) => this.sync(uid), {
-      workers,
-      onError: (uid, err) => log.error({ err, uid }, "pod sync failed"),
+    // A failed sync is retried after 1 s, doubling up to 30 s: a pod whose sync fails (an apiserver
+    // write, a volume source not there yet) is looked at again soon, but never in a hot loop.
+    this.queue = new WorkQueue<string>({
+      name: "pods",
+      rateLimiter: new ItemExponentialFailureRateLimiter(1000, 30_000),
+      logger: log,
     });
+    informer.addEventHandler({
+      add: (pod) => this.enqueue(pod.metadata.uid),
+      update: (old, pod) => {
+        // The same name can come back as another pod (a new UID): both need a sync.
+        if (old.metadata.uid !== pod.metadata.uid) this.enqueue(old.metadata.uid);
+        this.enqueue(pod.metadata.uid);
+      },
+      delete: (pod) => this.enqueue(pod.metadata.uid),
+    });
+  }
+
+  /** Starts the workers on what is queued (call after adopt()); they stop when the signal aborts. */
+  start(signal: AbortSignal): void {
+    void this.queue.run(this.workerCount, (uid) => this.sync(uid), signal);
   }
 
   /** Queues a pod for syncing (the informer calls this for every change). */
@@ -43,8 +63,9 @@ export class PodManager implements LogLocator {
     else this.queue.addAfter(uid, afterMs);
   }
 
-  private async sync(uid: string): Promise<{ requeueAfterMs?: number } | void> {
-    const pod = this.informer.get(uid);
+  private async sync(uid: string): Promise<SyncResult> {
+    if (this.stopped) return;
+    const pod = podByUID(this.informer, uid);
     let worker = this.workers.get(uid);
     if (!worker) {
       if (!pod) return;
@@ -55,10 +76,10 @@ export class PodManager implements LogLocator {
       this.workers.delete(uid);
       return;
     }
-    return outcome.requeueAfterMs !== undefined ? { requeueAfterMs: outcome.requeueAfterMs } : undefined;
+    return outcome.requeueAfterMs !== undefined ? { requeueAfter: outcome.requeueAfterMs } : undefined;
   }
 
-  private newWorker(pod: NonNullable<ReturnType<PodInformer["get"]>>): PodWorker {
+  private newWorker(pod: Pod): PodWorker {
     const worker = new PodWorker(pod, {
       ...this.deps,
       enqueue: (uid, afterMs) => this.enqueue(uid, afterMs),
@@ -68,8 +89,8 @@ export class PodManager implements LogLocator {
   }
 
   /**
-   * Adopts or cleans up what an earlier run left (call after informer.prime(), before syncing), then
-   * queues every pod on the node.
+   * Adopts or cleans up what an earlier run left (call once the informer has synced, before start()),
+   * then queues every pod on the node.
    */
   async adopt(): Promise<{ adopted: string[]; removed: string[] }> {
     const states = await this.store.loadAll((file, err) =>
@@ -85,7 +106,7 @@ export class PodManager implements LogLocator {
     const handled = new Set<string>();
     for (const state of states) {
       handled.add(state.uid);
-      const pod = this.informer.get(state.uid);
+      const pod = podByUID(this.informer, state.uid);
       const containers = byPod.get(state.uid) ?? [];
       if (pod) {
         const live = new Map<string, { id: string; process?: ContainerProcess; exit?: ExitStatus }>();
@@ -114,10 +135,10 @@ export class PodManager implements LogLocator {
       const first = containers[0];
       if (first) await this.removeLeftovers(first.pod, containers);
       handled.add(uid);
-      if (!this.informer.get(uid)) removed.add(uid);
+      if (!podByUID(this.informer, uid)) removed.add(uid);
     }
     for (const ref of leftPods) {
-      if (handled.has(ref.uid) || this.informer.get(ref.uid)) continue;
+      if (handled.has(ref.uid) || podByUID(this.informer, ref.uid)) continue;
       await this.runtime.removePod(ref);
       removed.add(ref.uid);
     }
@@ -137,7 +158,7 @@ export class PodManager implements LogLocator {
   }
 
   locate(namespace: string, name: string, container: string, previous: boolean): LogFile {
-    const pod = this.informer.findByName(namespace, name);
+    const pod = this.informer.getByName(namespace, name);
     const worker = pod && this.workers.get(pod.metadata.uid);
     if (!pod || !worker) throw new LogLookupError(404, `pod "${name}" does not exist`);
     const record = worker.record(container);
@@ -160,7 +181,7 @@ export class PodManager implements LogLocator {
    * given), for kubelet's exec, attach and port-forward; kubelet's statuses and messages when there is none.
    */
   runningContainer(namespace: string, name: string, container?: string): { id: string; podUID: string } {
-    const pod = this.informer.findByName(namespace, name);
+    const pod = this.informer.getByName(namespace, name);
     const worker = pod && this.workers.get(pod.metadata.uid);
     if (!pod || !worker) throw new LogLookupError(404, "pod does not exist");
     const names = container !== undefined ? [container] : pod.spec.containers.map((c) => c.name);
@@ -172,8 +193,10 @@ export class PodManager implements LogLocator {
     throw new LogLookupError(500, `container not found (${JSON.stringify(container ?? "")})`);
   }
 
+  /** Stops syncing: what is still queued is dropped (the pods keep running for the next agent to adopt). */
   stop(): void {
-    this.queue.stop();
+    this.stopped = true;
+    this.queue.shutDown();
   }
 
   idle(): Promise<void> {

@@ -159,12 +159,13 @@ describe("PodWorker", () => {
       containerID: `kvts://${proc?.id}`,
       imageID: "kvts-image://busybox",
     });
+    // The status patch merges conditions by type: the scheduler's PodScheduled stays first.
     expect((await h.status())?.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual([
+      "PodScheduled=True",
       "PodReadyToStartContainers=True",
       "Initialized=True",
       "Ready=True",
       "ContainersReady=True",
-      "PodScheduled=True",
     ]);
   });
 
@@ -362,7 +363,7 @@ describe("PodWorker", () => {
     });
     await h.sync();
     h.runtime.stubborn.add("sidecar");
-    const pod = h.client.pods.get("apps/web") as Record<string, Record<string, unknown>>;
+    const pod = h.client.pod("apps", "web") as Record<string, Record<string, unknown>>;
     h.client.putPod({
       ...pod,
       metadata: { ...pod.metadata, deletionTimestamp: "2025-01-01T00:01:00Z", deletionGracePeriodSeconds: 1 },
@@ -374,9 +375,18 @@ describe("PodWorker", () => {
     expect(h.runtime.stops.map((s) => s.graceMs)).toEqual([2000, 2000]);
     expect(h.runtime.removed).toEqual(["uid-1"]);
     expect(h.client.writes("delete", "pod/apps/web")).toEqual([
-      { verb: "delete", target: "pod/apps/web", body: { uid: "uid-1" } },
+      {
+        verb: "delete",
+        target: "pod/apps/web",
+        body: {
+          kind: "DeleteOptions",
+          apiVersion: "v1",
+          gracePeriodSeconds: 0,
+          preconditions: { uid: "uid-1" },
+        },
+      },
     ]);
-    expect(h.client.pods.has("apps/web")).toBe(false);
+    expect(h.client.pod("apps", "web")).toBeUndefined();
     const final = h.client.writes("patch-status", "pod/apps/web").at(-1)?.body as {
       status: { containerStatuses: ContainerStatus[] };
     };
@@ -389,7 +399,7 @@ describe("PodWorker", () => {
     const h = await harness({ containers: [busybox("app")] });
     await h.sync();
     h.client.ignoreDeletes = true;
-    const pod = h.client.pods.get("apps/web") as Record<string, Record<string, unknown>>;
+    const pod = h.client.pod("apps", "web") as Record<string, Record<string, unknown>>;
     h.client.putPod({ ...pod, metadata: { ...pod.metadata, deletionTimestamp: "2025-01-01T00:01:00Z" } });
     await h.sync();
     const statusWrites = h.client.writes("patch-status").length;
@@ -528,7 +538,7 @@ describe("PodWorker with sidecars (restartable init containers)", () => {
     });
     await h.sync();
     const nameOf = (id: string) => h.runtime.processes.find((p) => p.id === id)?.request.name;
-    const pod = h.client.pods.get("apps/web") as Record<string, Record<string, unknown>>;
+    const pod = h.client.pod("apps", "web") as Record<string, Record<string, unknown>>;
     h.client.putPod({ ...pod, metadata: { ...pod.metadata, deletionTimestamp: "2025-01-01T00:01:00Z" } });
     await h.sync();
     expect(h.runtime.stops.map((s) => nameOf(s.id))).toEqual(["app", "second", "first"]);

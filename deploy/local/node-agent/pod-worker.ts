@@ -36,6 +36,7 @@ import {
   type ContainerKind,
 } from "./restart-policy.js";
 import { renderVolumes, UnsupportedVolumeError, VolumeSetUpError, type TokenSource } from "./volumes.js";
+import { errorMessage } from "../../../pkg/util/error-message.js";
 
 // One pod's lifecycle on the node, driven by `sync` (called by the work queue, one call at a time, after
 // every change of the pod or of its containers): admit (device allocation), sandbox, volumes, init
@@ -273,7 +274,7 @@ export class PodWorker {
       this.podIPs = this.sandbox.podIPs;
       this.sandboxEnsured = true;
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       this.deps.events.record(
         this.pod,
         "Warning",
@@ -307,7 +308,7 @@ export class PodWorker {
         await this.deps.runtime.setUpVolumes(podRef(this.pod), volumes).catch((err: unknown) => {
           // The runtime's refusals (a hostPath of the wrong type, ...) wait like a missing object does.
           if (err instanceof VolumeSetUpError) throw err;
-          throw new VolumeSetUpError("", err instanceof Error ? err.message : String(err), true);
+          throw new VolumeSetUpError("", errorMessage(err), true);
         });
         this.volumesFingerprint = fingerprint;
       }

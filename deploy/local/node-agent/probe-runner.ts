@@ -3,6 +3,7 @@ import https from "node:https";
 import net from "node:net";
 import type { Container, IntOrString, Probe } from "./k8s-types.js";
 import type { PodRuntime } from "./pod-runtime.js";
+import { errorMessage } from "../../../pkg/util/error-message.js";
 
 // Runs one probe attempt the way kubelet's prober does: exec in the container, an HTTP GET that counts
 // 200-399 as success (no redirects followed across hosts, TLS not verified), or a TCP connect.
@@ -102,7 +103,7 @@ export function makeProbeRunner(runtime: PodRuntime): ProbeRunner {
       if (probe.grpc) return { success: false, message: "grpc probes are not supported by the node agent" };
       return { success: false, message: "probe names no handler" };
     } catch (err) {
-      return { success: false, message: err instanceof Error ? err.message : String(err) };
+      return { success: false, message: errorMessage(err) };
     }
   };
 }

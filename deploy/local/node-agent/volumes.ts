@@ -9,6 +9,7 @@ import {
   type NodeAllocatable,
   type PodRuntimeFacts,
 } from "./downward-api.js";
+import { errorMessage } from "../../../pkg/util/error-message.js";
 
 // Turns a pod's volumes into what the runtime sets up: emptyDir and hostPath pass through; configMap,
 // secret, downwardAPI and projected volumes are rendered here into files (fetching the objects and the
@@ -195,7 +196,7 @@ async function renderVolume(ctx: VolumeContext, volume: Volume): Promise<VolumeR
     }
   } catch (err) {
     if (err instanceof UnsupportedVolumeError) throw err;
-    throw new VolumeSetUpError(name, err instanceof Error ? err.message : String(err));
+    throw new VolumeSetUpError(name, errorMessage(err));
   }
   return { name, source: { kind: "files", plugin, files } };
 }

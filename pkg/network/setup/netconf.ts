@@ -3,12 +3,13 @@ import { join } from "node:path";
 import type { Interface as VMIInterface, VirtualMachineInstance } from "../../api/generated/v1.js";
 import type { Logger } from "../../controller/log.js";
 import { resolveInRoot } from "../../safepath/relative-root.js";
-import { NonRootUID, RootUser } from "../../virt-controller/constants.js";
-import { isNonRoot } from "../../virt-controller/services/vmi-traits.js";
+import { NonRootUID, RootUser } from "../../util/constants.js";
+import { isNonRoot } from "../../vmitrait/vmitrait.js";
 import { VIRT_PRIVATE_DIR } from "../cache/podinterface.js";
 import { NsenterExec, type NetnsExec } from "../driver/netns-exec.js";
 import { INJECT_SIDECAR_ANNOTATION } from "../istio/ports.js";
 import { NetPod } from "./netpod/netpod.js";
+import { errorMessage } from "../../util/error-message.js";
 
 // virt-handler's entry to the pod network setup of a VMI (upstream pkg/network/setup/netconf.go):
 // the first phase, run from outside the launcher pod, for the interfaces the VMI starts with.
@@ -61,7 +62,7 @@ export class NetConf {
     try {
       await netPod.setup();
     } catch (error) {
-      throw new Error(`setup failed, err: ${error instanceof Error ? error.message : String(error)}`, {
+      throw new Error(`setup failed, err: ${errorMessage(error)}`, {
         cause: error,
       });
     }

@@ -23,6 +23,7 @@ import {
 } from "./status.js";
 import { acceptClientHandshake, clientHandshakeError, splice, writeStatus } from "./streamer.js";
 import { decodePathSegment } from "../../util/path-segment.js";
+import { errorMessage } from "../../util/error-message.js";
 
 export const VMI_NOT_RUNNING = "VMI is not running";
 export const NO_SERIAL_CONSOLE = "No serial consoles are present.";
@@ -50,7 +51,7 @@ export function validateVMIForConsole(vmi: VirtualMachineInstance): Status | und
   return undefined;
 }
 
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+const messageOf = (error: unknown): string => errorMessage(error);
 
 export class ConsoleProxy {
   constructor(

@@ -1,5 +1,6 @@
 // Upstream's KubeConnectionHealthzFuncFactory: healthy while the apiserver answers /version; the
 // answer is cached until an informer reports a lost connection (clear()).
+import { errorMessage } from "../../util/error-message.js";
 
 export interface HealthReply {
   code: 200 | 500;
@@ -24,7 +25,7 @@ export class KubeApiHealth {
       try {
         this.version = await this.fetchVersion();
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorMessage(error);
         return {
           code: 500,
           body: {

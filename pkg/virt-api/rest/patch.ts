@@ -6,11 +6,9 @@ import type {
   VirtualMachineStateChangeRequest,
 } from "../../api/generated/v1.js";
 
-export interface JsonPatchOperation {
-  op: "add" | "replace" | "remove" | "test";
-  path: string;
-  value?: unknown;
-}
+import type { JsonPatchOp as JsonPatchOperation } from "../../apimachinery/patch/patch.js";
+/** One JSON patch type for every component (pkg/apimachinery/patch). */
+export type { JsonPatchOperation };
 
 /** The apiserver's message when a `test` operation fails: the patch lost a race. */
 export const JSON_PATCH_TEST_FAILED = "jsonpatch test operation does not apply";

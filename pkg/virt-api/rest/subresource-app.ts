@@ -18,6 +18,7 @@ import {
   virtualMachineResource,
   type Status,
 } from "./status.js";
+import { errorMessage } from "../../util/error-message.js";
 
 /** What the lifecycle handlers need from the cluster; `undefined` means NotFound. */
 export interface LifecycleClient {
@@ -37,7 +38,7 @@ export type LifecycleAction = "start" | "stop" | "restart";
 
 const ACCEPTED: SubresourceReply = { code: 202 };
 const reply = (status: Status): SubresourceReply => ({ code: status.code, body: status });
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+const messageOf = (error: unknown): string => errorMessage(error);
 
 /** Upstream decodes an empty body as no options and anything else strictly. */
 function decodeOptions<T>(

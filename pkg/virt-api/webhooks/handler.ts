@@ -9,6 +9,7 @@ import {
   type AdmissionReviewResponse,
 } from "./admission-review.js";
 import type { WebhookContext, WebhookRoute } from "./routes.js";
+import { errorMessage } from "../../util/error-message.js";
 
 export type AdmissionReply = { code: 200; body: AdmissionReviewResponse } | { code: 400; body: Status };
 
@@ -26,7 +27,7 @@ export async function handleAdmission(
     return { code: 200, body: toReviewResponse(request.uid, await route.admit(request, context)) };
   } catch (error) {
     // Fail closed with the reason rather than dropping the connection.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return { code: 200, body: toReviewResponse(request.uid, denied(message, 500)) };
   }
 }

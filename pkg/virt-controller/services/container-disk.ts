@@ -5,12 +5,12 @@
 // launcher for as long as the VM runs, announcing its disk under the container-disks directory.
 import path from "node:path";
 import type { ContainerDiskSource, VirtualMachineInstance } from "../../api/generated/v1.js";
-import { NonRootUID } from "../constants.js";
+import { NonRootUID } from "../../util/constants.js";
 import { renderContainerSpec } from "./container-spec.js";
-import type { Container, ResourceList, ResourceRequirements } from "./pod-types.js";
+import type { Container, ResourceList, ResourceRequirements } from "../../api/core/v1/pod.js";
 import { supportContainerList, type RenderContext } from "./render-context.js";
 import { EphemeralStorageOverhead } from "./render-resources.js";
-import { isCPUDedicated, wantsGuaranteedQoS } from "./vmi-traits.js";
+import { isCPUDedicated, wantsGuaranteedQoS } from "../../vmitrait/vmitrait.js";
 
 export const ContainerDisksVolume = "container-disks";
 export const VirtBinShareDirVolume = "virt-bin-share-dir";

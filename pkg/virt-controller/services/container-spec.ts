@@ -7,8 +7,8 @@ import type {
   V1Probe,
   V1SecurityContext,
 } from "@kubernetes/client-node";
-import { VirtPrivateDir } from "../constants.js";
-import type { Container, ResourceRequirements, VolumeMount } from "./pod-types.js";
+import { VirtPrivateDir } from "../../util/constants.js";
+import type { Container, ResourceRequirements, VolumeMount } from "../../api/core/v1/pod.js";
 
 export interface ContainerSpec {
   name: string;

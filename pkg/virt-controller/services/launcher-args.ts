@@ -7,8 +7,8 @@ import {
   DefaultGracePeriodSeconds,
   FuncTestLauncherFailFastAnnotation,
   KeepLauncherAfterFailureAnnotation,
-} from "../constants.js";
-import { valueOf } from "./quantity-math.js";
+} from "../../util/constants.js";
+import { valueOf } from "../../util/quantity-math.js";
 import type { RenderContext } from "./render-context.js";
 
 export const LauncherMonitorCommand = "/usr/bin/virt-launcher-monitor";

@@ -3,8 +3,8 @@
 // not measurements of this port; keeping them makes Pods schedule exactly as they do upstream.
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { Quantity } from "../../defaults/quantity.js";
-import { vcpuCountFromTopology, wantsGuaranteedQoS } from "./vmi-traits.js";
-import { MiB, GiB, valueOf } from "./quantity-math.js";
+import { vcpuCountFromTopology, wantsGuaranteedQoS } from "../../vmitrait/vmitrait.js";
+import { MiB, GiB, valueOf } from "../../util/quantity-math.js";
 
 /** `ps` RSS upstream budgets per process of the launcher Pod. */
 export const LauncherProcessOverhead = {

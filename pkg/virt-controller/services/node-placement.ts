@@ -11,7 +11,7 @@ import {
   NodeHostModelIsObsoleteLabel,
   NodeSchedulableLabel,
   SupportedMachineTypeLabel,
-} from "../constants.js";
+} from "../../util/constants.js";
 
 const HostModel = "host-model";
 const HostPassthrough = "host-passthrough";

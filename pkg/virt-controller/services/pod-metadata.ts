@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import type { ObjectMeta, OwnerReference } from "../../controller/object.js";
+import { newControllerRef } from "../../controller/object.js";
 import {
   AppLabel,
   ComputeContainerName,
@@ -14,7 +15,7 @@ import {
   KubeVirtAPIVersion,
   MigrationTransportUnixAnnotation,
   VirtualMachineInstanceIDLabel,
-} from "../constants.js";
+} from "../../util/constants.js";
 
 export const LauncherAppLabelValue = "virt-launcher";
 const IstioInjectAnnotation = "sidecar.istio.io/inject";
@@ -79,14 +80,7 @@ export function launcherAnnotations(
 }
 
 export function controllerReference(vmi: VirtualMachineInstance): OwnerReference {
-  return {
-    apiVersion: KubeVirtAPIVersion,
-    kind: "VirtualMachineInstance",
-    name: vmi.metadata?.name ?? "",
-    uid: vmi.metadata?.uid ?? "",
-    controller: true,
-    blockOwnerDeletion: true,
-  };
+  return newControllerRef(vmi, KubeVirtAPIVersion, "VirtualMachineInstance");
 }
 
 export function launcherMetadata(vmi: VirtualMachineInstance, memoryOverheadBytes: bigint): ObjectMeta {

@@ -4,10 +4,10 @@
 import type { V1ContainerPort, V1EnvVar, V1Probe } from "@kubernetes/client-node";
 import type { Probe, VirtualMachineInstance } from "../../api/generated/v1.js";
 import { setProbeDefaults } from "../../defaults/object-defaults.js";
-import { ComputeContainerName } from "../constants.js";
+import { ComputeContainerName } from "../../util/constants.js";
 import { renderContainerSpec } from "./container-spec.js";
 import { LauncherMonitorCommand } from "./launcher-args.js";
-import type { Container, ResourceRequirements, VolumeMount } from "./pod-types.js";
+import type { Container, ResourceRequirements, VolumeMount } from "../../api/core/v1/pod.js";
 import type { RenderContext } from "./render-context.js";
 
 /** libvirt needs about ten seconds to start, so probes wait that much longer than the user asked. */

@@ -2,10 +2,10 @@
 // and virt-controller's own flags.
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import type { ClusterConfig } from "../../virt-config/cluster-config.js";
-import { NonRootUID, RootUser } from "../constants.js";
-import type { ResourceList } from "./pod-types.js";
-import { quantityOf } from "./quantity-math.js";
-import { isNonRoot } from "./vmi-traits.js";
+import { NonRootUID, RootUser } from "../../util/constants.js";
+import type { ResourceList } from "../../api/core/v1/pod.js";
+import { quantityOf } from "../../util/quantity-math.js";
+import { isNonRoot } from "../../vmitrait/vmitrait.js";
 
 export interface LauncherSettings {
   /** `--launcher-image`: the image of the compute container and KubeVirt's helper containers. */

@@ -4,14 +4,14 @@
 // devices.kubevirt.io devices the launcher needs.
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import type { Quantity } from "../../defaults/quantity.js";
-import type { ResourceList, ResourceRequirements } from "./pod-types.js";
-import { addQuantity, isZero, parseQuantity, quantityOf, wholeUnits } from "./quantity-math.js";
+import type { ResourceList, ResourceRequirements } from "../../api/core/v1/pod.js";
+import { addQuantity, isZero, parseQuantity, quantityOf, wholeUnits } from "../../util/quantity-math.js";
 import {
   autoAttachesVSOCK,
   requiresTunDevice,
   requiresVhostNetDevice,
   vcpusForScheduling,
-} from "./vmi-traits.js";
+} from "../../vmitrait/vmitrait.js";
 
 export const K8sDevicePrefix = "devices.kubevirt.io";
 export const KvmDevice = `${K8sDevicePrefix}/kvm`;

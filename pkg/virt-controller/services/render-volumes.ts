@@ -3,9 +3,9 @@
 // to (cloud-init data and access credentials), mounted where virt-launcher reads them.
 import path from "node:path";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
-import { SecretSourceDir, VirtPrivateDir, VirtShareDir } from "../constants.js";
+import { SecretSourceDir, VirtPrivateDir, VirtShareDir } from "../../util/constants.js";
 import { ContainerDisksVolume, VirtBinShareDirVolume } from "./container-disk.js";
-import type { Volume, VolumeMount } from "./pod-types.js";
+import type { Volume, VolumeMount } from "../../api/core/v1/pod.js";
 import type { LauncherSettings } from "./render-context.js";
 
 export const HotplugDisksVolume = "hotplug-disks";

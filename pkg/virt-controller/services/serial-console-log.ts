@@ -3,9 +3,9 @@
 import type { V1Container } from "@kubernetes/client-node";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import type { ClusterConfig } from "../../virt-config/cluster-config.js";
-import { NonRootUID, VirtPrivateDir } from "../constants.js";
+import { NonRootUID, VirtPrivateDir } from "../../util/constants.js";
 import { supportContainerList, type RenderContext } from "./render-context.js";
-import { isCPUDedicated, wantsGuaranteedQoS } from "./vmi-traits.js";
+import { isCPUDedicated, wantsGuaranteedQoS } from "../../vmitrait/vmitrait.js";
 
 const SerialPort = 0;
 

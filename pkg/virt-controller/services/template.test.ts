@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { clusterWith } from "../../defaults/testing.js";
 import type { ClusterConfig } from "../../virt-config/cluster-config.js";
+import type { Pod } from "../../api/core/v1/pod.js";
 import { containerDiskImages, containerDiskPullSecrets } from "./container-disk.js";
-import type { Pod } from "./pod-types.js";
 import type { LauncherSettings } from "./render-context.js";
 import { LaunchManifestError, TemplateService } from "./template.js";
 

@@ -4,7 +4,7 @@
 import type { V1PodSecurityContext, V1SeccompProfile } from "@kubernetes/client-node";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import type { ClusterConfig } from "../../virt-config/cluster-config.js";
-import { NonRootUID, VirtualMachineUnpausedCondition } from "../constants.js";
+import { NonRootUID, VirtualMachineUnpausedCondition } from "../../util/constants.js";
 import {
   containerDiskContainers,
   containerDiskInitContainers,
@@ -14,7 +14,7 @@ import { launcherArgs, launcherGracePeriodSeconds, GracePeriodPaddingSeconds } f
 import { getMemoryOverhead } from "./memory-overhead.js";
 import { renderAffinity, renderNodeSelector } from "./node-placement.js";
 import { launcherHostname, launcherMetadata } from "./pod-metadata.js";
-import type { Pod, PodSpec } from "./pod-types.js";
+import type { Pod, PodSpec } from "../../api/core/v1/pod.js";
 import { launcherVerbosity, renderComputeContainer } from "./render-compute.js";
 import { renderContext, type LauncherSettings, type RenderContext } from "./render-context.js";
 import { renderResources } from "./render-resources.js";

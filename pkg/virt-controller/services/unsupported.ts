@@ -1,5 +1,5 @@
 // What the renderer refuses. The validating webhook already refuses everything kubevirt-ts does not
-// build yet (one table, pkg/virt-api/.../not-yet-supported.ts); the renderer asks the same table, so a VMI
+// build yet (one table, pkg/virt-config/supported-subset.ts); the renderer asks the same table, so a VMI
 // that slipped past the webhook (created before it ran, or with the webhook off) fails clearly instead of
 // getting a Pod that cannot work. A few Pod-level features the webhook has no reason to refuse are added
 // here, because rendering them needs machinery this port does not have yet.
@@ -8,10 +8,10 @@ import { Path } from "../../api/field.js";
 import type { ClusterConfig } from "../../virt-config/cluster-config.js";
 import { FeatureGate } from "../../virt-config/featuregate/feature-gates.js";
 import {
+  notYetSupportedInMetadata,
+  notYetSupportedInSpec,
   notYetSupportedMessage,
-  validateInstanceSpecSupported,
-  validateMetadataSupported,
-} from "../../virt-api/webhooks/validating-webhook/admitters/not-yet-supported.js";
+} from "../../virt-config/supported-subset.js";
 
 interface RendererRow {
   what: string;
@@ -61,11 +61,11 @@ const RENDERER_ROWS: readonly RendererRow[] = [
 
 /** One message per refused use, each naming its field; empty when the VMI can be rendered. */
 export function unsupportedFeatures(vmi: VirtualMachineInstance, config: ClusterConfig): string[] {
-  const causes = [
-    ...validateMetadataSupported(Path.of("metadata"), vmi.metadata),
-    ...validateInstanceSpecSupported(Path.of("spec"), vmi.spec),
+  const uses = [
+    ...notYetSupportedInMetadata(Path.of("metadata"), vmi.metadata),
+    ...notYetSupportedInSpec(Path.of("spec"), vmi.spec),
   ];
-  const fromWebhookTable = causes.map((cause) => `${cause.field}: ${cause.message}`);
+  const fromWebhookTable = uses.map((use) => `${use.field.toString()}: ${use.message}`);
   const fromRenderer = RENDERER_ROWS.filter((row) => row.used(vmi, config)).map(
     (row) => `${row.field}: ${notYetSupportedMessage(row.what)}`,
   );

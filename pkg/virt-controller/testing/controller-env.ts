@@ -17,14 +17,14 @@ import {
   virtualMachinesGVR,
   type StoredVM,
   type StoredVMI,
-} from "../resources.js";
-import type { Pod } from "../services/pod-types.js";
+} from "../../controller/resources.js";
+import type { Pod } from "../../api/core/v1/pod.js";
 import type { LauncherSettings } from "../services/render-context.js";
 import { TemplateService } from "../services/template.js";
-import type { ControllerRevision } from "../watch/vm-revision.js";
-import { VMController } from "../watch/vm.js";
-import { VMIController } from "../watch/vmi.js";
-import { FakeApiServer } from "./fake-apiserver.js";
+import type { ControllerRevision } from "../watch/vm/vm-revision.js";
+import { VMController } from "../watch/vm/vm.js";
+import { VMIController } from "../watch/vmi/vmi.js";
+import { FakeApiServer } from "../../controller/testing/fake-apiserver.js";
 
 export const Tables = {
   vms: "kubevirt.io/virtualmachines",

@@ -4,8 +4,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../controller/index.js";
 import { NotifyClient } from "../../handler-launcher-com/notify/v1/client.js";
-import type { DomainObject } from "../../virt-launcher/virtwrap/domain-object.js";
-import { domainToJSON } from "../../virt-launcher/virtwrap/domain-json.js";
+import type { DomainObject } from "../../virt-launcher/virtwrap/api/domain-object.js";
+import { domainToJSON } from "../../virt-launcher/virtwrap/api/domain-json.js";
 import { DomainNotifyServer, domainNotifySocketPath } from "./server.js";
 
 // The launcher's real Notify client against the handler's server over a unix socket.

@@ -7,7 +7,8 @@ import type { Logger } from "../../controller/index.js";
 import { listenOnSocket, stopServer } from "../../handler-launcher-com/grpc-unix.js";
 import type { DomainEventRequest, K8sEventRequest } from "../../handler-launcher-com/notify/v1/messages.js";
 import { addNotifyService } from "../../handler-launcher-com/notify/v1/server.js";
-import { parseDomainJSON } from "../../virt-launcher/virtwrap/domain-json.js";
+import { parseDomainJSON } from "../../virt-launcher/virtwrap/api/domain-json.js";
+import { errorMessage } from "../../util/error-message.js";
 
 /** The handler's socket in its share dir; launchers reach it through their domain-notify pipe. */
 export const DOMAIN_NOTIFY_SOCKET = "domain-notify.sock";
@@ -52,7 +53,7 @@ export class DomainNotifyServer {
       this.opts.onDomainEvent(`${namespace}/${name}`, request.eventType);
       return ok;
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       this.opts.logger.error({ err: error }, "Failed to unmarshal domain event");
       return { success: false, message };
     }

@@ -7,7 +7,7 @@ import { createServer, type Server } from "node:https";
 import type { TLSSocket } from "node:tls";
 import type { Logger } from "../../controller/index.js";
 import { commonNameOf, verifyCommonName, VIRT_HANDLER_TYPE } from "../../util/tls/tls.js";
-import { readServingTLS, reloadOnChange } from "../../virt-api/serving-cert.js";
+import { readServingTLS, reloadOnChange } from "../../certificates/bootstrap/serving-cert.js";
 import { NOT_A_WEBSOCKET, PAGE_NOT_FOUND, parseConsolePath, type ConsoleHandler } from "./console.js";
 
 /** Where the KubeVirt CA bundle comes from (a CAManager in the process). */

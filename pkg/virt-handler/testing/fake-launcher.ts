@@ -4,8 +4,8 @@ import { addCmdService } from "../../handler-launcher-com/cmd/v1/server.js";
 import { CMD_METHOD_NAMES, type CmdMethods } from "../../handler-launcher-com/cmd/v1/messages.js";
 import type { UnaryHandlers } from "../../handler-launcher-com/grpc-unix.js";
 import { serveOnTempSocket, type SocketServer } from "../../handler-launcher-com/testing.js";
-import type { DomainObject } from "../../virt-launcher/virtwrap/domain-object.js";
-import { domainToJSON } from "../../virt-launcher/virtwrap/domain-json.js";
+import type { DomainObject } from "../../virt-launcher/virtwrap/api/domain-object.js";
+import { domainToJSON } from "../../virt-launcher/virtwrap/api/domain-json.js";
 
 const ok = { success: true, message: "" };
 

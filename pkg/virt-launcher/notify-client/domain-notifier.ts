@@ -10,9 +10,9 @@ import type { Logger } from "../../controller/log.js";
 import { WatchEventType } from "../../handler-launcher-com/notify/v1/messages.js";
 import type { DomainConnection } from "../virtwrap/domain-connection.js";
 import { isNotFound } from "../virtwrap/domain-connection.js";
-import type { DomainObject } from "../virtwrap/domain-object.js";
+import type { DomainObject } from "../virtwrap/api/domain-object.js";
 import { nonExistentDomain, readDomain } from "../virtwrap/domain-reader.js";
-import { StateChangeReason } from "../virtwrap/domain-status.js";
+import { StateChangeReason } from "../virtwrap/api/domain-status.js";
 import type { MetadataCache } from "../virtwrap/metadata-cache.js";
 import type { Notifier } from "./notifier.js";
 

@@ -11,8 +11,9 @@ import type {
   Response,
   WatchEventType,
 } from "../../handler-launcher-com/notify/v1/messages.js";
-import { domainToJSON } from "../virtwrap/domain-json.js";
-import type { DomainObject } from "../virtwrap/domain-object.js";
+import { domainToJSON } from "../virtwrap/api/domain-json.js";
+import type { DomainObject } from "../virtwrap/api/domain-object.js";
+import { errorMessage } from "../../util/error-message.js";
 
 export interface NotifierTimeouts {
   intervalMs: number;
@@ -127,6 +128,6 @@ export class Notifier {
       if (Date.now() + intervalMs > deadline) break;
       await sleep(intervalMs);
     }
-    throw new Error(`${failure}: ${lastError instanceof Error ? lastError.message : String(lastError)}`);
+    throw new Error(`${failure}: ${errorMessage(lastError)}`);
   }
 }

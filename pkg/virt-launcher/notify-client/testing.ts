@@ -7,8 +7,8 @@ import type {
 import { addNotifyService } from "../../handler-launcher-com/notify/v1/server.js";
 import type { SocketServer } from "../../handler-launcher-com/testing.js";
 import { serveOnTempSocket } from "../../handler-launcher-com/testing.js";
-import { parseDomainJSON } from "../virtwrap/domain-json.js";
-import type { DomainObject } from "../virtwrap/domain-object.js";
+import { parseDomainJSON } from "../virtwrap/api/domain-json.js";
+import type { DomainObject } from "../virtwrap/api/domain-object.js";
 
 export interface ReceivedDomainEvent {
   type: string;

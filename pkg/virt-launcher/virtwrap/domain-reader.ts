@@ -4,9 +4,9 @@ import type { Domain as LibvirtDomain } from "../../libvirt/domain-events.js";
 import { unmarshalDomainXML } from "./api/domain-xml.js";
 import type { DomainConnection } from "./domain-connection.js";
 import { isNotFound } from "./domain-connection.js";
-import type { DomainObject } from "./domain-object.js";
-import { splitVMINamespaceKey } from "./domain-object.js";
-import { LifeCycle, StateChangeReason, convReason, convState } from "./domain-status.js";
+import type { DomainObject } from "./api/domain-object.js";
+import { splitVMINamespaceKey } from "./api/domain-object.js";
+import { LifeCycle, StateChangeReason, convReason, convState } from "./api/domain-status.js";
 import type { MetadataCache } from "./metadata-cache.js";
 
 /** The domain as it is now, or undefined when libvirt no longer knows it. */

@@ -12,7 +12,7 @@ import type { DomainSpec } from "./api/schema.js";
 import { convertVMIToDomain } from "./converter/converter.js";
 import type { DomainConnection } from "./domain-connection.js";
 import { isNotFound } from "./domain-connection.js";
-import type { DomainObject } from "./domain-object.js";
+import type { DomainObject } from "./api/domain-object.js";
 import { readDomain } from "./domain-reader.js";
 import type { LauncherConverterInputs } from "./converter-context.js";
 import type { LauncherLayout } from "../layout.js";

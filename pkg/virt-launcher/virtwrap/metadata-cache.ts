@@ -1,7 +1,7 @@
 // What the launcher knows about its VMI beyond the domain XML (upstream virt-launcher/metadata
 // Cache): the VMI's uid and the grace-period bookkeeping of a shutdown. It is reported with every
 // domain event; a change triggers one.
-import type { GracePeriodMetadata, LauncherKubeVirtMetadata } from "./domain-object.js";
+import type { GracePeriodMetadata, LauncherKubeVirtMetadata } from "./api/domain-object.js";
 
 export class MetadataCache {
   private uid = "";

@@ -107,7 +107,6 @@ export class StandInNode {
     const bound: Pod = {
       ...pod,
       spec: {
-        containers: [],
         ...pod.spec,
         nodeName: this.name,
         tolerations: [...(pod.spec?.tolerations ?? []), { key: STAND_IN_TAINT, operator: "Exists" }],

@@ -15,6 +15,9 @@ function readyPod(owner: Deployment | DaemonSet, index: number): Pod {
       labels: { ...template?.labels },
       annotations: { ...template?.annotations },
     },
+    spec: {
+      containers: (owner.spec.template.spec?.containers ?? []).map(({ name, image }) => ({ name, image })),
+    },
     status: {
       phase: "Running",
       containerStatuses: [{ name: "c", ready: true, restartCount: 0, image: "", imageID: "" }],

@@ -2,6 +2,7 @@
 // (pkg/virt-operator/util/client.go).
 import type { KubeVirt, KubeVirtCondition, KubeVirtStatus } from "../../api/generated/v1.js";
 import { DEPRECATED_KUBEVIRT_FINALIZER, KUBEVIRT_FINALIZER } from "./labels.js";
+import { errorMessage } from "../../util/error-message.js";
 
 export const KubeVirtPhase = {
   Deploying: "Deploying",
@@ -126,7 +127,7 @@ export function updateConditionsDeletionFailed(status: KubeVirtStatus, err: unkn
 }
 
 function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 function sameCondition(a: KubeVirtCondition, b: KubeVirtCondition): boolean {

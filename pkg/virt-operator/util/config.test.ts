@@ -6,7 +6,6 @@ import {
   setTargetDeploymentConfig,
   targetConfigFromKubeVirt,
 } from "./config.js";
-import { formatGoDuration, parseGoDuration } from "./go-duration.js";
 
 const kv = (spec: KubeVirtCR["spec"] = {}): KubeVirtCR => ({
   metadata: { name: "kubevirt", namespace: "kubevirt" },
@@ -81,24 +80,5 @@ describe("deployment config", () => {
       targetKubeVirtRegistry: "reg",
       targetDeploymentID: config.id,
     });
-  });
-});
-
-describe("Go durations", () => {
-  it.each([
-    ["24h", 86_400_000, "24h0m0s"],
-    ["168h", 604_800_000, "168h0m0s"],
-    ["1h30m", 5_400_000, "1h30m0s"],
-    ["90s", 90_000, "1m30s"],
-    ["1.5s", 1500, "1.5s"],
-    ["250ms", 250, "250ms"],
-    ["0", 0, "0s"],
-  ])("%s is %d ms and prints as %s", (text, ms, printed) => {
-    expect(parseGoDuration(text)).toBe(ms);
-    expect(formatGoDuration(ms)).toBe(printed);
-  });
-
-  it.each(["", "1d", "h", "10"])("refuses %j as Go does", (text) => {
-    expect(() => parseGoDuration(text)).toThrow(`time: invalid duration "${text}"`);
   });
 });

@@ -9,6 +9,7 @@ import { WATCHED_RESOURCES } from "../resources.js";
 import { KubeVirtPhase } from "../util/conditions.js";
 import type { AdmissionRequest, AdmissionResponse } from "./admission-review.js";
 import { allow, deny, denyWithCauses } from "./admission-review.js";
+import { errorMessage } from "../../util/error-message.js";
 
 export const UNINSTALL_STRATEGY_REMOVE_WORKLOADS = "RemoveWorkloads";
 export const UNINSTALL_STRATEGY_BLOCK = "BlockUninstallIfWorkloadsExist";
@@ -28,7 +29,7 @@ function schemaCheck(object: unknown): AdmissionResponse | undefined {
 }
 
 function failure(err: unknown): AdmissionResponse {
-  return deny(err instanceof Error ? err.message : String(err));
+  return deny(errorMessage(err));
 }
 
 /** Refuses a second KubeVirt CR (best effort: two creations racing can both pass). */

@@ -14,6 +14,7 @@ import {
   kubeVirtDeletionAdmitter,
   kubeVirtUpdateAdmitter,
 } from "./kubevirt-admitters.js";
+import { errorMessage } from "../../util/error-message.js";
 
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
@@ -45,7 +46,7 @@ export function admissionHandler(admitters: Readonly<Record<string, Admitter>>):
     try {
       request = parseAdmissionReview(await readJson(req));
     } catch (err) {
-      return reply(res, 400, err instanceof Error ? err.message : String(err));
+      return reply(res, 400, errorMessage(err));
     }
     reply(res, 200, reviewResponse(request.uid, await admitter(request)));
   };

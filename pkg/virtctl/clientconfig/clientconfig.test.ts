@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseFlags } from "../flags.js";
-import type { FakeApiServer as Server } from "../testing/fake-apiserver.js";
-import { FakeApiServer, writeKubeconfig } from "../testing/fake-apiserver.js";
+import type { ScriptedApiServer as Server } from "../testing/scripted-apiserver.js";
+import { ScriptedApiServer, writeKubeconfig } from "../testing/scripted-apiserver.js";
 import type { Environment } from "./clientconfig.js";
 import { clientConfigFlags, loadClientConfig } from "./clientconfig.js";
 
@@ -13,7 +13,7 @@ let home: string;
 let extraConfig: string;
 
 beforeAll(async () => {
-  server = await FakeApiServer.start();
+  server = await ScriptedApiServer.start();
   scratch = writeKubeconfig(server);
   home = join(scratch.dir, "home");
   mkdirSync(join(home, ".kube"), { recursive: true });

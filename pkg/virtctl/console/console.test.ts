@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { WebSocket } from "ws";
 import { execute } from "../root.js";
-import type { TestIO } from "../testing/fake-apiserver.js";
-import { TOKEN, status, testIO, useFakeApiServer } from "../testing/fake-apiserver.js";
+import type { TestIO } from "../testing/scripted-apiserver.js";
+import { TOKEN, status, testIO, useScriptedApiServer } from "../testing/scripted-apiserver.js";
 import { DISCONNECTED_MESSAGE } from "./attach.js";
 import { newConsoleCommand } from "./console.js";
 
-const fixture = useFakeApiServer();
+const fixture = useScriptedApiServer();
 
 // A "minute" of 200 ms and a quick retry keep the waiting paths testable.
 const fastConsole = newConsoleCommand({

@@ -2,7 +2,7 @@
 // attaches the terminal to it. virt-api answers 400 while the VMI is not ready: that is retried.
 import type WebSocket from "ws";
 import type { Command, CommandContext } from "../command.js";
-import { errorMessage } from "../command.js";
+import { errorMessage } from "../../util/error-message.js";
 import { helpFlag } from "../flags.js";
 import { ApiError } from "../kubecli/errors.js";
 import type { SubresourceClient } from "../kubecli/subresources.js";
@@ -91,7 +91,7 @@ async function connect(
     try {
       return await client.dial(path);
     } catch (error) {
-      const retriable = timeoutMs > 0 && error instanceof ApiError && error.statusCode === 400;
+      const retriable = timeoutMs > 0 && error instanceof ApiError && error.code === 400;
       if (!retriable) throw error;
     }
     if (Date.now() + retryIntervalMs > deadline) {

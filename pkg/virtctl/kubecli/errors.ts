@@ -1,13 +1,9 @@
-// Errors from the API server, worded the way client-go's StatusError reads them: the Status
-// message when the body is a Status, otherwise apimachinery's generic text for the code.
-import { z } from "zod";
+// Errors from the API server as virtctl prints them, worded the way client-go's StatusError reads them:
+// the Status message when the body is a Status, otherwise apimachinery's generic text for the code. The
+// error itself is the machinery's ApiError (code, reason, message), as every other client's.
+import { ApiError, parseStatus, type Status } from "../../controller/api-error.js";
 
-const StatusSchema = z.looseObject({
-  kind: z.literal("Status"),
-  message: z.string().optional(),
-  reason: z.string().optional(),
-  code: z.number().optional(),
-});
+export { ApiError };
 
 const GENERIC_MESSAGES: Record<number, string> = {
   400: "the server rejected our request for an unknown reason",
@@ -20,33 +16,29 @@ const GENERIC_MESSAGES: Record<number, string> = {
   429: "the server has received too many requests and has asked us to try again later",
 };
 
-export class ApiError extends Error {
-  constructor(
-    message: string,
-    readonly statusCode: number,
-  ) {
-    super(message);
-  }
-}
-
 /** The error for a response whose status is not 2xx. */
 export function apiErrorFrom(statusCode: number, body: string): ApiError {
-  const message = statusMessage(body);
-  if (message) return new ApiError(message, statusCode);
+  const status = statusOf(body);
+  if (status?.message)
+    return new ApiError(status.code ?? statusCode, status.reason ?? "", status.message, status);
   const generic = GENERIC_MESSAGES[statusCode];
-  if (generic) return new ApiError(generic, statusCode);
+  if (generic) return new ApiError(statusCode, "", generic);
   const detail = body.trim() || `unknown (${statusCode})`;
   return new ApiError(
-    `an error on the server ("${detail}") has prevented the request from succeeding`,
     statusCode,
+    "",
+    `an error on the server ("${detail}") has prevented the request from succeeding`,
   );
 }
 
 /** The message of a Kubernetes Status body, if the body is one. */
 export function statusMessage(body: string): string | undefined {
+  return statusOf(body)?.message || undefined;
+}
+
+function statusOf(body: string): Status | undefined {
   try {
-    const parsed = StatusSchema.safeParse(JSON.parse(body));
-    return parsed.success ? parsed.data.message || undefined : undefined;
+    return parseStatus(JSON.parse(body));
   } catch {
     return undefined;
   }

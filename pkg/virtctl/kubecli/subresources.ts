@@ -102,10 +102,11 @@ function readBody(response: http.IncomingMessage): Promise<string> {
 /** A refused upgrade: the Status message when the server sent one, else the code, as client-go words it. */
 function upgradeRefused(statusCode: number, body: string): ApiError {
   const message = statusMessage(body);
-  if (message) return new ApiError(message, statusCode);
+  if (message) return new ApiError(statusCode, "", message);
   const detail = body.trim() ? `: application info: ${body.trim()}` : "";
   return new ApiError(
-    `Can't connect to websocket (${statusCode}): websocket: bad handshake${detail}`,
     statusCode,
+    "",
+    `Can't connect to websocket (${statusCode}): websocket: bad handshake${detail}`,
   );
 }

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { execute } from "../root.js";
-import { status, testIO, useFakeApiServer } from "../testing/fake-apiserver.js";
+import { status, testIO, useScriptedApiServer } from "../testing/scripted-apiserver.js";
 import * as version from "../../version/version.js";
 import { clientVersion, formatVersionInfo } from "./info.js";
 
-const fixture = useFakeApiServer();
+const fixture = useScriptedApiServer();
 
 const packageVersion = (
   JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {

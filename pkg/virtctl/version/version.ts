@@ -1,7 +1,7 @@
 // virtctl version: the client's version, then the server's from the aggregated API.
 import { z } from "zod";
 import type { Command } from "../command.js";
-import { errorMessage } from "../command.js";
+import { errorMessage } from "../../util/error-message.js";
 import { helpFlag } from "../flags.js";
 import type { SubresourceClient } from "../kubecli/subresources.js";
 import { SUBRESOURCE_GROUP } from "../kubecli/subresources.js";

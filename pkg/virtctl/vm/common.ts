@@ -1,6 +1,6 @@
 // What start, stop and restart share: flags, the dry-run option and the success line.
 import type { CommandContext } from "../command.js";
-import { errorMessage } from "../command.js";
+import { errorMessage } from "../../util/error-message.js";
 import type { FlagSpec } from "../flags.js";
 
 export const dryRunFlag: FlagSpec = {

@@ -4,12 +4,12 @@ import {
   TOKEN,
   status,
   testIO,
-  FakeApiServer,
-  useFakeApiServer,
+  ScriptedApiServer,
+  useScriptedApiServer,
   writeKubeconfig,
-} from "../testing/fake-apiserver.js";
+} from "../testing/scripted-apiserver.js";
 
-const fixture = useFakeApiServer();
+const fixture = useScriptedApiServer();
 
 async function virtctl(...argv: string[]) {
   const io = testIO({ KUBECONFIG: fixture.kubeconfig.path });
@@ -105,7 +105,7 @@ describe("errors are one line and exit 1", () => {
   });
 
   it("an unreachable server is reported with the request that failed", async () => {
-    const closed = await FakeApiServer.start();
+    const closed = await ScriptedApiServer.start();
     const config = writeKubeconfig(closed);
     const url = closed.url;
     await closed.close();

@@ -11,6 +11,7 @@ import {
 } from "./protocol.js";
 import type { SpdyStream } from "./spdy-connection.js";
 import { BASE64_CHANNEL_PROTOCOL, CHANNEL_PROTOCOL, openChannelConnection } from "./websocket-channels.js";
+import { errorMessage } from "../../../../pkg/util/error-message.js";
 
 // kubelet's port-forward (k8s.io/kubelet/pkg/cri/streaming/portforward): over SPDY the client opens an
 // error and a data stream per connection, tied by the requestID header and naming the pod's port; over
@@ -27,7 +28,7 @@ export interface PortForwardTarget {
 }
 
 const forwardError = (target: PortForwardTarget, port: number, error: unknown) =>
-  `error forwarding port ${port} to pod ${target.pod}, uid ${target.uid}: ${error instanceof Error ? error.message : String(error)}`;
+  `error forwarding port ${port} to pod ${target.pod}, uid ${target.uid}: ${errorMessage(error)}`;
 
 /** The port a stream's headers name, or the reason kubelet rejects the stream. */
 export function streamPort(headers: { port?: string; streamType?: string }): number | string {

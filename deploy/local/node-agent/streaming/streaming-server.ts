@@ -15,6 +15,7 @@ import {
   successStatus,
 } from "./protocol.js";
 import type { Status } from "./protocol.js";
+import { errorMessage } from "../../../../pkg/util/error-message.js";
 
 // kubelet's streaming endpoints as the apiserver reaches them (pkg/kubelet/server/server.go):
 // /exec/{ns}/{pod}[/{uid}]/{container}, /attach/... and /portForward/{ns}/{pod}[/{uid}], GET or POST,
@@ -164,7 +165,7 @@ export class StreamingServer {
       const exitCode = await target.exec(command, io);
       return exitCode === 0 ? successStatus() : nonZeroExitStatus(command, exitCode);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       const what =
         kind === "attach" ? "error attaching to container" : "error executing command in container";
       return internalErrorStatus(`${what}: ${message}`);

@@ -2,14 +2,15 @@
 // negotiation on connect, one deadline per call, and errors that name the command.
 import * as grpc from "@grpc/grpc-js";
 import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
-import type { DomainObject } from "../../../virt-launcher/virtwrap/domain-object.js";
-import { parseDomainJSON } from "../../../virt-launcher/virtwrap/domain-json.js";
+import type { DomainObject } from "../../../virt-launcher/virtwrap/api/domain-object.js";
+import { parseDomainJSON } from "../../../virt-launcher/virtwrap/api/domain-json.js";
 import type { Sendable } from "../../grpc-unix.js";
 import { UnixSocketClient } from "../../grpc-unix.js";
 import { methodDefinition } from "../../proto.js";
 import { highestCompatibleVersion } from "../../version.js";
 import type { CmdInfoMethods } from "./server.js";
 import type { CmdMethodName, CmdMethods, Response, VirtualMachineOptions, VMIRequest } from "./messages.js";
+import { errorMessage } from "../../../util/error-message.js";
 
 export const SHORT_TIMEOUT_MS = 5_000;
 export const LONG_TIMEOUT_MS = 20_000;
@@ -151,5 +152,5 @@ function checkResponse(commandName: string, response: Response | null): void {
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

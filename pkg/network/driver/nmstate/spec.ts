@@ -6,6 +6,7 @@ import { createLink, deleteLink, linkTypeSatisfies } from "./links.js";
 import { interfaceFromLink } from "./status.js";
 import type { IPAddress, Interface, LinuxStack, Spec } from "./types.js";
 import { IfaceStateAbsent, IfaceStateUp } from "./types.js";
+import { errorMessage } from "../../../util/error-message.js";
 
 // Applies a desired Spec (upstream nmstate.Apply), one interface after the other in the spec's order.
 // Unlike upstream, every step first compares with the link as it is and changes only what differs:
@@ -132,8 +133,4 @@ async function applyLinuxStack(exec: NetnsExec, stack: LinuxStack): Promise<void
   if (stack.ipv4.forwarding !== undefined)
     await ensureSysctl(exec, IPV4_FORWARDING, stack.ipv4.forwarding ? 1 : 0);
   if (stack.ipv4.arpIgnore !== undefined) await ensureSysctl(exec, IPV4_ARP_IGNORE_ALL, stack.ipv4.arpIgnore);
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

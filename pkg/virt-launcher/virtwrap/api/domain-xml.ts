@@ -4,6 +4,7 @@ import type { DomainSpec } from "./schema.js";
 import { deviceElementTypes, domainSpecType } from "./schema.js";
 import type { XmlNode } from "./xml-codec.js";
 import { ATTR_PREFIX, DomainXMLError, TEXT_KEY } from "./xml-codec.js";
+import { errorMessage } from "../../../util/error-message.js";
 
 const builder = new XMLBuilder({
   ignoreAttributes: false,
@@ -42,10 +43,7 @@ export function unmarshalDomainXML(xml: string): DomainSpec {
   try {
     document = parser.parse(xml, true);
   } catch (error) {
-    throw new DomainXMLError(
-      "",
-      `not well-formed: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new DomainXMLError("", `not well-formed: ${errorMessage(error)}`);
   }
   const root = (document as XmlNode)["domain"];
   if (typeof root !== "object" || root === null || Array.isArray(root)) {

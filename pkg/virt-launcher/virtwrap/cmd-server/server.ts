@@ -18,8 +18,9 @@ import type { Sendable, UnaryHandlers } from "../../../handler-launcher-com/grpc
 import { listenOnSocket, stopServer } from "../../../handler-launcher-com/grpc-unix.js";
 import { serviceDefinition } from "../../../handler-launcher-com/proto.js";
 import { LibvirtError } from "../../../libvirt/errors.js";
-import { domainToJSON } from "../domain-json.js";
+import { domainToJSON } from "../api/domain-json.js";
 import type { LibvirtDomainManager } from "../manager.js";
+import { errorMessage as messageOf } from "../../../util/error-message.js";
 
 export type DomainManager = Pick<
   LibvirtDomainManager,
@@ -48,7 +49,7 @@ export function errorMessage(error: unknown): string {
   if (error instanceof LibvirtError) {
     return `LibvirtError(Code=${error.code}, Domain=${error.domain}, Message='${error.message}')`;
   }
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
 
 export function notSupportedMessage(method: CmdMethodName): string {

@@ -6,7 +6,7 @@ import { keyOf } from "../../../controller/object.js";
 import type { JsonPatchOp } from "../../cluster.js";
 import { OPERATOR_RESOURCES, type OperatorResource } from "../../resources.js";
 import type { ReconcileContext } from "./context.js";
-import { errorMessage } from "./context.js";
+import { errorMessage } from "../../../util/error-message.js";
 import {
   expectedGeneration,
   injectOperatorMetadata,

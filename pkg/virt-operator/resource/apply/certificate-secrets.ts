@@ -6,7 +6,7 @@ import type { X509Certificate } from "@peculiar/x509";
 import type { CertificateKeyPair } from "../../../certificates/triple.js";
 import { keyOf } from "../../../controller/object.js";
 import { OPERATOR_RESOURCES } from "../../resources.js";
-import { formatGoDuration } from "../../util/go-duration.js";
+import { formatGoDuration } from "../../../util/go-duration.js";
 import { CERTIFICATE_DURATION_ANNOTATION } from "../../util/labels.js";
 import type { ConfigMap, Secret } from "../generate/components/k8s-types.js";
 import {
@@ -26,7 +26,7 @@ import type { InstallStrategy } from "../generate/install/strategy.js";
 import { createOrPatch } from "./apply.js";
 import { caDuration, caRenewBefore, certDuration, certRenewBefore } from "./certificates.js";
 import type { ReconcileContext } from "./context.js";
-import { errorMessage } from "./context.js";
+import { errorMessage } from "../../../util/error-message.js";
 import { apiServiceRules, mutatingWebhookRules, validatingWebhookRules } from "./kinds.js";
 import { injectOperatorMetadata, metadataPatch, metadataUpToDate } from "./metadata.js";
 

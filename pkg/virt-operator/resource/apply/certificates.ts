@@ -2,7 +2,7 @@
 // defaults: the CA lives 7 days, serving and client certificates 1 day, and each is renewed when 20% of
 // its lifetime is left. The deprecated *RotateInterval / caOverlapInterval fields still take priority.
 import type { KubeVirtSelfSignConfiguration } from "../../../api/generated/v1.js";
-import { parseGoDuration } from "../../util/go-duration.js";
+import { parseGoDuration } from "../../../util/go-duration.js";
 
 export const DURATION_7D_MS = 7 * 24 * 3600 * 1000;
 export const DURATION_1D_MS = 24 * 3600 * 1000;

@@ -19,7 +19,3 @@ export interface ReconcileContext {
   /** Asks for another sync within `ms` (certificate renewal, CA overlap end). */
   requeueAfter(ms: number): void;
 }
-
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

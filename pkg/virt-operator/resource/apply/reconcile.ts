@@ -18,7 +18,7 @@ import { createOrPatch, deleteIfPresent } from "./apply.js";
 import { syncDaemonSet, syncDeployment } from "./apps.js";
 import { createOrUpdateComponentsWithCertificates } from "./certificate-secrets.js";
 import type { ReconcileContext } from "./context.js";
-import { errorMessage } from "./context.js";
+import { errorMessage } from "../../../util/error-message.js";
 import { createOrUpdateRbac, createOrUpdateServices } from "./core.js";
 import { crdRules } from "./kinds.js";
 import { injectOperatorMetadata, objectMatchesVersion } from "./metadata.js";

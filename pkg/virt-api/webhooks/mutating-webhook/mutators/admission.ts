@@ -18,11 +18,9 @@ export interface MutationRequest {
   username?: string;
 }
 
-export interface JsonPatchOperation {
-  op: "add" | "replace" | "remove" | "test";
-  path: string;
-  value?: unknown;
-}
+import type { JsonPatchOp as JsonPatchOperation } from "../../../../apimachinery/patch/patch.js";
+/** One JSON patch type for every component (pkg/apimachinery/patch). */
+export type { JsonPatchOperation };
 
 export interface ResponseStatus {
   message: string;

@@ -7,7 +7,7 @@ import type { KubeVirt } from "../../../../api/generated/v1.js";
 import { leaves, loadUpstreamExamples } from "../../../../defaults/testing.js";
 import { ClusterConfig } from "../../../../virt-config/cluster-config.js";
 import type { AdmissionOperation, ValidationContext, ValidationRequest, Verdict } from "./admission.js";
-import { admitReplicaSet } from "./replicaset-admitter.js";
+import { admitReplicaSet } from "./vmirs-admitter.js";
 import { admitVMICreate } from "./vmi-create-admitter.js";
 import { admitVMIUpdate } from "./vmi-update-admitter.js";
 import { admitVirtualMachine } from "./vms-admitter.js";

@@ -12,6 +12,7 @@ import type { JsonPatchOperation } from "../../mutating-webhook/mutators/admissi
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
 import { notYetSupportedMessage } from "../../../../virt-config/supported-subset.js";
 import { denied, type AdmissionDecision, type AdmissionRequest } from "../../admission-review.js";
+import { errorMessage } from "../../../../util/error-message.js";
 
 // Upstream's core/v1 names (AppLabel, DomainAnnotation, EvictionSourceAnnotation).
 const AppLabel = "kubevirt.io";
@@ -61,7 +62,6 @@ export type EvictionDecision = { action: "allow" } | { action: "deny"; message: 
 
 const allowed = (): AdmissionDecision => ({ allowed: true });
 const refuse = (message: string): AdmissionDecision => denied(message, TOO_MANY_REQUESTS);
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** Upstream's VMIEvictionStrategy: the VMI's own strategy, else the cluster-wide one (may be none). */
 export function vmiEvictionStrategy(config: ClusterConfig, vmi: VirtualMachineInstance): string | undefined {
@@ -162,7 +162,7 @@ async function admitHotplugPod(pod: EvictedPod, context: PodEvictionContext): Pr
     owner = await getPod(context.client, namespace, pod.metadata?.ownerReferences?.[0]?.name ?? "");
   } catch (error) {
     if (isNotFound(error)) return allowed();
-    return refuse(`failed getting owner for hotplug pod: ${errorText(error)}`);
+    return refuse(`failed getting owner for hotplug pod: ${errorMessage(error)}`);
   }
   const vmiName = owner.metadata?.annotations?.[DomainAnnotation];
   if (!isVirtLauncher(owner) || isCompleted(owner) || vmiName === undefined) return allowed();
@@ -170,7 +170,7 @@ async function admitHotplugPod(pod: EvictedPod, context: PodEvictionContext): Pr
     await context.client.getVMI(namespace, vmiName);
   } catch (error) {
     if (isNotFound(error)) return allowed();
-    return refuse(`kubevirt failed getting the vmi: ${errorText(error)}`);
+    return refuse(`kubevirt failed getting the vmi: ${errorMessage(error)}`);
   }
   const podName = pod.metadata?.name ?? "";
   return refuse(
@@ -194,7 +194,7 @@ async function admitLauncherPod(
   try {
     vmi = VirtualMachineInstanceSchema.parse(await context.client.getVMI(namespace, vmiName));
   } catch (error) {
-    return refuse(`kubevirt failed getting the vmi: ${errorText(error)}`);
+    return refuse(`kubevirt failed getting the vmi: ${errorMessage(error)}`);
   }
   const decision = decideLauncherEviction(vmi, pod, vmiEvictionStrategy(context.clusterConfig, vmi));
   if (decision.action === "allow") return allowed();
@@ -209,7 +209,7 @@ async function admitLauncherPod(
     await context.client.patchVMI(namespace, vmiName, patch, isDryRun(request, eviction.data));
   } catch (error) {
     // As upstream: the caller retries the eviction.
-    return refuse(`kubevirt failed marking the vmi for eviction: ${errorText(error)}`);
+    return refuse(`kubevirt failed marking the vmi for eviction: ${errorMessage(error)}`);
   }
   return refuse(evacuationMessage(vmi));
 }

@@ -17,7 +17,7 @@ import {
 import { applyVMMutations } from "../../mutating-webhook/mutators/vm-mutator.js";
 import { applyNewVMIMutations } from "../../mutating-webhook/mutators/vmi-mutator.js";
 import type { ValidationContext, Verdict } from "./admission.js";
-import { admitReplicaSet } from "./replicaset-admitter.js";
+import { admitReplicaSet } from "./vmirs-admitter.js";
 import { admitVMICreate } from "./vmi-create-admitter.js";
 import { admitVirtualMachine } from "./vms-admitter.js";
 import { convertVMIToDomain } from "../../../../virt-launcher/virtwrap/converter/converter.js";

@@ -27,6 +27,7 @@ import { validateVMIMetadata } from "./metadata.js";
 import { validateDiscontinuedBindings } from "./network.js";
 import { validateVMSpecSupported, withNotYetSupported } from "./not-yet-supported.js";
 import { templateSpecOrEmpty, validateVirtualMachineInstanceSpec } from "./spec.js";
+import { isBeingDeleted } from "../../../../controller/object.js";
 
 export const RunningDeprecationWarning = "spec.running is deprecated, please use spec.runStrategy instead.";
 
@@ -68,7 +69,7 @@ export function validateVirtualMachine(
   isKubeVirtServiceAccount: boolean,
 ): Verdict {
   // A VM being deleted is let through so its deletion never races other in-flight changes.
-  if (vm.metadata?.deletionTimestamp !== undefined) return accepted();
+  if (isBeingDeleted(vm)) return accepted();
   const field = specPath();
   const defaulted = setDefaultVirtualMachineInstanceSpec(config, templateSpecOrEmpty(vm.spec.template.spec));
   if (!defaulted.ok) return refused([invalidCause(defaulted.message, field.child("template", "spec"))]);

@@ -11,8 +11,6 @@ import type {
   V1DeploymentStatus,
   V1MutatingWebhook,
   V1PodDisruptionBudgetSpec,
-  V1PodSpec,
-  V1PodStatus,
   V1PolicyRule,
   V1RoleRef,
   V1ServiceSpec,
@@ -70,11 +68,8 @@ export interface DaemonSet extends KubeObject {
   status?: V1DaemonSetStatus;
 }
 
-export interface Pod extends KubeObject {
-  kind?: "Pod";
-  spec?: V1PodSpec;
-  status?: V1PodStatus;
-}
+/** The one core/v1 Pod type of the repository. */
+export type { Pod } from "../../../../api/core/v1/pod.js";
 
 export interface PodDisruptionBudget extends KubeObject {
   kind: "PodDisruptionBudget";

@@ -14,7 +14,7 @@ import {
   serviceDnsNames,
   toPem,
 } from "../../../../certificates/triple.js";
-import { formatGoDuration } from "../../../util/go-duration.js";
+import { formatGoDuration } from "../../../../util/go-duration.js";
 import {
   CERTIFICATE_DURATION_ANNOTATION,
   MANAGED_BY_LABEL,

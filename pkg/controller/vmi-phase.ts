@@ -1,0 +1,31 @@
+// A VMI's lifecycle phases (core/v1 VirtualMachineInstancePhase) and upstream's predicates on them, for
+// virt-controller and virt-handler alike.
+import type { VirtualMachineInstance } from "../api/generated/v1.js";
+import { isBeingDeleted } from "./object.js";
+
+export const VMIPhase = {
+  Unset: "",
+  Pending: "Pending",
+  Scheduling: "Scheduling",
+  Scheduled: "Scheduled",
+  Running: "Running",
+  Succeeded: "Succeeded",
+  Failed: "Failed",
+  WaitingForSync: "WaitingForSync",
+  Unknown: "Unknown",
+} as const;
+
+const phaseOf = (vmi: VirtualMachineInstance): string => vmi.status?.phase ?? "";
+
+/** Not yet handed to the scheduler: no phase, or Pending. */
+export const isUnprocessed = (vmi: VirtualMachineInstance): boolean =>
+  phaseOf(vmi) === VMIPhase.Unset || phaseOf(vmi) === VMIPhase.Pending;
+export const isScheduling = (vmi: VirtualMachineInstance): boolean => phaseOf(vmi) === VMIPhase.Scheduling;
+export const isScheduled = (vmi: VirtualMachineInstance): boolean => phaseOf(vmi) === VMIPhase.Scheduled;
+export const isRunning = (vmi: VirtualMachineInstance): boolean => phaseOf(vmi) === VMIPhase.Running;
+export const isWaitingForSync = (vmi: VirtualMachineInstance): boolean =>
+  phaseOf(vmi) === VMIPhase.WaitingForSync;
+export const isFinal = (vmi: VirtualMachineInstance): boolean =>
+  phaseOf(vmi) === VMIPhase.Succeeded || phaseOf(vmi) === VMIPhase.Failed;
+/** vmi.IsMarkedForDeletion(). */
+export const isMarkedForDeletion = (vmi: VirtualMachineInstance): boolean => isBeingDeleted(vmi);

@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { KubeClient } from "../../controller/client.js";
+import { silentLogger } from "../../controller/log.js";
+import { VirtControllerApp } from "./application.js";
+import type { StoredVMI } from "../../controller/resources.js";
+import type { Pod } from "../../api/core/v1/pod.js";
+import { Tables, TestLauncherSettings, vmFixture } from "../testing/controller-env.js";
+import { FakeApiServer } from "../../controller/testing/fake-apiserver.js";
+
+// Whole virt-controller processes (leader election, informers, both controllers, HTTP endpoints) against
+// one in-memory apiserver.
+
+const timings = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 };
+const running: Array<{ stop: AbortController; done: Promise<void> }> = [];
+
+afterEach(async () => {
+  for (const app of running.splice(0)) {
+    app.stop.abort();
+    await app.done;
+  }
+});
+
+function start(server: FakeApiServer, identity: string): { app: VirtControllerApp; stop: AbortController } {
+  const app = new VirtControllerApp({
+    client: new KubeClient(server),
+    namespace: "kubevirt",
+    identity,
+    launcher: TestLauncherSettings,
+    vmWorkers: 2,
+    vmiWorkers: 2,
+    logger: silentLogger,
+    http: {
+      bindAddress: "127.0.0.1",
+      port: 0,
+      certFile: "/nonexistent/tls.crt",
+      keyFile: "/nonexistent/tls.key",
+    },
+    leaderElection: timings,
+  });
+  const stop = new AbortController();
+  running.push({ stop, done: app.run(stop.signal) });
+  return { app, stop };
+}
+
+async function getJSON(app: VirtControllerApp, path: string): Promise<{ status: number; body: unknown }> {
+  await vi.waitFor(() => expect(app.port).toBeDefined());
+  const response = await fetch(`http://127.0.0.1:${app.port}${path}`);
+  return { status: response.status, body: await response.json() };
+}
+
+describe("virt-controller process", () => {
+  it("runs a VM to a VMI and its launcher Pod once it leads", async () => {
+    const server = new FakeApiServer();
+    const { app } = start(server, "virt-controller-a");
+    server.seed(Tables.vms, vmFixture("demo", { runStrategy: "Always" }));
+    await vi.waitFor(() => expect(server.list<Pod>(Tables.pods)).toHaveLength(1), { timeout: 5000 });
+    const [pod] = server.list<Pod>(Tables.pods);
+    expect(pod?.spec.containers[0]?.image).toBe(TestLauncherSettings.launcherImage);
+    expect(server.list<StoredVMI>(Tables.vmis).map((vmi) => vmi.metadata?.name)).toEqual(["demo"]);
+    expect(app.isLeader()).toBe(true);
+    expect((await getJSON(app, "/leader")).body).toEqual({ apiserver: { leader: "true" } });
+  });
+
+  it("lets one replica lead; the other takes over when it stops", async () => {
+    const server = new FakeApiServer();
+    const first = start(server, "virt-controller-a");
+    await vi.waitFor(() => expect(first.app.isLeader()).toBe(true), { timeout: 5000 });
+    const second = start(server, "virt-controller-b");
+    expect((await getJSON(second.app, "/leader")).body).toEqual({ apiserver: { leader: "false" } });
+    const health = await getJSON(second.app, "/healthz");
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ apiserver: { connectivity: "ok" } });
+
+    first.stop.abort();
+    await vi.waitFor(() => expect(second.app.isLeader()).toBe(true), { timeout: 5000 });
+    server.seed(Tables.vms, vmFixture("after-failover", { runStrategy: "Always" }));
+    await vi.waitFor(() => expect(server.list<Pod>(Tables.pods)).toHaveLength(1), { timeout: 5000 });
+  });
+});

@@ -1,0 +1,193 @@
+// virt-controller as a process (upstream's watch/application.go): one replica at a time leads, through
+// the `virt-controller` Lease in the install namespace; the leader runs the informers and the VM and VMI
+// controllers. Losing the lease ends the process (upstream exits), so a fresh start rebuilds all state
+// from the apiserver. /healthz and /leader are served by every replica.
+import { setMaxListeners } from "node:events";
+import type { KubeClient } from "../../controller/client.js";
+import { clientEventSink, EventRecorder } from "../../controller/events.js";
+import { byControllerUID, ControllerUIDIndex } from "../../controller/indexers.js";
+import { resourceInformer, type Informer } from "../../controller/informer.js";
+import { LeaderElector } from "../../controller/leader-election.js";
+import { LeaseLock } from "../../controller/lease-lock.js";
+import type { Logger } from "../../controller/log.js";
+import type { KubeObject } from "../../controller/object.js";
+import { ClusterConfigSource } from "../../virt-config/cluster-config-source.js";
+import { AppLabel } from "../../util/constants.js";
+import { HealthServer } from "../../healthz/health-server.js";
+import {
+  controllerRevisionsGVR,
+  coreGVR,
+  virtualMachineInstancesGVR,
+  virtualMachinesGVR,
+  type StoredVM,
+  type StoredVMI,
+} from "../../controller/resources.js";
+import type { Pod } from "../../api/core/v1/pod.js";
+import type { LauncherSettings } from "../services/render-context.js";
+import { TemplateService } from "../services/template.js";
+import type { ControllerRevision } from "./vm/vm-revision.js";
+import { VMController } from "./vm/vm.js";
+import { VMIController } from "./vmi/vmi.js";
+
+export const LeaseName = "virt-controller";
+export const ComponentName = "virt-controller";
+
+export interface VirtControllerOptions {
+  client: KubeClient;
+  /** Where KubeVirt is installed: the Lease and the KubeVirt CR live here. */
+  namespace: string;
+  /** This replica's name in the Lease (the Pod name). */
+  identity: string;
+  launcher: LauncherSettings;
+  vmWorkers: number;
+  vmiWorkers: number;
+  logger: Logger;
+  /** Absent: no HTTP endpoints (in-process tests). */
+  http?: { bindAddress: string; port: number; certFile: string; keyFile: string };
+  leaderElection?: { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
+  /** The live configuration; default: the KubeVirt CR of `namespace`. */
+  clusterConfig?: ClusterConfigSource;
+  /** Only VMs, VMIs and Pods of this namespace (tests sharing a cluster); absent: all namespaces. */
+  watchNamespace?: string;
+}
+
+/** What leading needs of an informer of any kind. */
+type SyncingInformer = Pick<Informer<KubeObject>, "run" | "waitForSync">;
+
+interface Informers {
+  vms: Informer<StoredVM>;
+  vmis: Informer<StoredVMI>;
+  pods: Informer<Pod>;
+  revisions: Informer<ControllerRevision>;
+}
+
+export class VirtControllerApp {
+  private readonly client: KubeClient;
+  private readonly recorder: EventRecorder;
+  private readonly config: ClusterConfigSource;
+  private leading = false;
+  private leadership: Promise<void> | undefined;
+  /** Bound port of the health server, once started. */
+  port: number | undefined;
+
+  constructor(private readonly options: VirtControllerOptions) {
+    this.client = options.client;
+    this.recorder = new EventRecorder(
+      clientEventSink(this.client),
+      { component: ComponentName, host: options.identity },
+      { logger: options.logger },
+    );
+    this.config =
+      options.clusterConfig ??
+      ClusterConfigSource.forNamespace(this.client, options.namespace, options.logger);
+  }
+
+  isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** Runs until the signal aborts; rejects if leadership is lost while running. */
+  async run(signal: AbortSignal): Promise<void> {
+    const health =
+      this.options.http &&
+      new HealthServer({
+        ...this.options.http,
+        transport: this.client.transport,
+        isLeader: () => this.leading,
+        configResourceVersion: () => this.config.configResourceVersion(),
+      });
+    this.port = await health?.start();
+    const configInformer = this.config.run(signal);
+    let lost = false;
+    const elector = new LeaderElector({
+      lock: new LeaseLock(
+        this.client,
+        this.options.namespace,
+        LeaseName,
+        this.options.identity,
+        this.recorder,
+      ),
+      name: LeaseName,
+      logger: this.options.logger,
+      ...this.options.leaderElection,
+      callbacks: {
+        onStartedLeading: (leaderSignal) => {
+          this.leadership = this.lead(leaderSignal);
+          return this.leadership;
+        },
+        onStoppedLeading: () => {
+          if (this.leading && !signal.aborted) lost = true;
+          this.leading = false;
+        },
+      },
+    });
+    try {
+      await elector.run(signal);
+    } finally {
+      await this.leadership;
+      await configInformer;
+      await health?.stop();
+      await this.recorder.shutdown();
+    }
+    if (lost) throw new Error("leaderelection lost");
+  }
+
+  private newInformers(): Informers {
+    const scope = { logger: this.options.logger, namespace: this.options.watchNamespace };
+    return {
+      vms: resourceInformer<StoredVM>(this.client, virtualMachinesGVR, scope),
+      vmis: resourceInformer<StoredVMI>(this.client, virtualMachineInstancesGVR, scope),
+      // Only Pods labelled kubevirt.io (launchers, hotplug and export Pods) concern virt-controller.
+      pods: resourceInformer<Pod>(this.client, coreGVR.pods, { ...scope, labelSelector: AppLabel }),
+      revisions: resourceInformer<ControllerRevision>(this.client, controllerRevisionsGVR, {
+        ...scope,
+        indexers: { [ControllerUIDIndex]: byControllerUID },
+      }),
+    };
+  }
+
+  /** Leader only: fresh informers and controllers, started once every cache has synced. */
+  private async lead(signal: AbortSignal): Promise<void> {
+    const { logger } = this.options;
+    this.leading = true;
+    // Every informer, queue and pending sleep listens for the end of leadership.
+    setMaxListeners(100, signal);
+    const informers = this.newInformers();
+    const templateService = new TemplateService(this.options.launcher, () => this.config.current());
+    const vmController = new VMController({
+      client: this.client,
+      ...informers,
+      clusterConfig: () => this.config.current(),
+      recorder: this.recorder,
+      logger,
+    });
+    const vmiController = new VMIController({
+      client: this.client,
+      ...informers,
+      templateService,
+      recorder: this.recorder,
+      logger,
+    });
+    const leaderInformers: SyncingInformer[] = [
+      informers.vms,
+      informers.vmis,
+      informers.pods,
+      informers.revisions,
+    ];
+    const running = leaderInformers.map((informer) => informer.run(signal));
+    const synced = await Promise.all(
+      [...leaderInformers, this.config].map((informer) => informer.waitForSync(signal)),
+    );
+    if (synced.every(Boolean)) {
+      logger.info(
+        { vmWorkers: this.options.vmWorkers, vmiWorkers: this.options.vmiWorkers },
+        "STARTING controllers",
+      );
+      await Promise.all([
+        vmController.run(this.options.vmWorkers, signal),
+        vmiController.run(this.options.vmiWorkers, signal),
+      ]);
+    }
+    await Promise.all(running);
+  }
+}

@@ -1,0 +1,39 @@
+// The ControllerRevision a VM is started from (upstream's createVMRevision): a snapshot of the VM spec
+// named `revision-start-vm-<vm uid>-<generation>`, owned by the VM; older ones are deleted. The VMI
+// records its name, and the VM's observedGeneration is read back from it.
+import type { VirtualMachine, VirtualMachineSpec } from "../../../api/generated/v1.js";
+import type { KubeObject } from "../../../controller/object.js";
+import { vmControllerReference } from "./vm-setup.js";
+
+export interface ControllerRevision extends KubeObject {
+  data?: { spec?: VirtualMachineSpec };
+  revision: number;
+}
+
+export function revisionNamePrefix(vmUID: string): string {
+  return `revision-start-vm-${vmUID}`;
+}
+
+export function revisionName(vm: VirtualMachine): string {
+  return `${revisionNamePrefix(vm.metadata?.uid ?? "")}-${vm.metadata?.generation ?? 0}`;
+}
+
+/** The generation a revision name ends in, or undefined when it is not one of ours. */
+export function generationFromRevisionName(name: string): number | undefined {
+  const suffix = name.slice(name.lastIndexOf("-") + 1);
+  return /^\d+$/.test(suffix) ? Number(suffix) : undefined;
+}
+
+export function newVMRevision(vm: VirtualMachine): ControllerRevision {
+  return {
+    apiVersion: "apps/v1",
+    kind: "ControllerRevision",
+    metadata: {
+      name: revisionName(vm),
+      namespace: vm.metadata?.namespace ?? "",
+      ownerReferences: [vmControllerReference(vm)],
+    },
+    data: { spec: structuredClone(vm.spec) },
+    revision: vm.metadata?.generation ?? 0,
+  };
+}

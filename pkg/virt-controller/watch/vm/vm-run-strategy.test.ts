@@ -1,0 +1,137 @@
+import { describe, expect, it } from "vitest";
+import type {
+  VirtualMachine,
+  VirtualMachineInstance,
+  VirtualMachineStatus,
+} from "../../../api/generated/v1.js";
+import { decideRunStrategyAction, type RunStrategyAction } from "./vm-run-strategy.js";
+import { runStrategyOf } from "./vm-requests.js";
+
+// upstream's syncRunStrategy, one row per (strategy, VMI, request) case.
+
+const now = Date.parse("2026-01-01T00:00:00Z");
+const template = { spec: { domain: { devices: {} } } };
+const vm = (status: VirtualMachineStatus = {}): VirtualMachine => ({
+  metadata: { name: "vm" },
+  spec: { template },
+  status,
+});
+const vmi = (phase: string, deleting = false): VirtualMachineInstance => ({
+  metadata: {
+    name: "vm",
+    uid: "vmi-uid",
+    ...(deleting ? { deletionTimestamp: "2026-01-01T00:00:00Z" } : {}),
+  },
+  spec: { domain: { devices: {} } },
+  status: { phase },
+});
+const stop = { stateChangeRequests: [{ action: "Stop", uid: "vmi-uid" }] };
+const stopOther = { stateChangeRequests: [{ action: "Stop", uid: "another-uid" }] };
+const start = { stateChangeRequests: [{ action: "Start" }] };
+
+describe("decideRunStrategyAction", () => {
+  it.each<[string, string, VirtualMachineStatus, VirtualMachineInstance | undefined, RunStrategyAction]>([
+    ["Always starts a missing VMI", "Always", {}, undefined, { kind: "start" }],
+    ["Always leaves a running VMI alone", "Always", {}, vmi("Running"), { kind: "none" }],
+    ["Always stops a finished VMI (to start it again)", "Always", {}, vmi("Failed"), { kind: "stop" }],
+    [
+      "Always stops on a stop request for this VMI (restart)",
+      "Always",
+      stop,
+      vmi("Running"),
+      { kind: "stop" },
+    ],
+    ["Always ignores a stop request for another VMI", "Always", stopOther, vmi("Running"), { kind: "none" }],
+    [
+      "Always waits out the start backoff",
+      "Always",
+      {
+        startFailure: {
+          consecutiveFailCount: 1,
+          retryAfterTimestamp: "2026-01-01T00:00:30Z",
+          lastFailedVMIUID: "x",
+        },
+      },
+      undefined,
+      { kind: "waitForBackoff", seconds: 30 },
+    ],
+    ["Halted stops any VMI", "Halted", {}, vmi("Running"), { kind: "stop" }],
+    ["Halted without VMI does nothing", "Halted", {}, undefined, { kind: "none" }],
+    [
+      "Halted with a start request switches to Always",
+      "Halted",
+      start,
+      undefined,
+      { kind: "switchToAlways" },
+    ],
+    ["Manual does not start by itself", "Manual", {}, undefined, { kind: "none" }],
+    ["Manual starts on a start request", "Manual", start, undefined, { kind: "start" }],
+    ["Manual stops on a stop request", "Manual", stop, vmi("Running"), { kind: "stop" }],
+    ["Manual leaves a finished VMI alone", "Manual", {}, vmi("Succeeded"), { kind: "none" }],
+    [
+      "RerunOnFailure restarts a failed VMI through a start request",
+      "RerunOnFailure",
+      {},
+      vmi("Failed"),
+      { kind: "stopAndRequestStart" },
+    ],
+    [
+      "RerunOnFailure stops a succeeded VMI for good",
+      "RerunOnFailure",
+      {},
+      vmi("Succeeded"),
+      { kind: "stop" },
+    ],
+    [
+      "RerunOnFailure leaves a VMI being deleted alone",
+      "RerunOnFailure",
+      {},
+      vmi("Failed", true),
+      { kind: "none" },
+    ],
+    [
+      "RerunOnFailure starts when just switched to",
+      "RerunOnFailure",
+      { runStrategy: "Always" },
+      undefined,
+      { kind: "start" },
+    ],
+    [
+      "RerunOnFailure does not restart after a success",
+      "RerunOnFailure",
+      { runStrategy: "RerunOnFailure" },
+      undefined,
+      { kind: "none" },
+    ],
+    ["Once starts once", "Once", {}, undefined, { kind: "start" }],
+    ["Once never restarts", "Once", {}, vmi("Failed"), { kind: "none" }],
+    [
+      "WaitAsReceiver is refused clearly",
+      "WaitAsReceiver",
+      {},
+      undefined,
+      { kind: "unsupported", message: "the WaitAsReceiver run strategy is not supported by kubevirt-ts yet" },
+    ],
+    [
+      "an unknown strategy is an error",
+      "Sometimes",
+      {},
+      undefined,
+      { kind: "unsupported", message: "unknown runstrategy: Sometimes" },
+    ],
+  ])("%s", (_name, strategy, status, subject, expected) => {
+    expect(decideRunStrategyAction(vm(status), subject, strategy, now)).toEqual(expected);
+  });
+});
+
+describe("runStrategyOf", () => {
+  it.each<[Partial<VirtualMachine["spec"]>, ReturnType<typeof runStrategyOf>]>([
+    [{}, { strategy: "Halted" }],
+    [{ running: true }, { strategy: "Always" }],
+    [{ running: false }, { strategy: "Halted" }],
+    [{ runStrategy: "Manual" }, { strategy: "Manual" }],
+    [{ running: true, runStrategy: "Always" }, { error: "running and runstrategy are mutually exclusive" }],
+  ])("%j → %j", (spec, expected) => {
+    expect(runStrategyOf({ spec: { template, ...spec } })).toEqual(expected);
+  });
+});

@@ -1,0 +1,204 @@
+import { describe, expect, it } from "vitest";
+import type { VirtualMachine, VirtualMachineInstance } from "../../../api/generated/v1.js";
+import { SyncError } from "../../../controller/sync-error.js";
+import { computeVMStatus, startBackoffSeconds, type VMStatusInput } from "./vm-status.js";
+
+// upstream's updateStatus and setPrintableStatus, as a table.
+
+const now = Date.parse("2026-01-01T00:00:00Z");
+const vm = (
+  spec: Partial<VirtualMachine["spec"]> = { runStrategy: "Always" },
+  extra: Partial<VirtualMachine> = {},
+): VirtualMachine => ({
+  metadata: { name: "vm", uid: "vm-uid", generation: 3 },
+  spec: { template: { spec: { domain: { devices: {} } } }, ...spec },
+  ...extra,
+});
+function vmi(
+  phase: string,
+  conditions: Array<{ type: string; status: string; reason?: string }> = [],
+  extra: Partial<VirtualMachineInstance> = {},
+): VirtualMachineInstance {
+  return {
+    metadata: { name: "vm", uid: "vmi-uid" },
+    spec: { domain: { devices: {} } },
+    status: { phase, conditions },
+    ...extra,
+  };
+}
+const input = (partial: Partial<VMStatusInput>): VMStatusInput => ({
+  vm: vm(),
+  vmi: undefined,
+  syncError: undefined,
+  startExpected: false,
+  stopExpected: false,
+  observedGeneration: undefined,
+  now,
+  random: () => 0,
+  ...partial,
+});
+
+describe("printableStatus", () => {
+  it.each<[string, Partial<VMStatusInput>, string]>([
+    ["no VMI and none coming: Stopped", {}, "Stopped"],
+    ["a VMI creation in flight: Starting", { startExpected: true }, "Starting"],
+    ["a Pending VMI: Starting", { vmi: vmi("Pending") }, "Starting"],
+    ["a Scheduled VMI: Starting", { vmi: vmi("Scheduled") }, "Starting"],
+    ["a Running VMI: Running", { vmi: vmi("Running") }, "Running"],
+    ["a paused Running VMI: Paused", { vmi: vmi("Running", [{ type: "Paused", status: "True" }]) }, "Paused"],
+    [
+      "a VMI being deleted: Stopping",
+      { vmi: vmi("Running", [], { metadata: { name: "vm", deletionTimestamp: "2026-01-01T00:00:00Z" } }) },
+      "Stopping",
+    ],
+    ["a VMI deletion in flight: Stopping", { vmi: vmi("Running"), stopExpected: true }, "Stopping"],
+    [
+      "a finished VMI of a Halted VM: Stopped",
+      { vm: vm({ runStrategy: "Halted" }), vmi: vmi("Succeeded") },
+      "Stopped",
+    ],
+    [
+      "an Always VM whose VMI failed before running: CrashLoopBackOff",
+      { vmi: vmi("Failed") },
+      "CrashLoopBackOff",
+    ],
+    [
+      "the VM being deleted: Terminating",
+      {
+        vm: vm({ runStrategy: "Always" }, { metadata: { name: "vm", deletionTimestamp: "x" } }),
+        vmi: vmi("Running"),
+      },
+      "Terminating",
+    ],
+    [
+      "an unschedulable Pod: ErrorUnschedulable",
+      { vmi: vmi("Scheduling", [{ type: "PodScheduled", status: "False", reason: "Unschedulable" }]) },
+      "ErrorUnschedulable",
+    ],
+    [
+      "an image that cannot be pulled: ErrImagePull",
+      { vmi: vmi("Scheduling", [{ type: "Synchronized", status: "False", reason: "ErrImagePull" }]) },
+      "ErrImagePull",
+    ],
+    [
+      "an image in backoff: ImagePullBackOff",
+      { vmi: vmi("Scheduling", [{ type: "Synchronized", status: "False", reason: "ImagePullBackOff" }]) },
+      "ImagePullBackOff",
+    ],
+    [
+      "a VM whose VMIs keep failing early: CrashLoopBackOff",
+      {
+        vm: vm(
+          { runStrategy: "Always" },
+          { status: { startFailure: { consecutiveFailCount: 2, lastFailedVMIUID: "old" } } },
+        ),
+      },
+      "CrashLoopBackOff",
+    ],
+    [
+      "a migrating VMI: Migrating",
+      {
+        vmi: vmi("Running", [], {
+          status: { phase: "Running", migrationState: { startTimestamp: "2025-12-31T23:59:00Z" } },
+        }),
+      },
+      "Migrating",
+    ],
+  ])("%s", (_name, partial, expected) => {
+    expect(computeVMStatus(input(partial)).printableStatus).toBe(expected);
+  });
+});
+
+describe("computeVMStatus", () => {
+  it("mirrors the VMI's Ready and other conditions, and reports created and ready", () => {
+    const running = vmi("Running", [
+      { type: "Ready", status: "True" },
+      { type: "LiveMigratable", status: "True" },
+    ]);
+    const status = computeVMStatus(input({ vmi: running, observedGeneration: 2 }));
+    expect(status).toMatchObject({
+      created: true,
+      ready: true,
+      runStrategy: "Always",
+      observedGeneration: 2,
+      desiredGeneration: 3,
+    });
+    expect(status.conditions).toEqual([
+      { type: "Ready", status: "True" },
+      { type: "LiveMigratable", status: "True" },
+    ]);
+  });
+
+  it("says why it is not ready without a VMI, and records a sync failure", () => {
+    const status = computeVMStatus(
+      input({ syncError: new SyncError("Failure while starting VMI: boom", "FailedCreate") }),
+    );
+    expect(status.conditions).toEqual([
+      expect.objectContaining({
+        type: "Ready",
+        status: "False",
+        reason: "VMINotExists",
+        message: "VMI does not exist",
+      }),
+      expect.objectContaining({
+        type: "Failure",
+        status: "True",
+        reason: "FailedCreate",
+        message: "Failure while starting VMI: boom",
+      }),
+    ]);
+    expect(status.runStrategy).toBeUndefined();
+  });
+
+  it.each<[string, VirtualMachineInstance | undefined, Array<{ action: string; uid?: string }>]>([
+    ["drops a stop request once no VMI is left", undefined, [{ action: "Start" }]],
+    [
+      "keeps a stop request while its VMI exists",
+      vmi("Running"),
+      [{ action: "Stop", uid: "vmi-uid" }, { action: "Start" }],
+    ],
+  ])("%s", (_name, subject, expected) => {
+    const restarting = vm(
+      { runStrategy: "Always" },
+      { status: { stateChangeRequests: [{ action: "Stop", uid: "vmi-uid" }, { action: "Start" }] } },
+    );
+    expect(computeVMStatus(input({ vm: restarting, vmi: subject })).stateChangeRequests).toEqual(expected);
+  });
+
+  it("drops a start request once a live VMI exists", () => {
+    const starting = vm(
+      { runStrategy: "Manual" },
+      { status: { stateChangeRequests: [{ action: "Start" }] } },
+    );
+    expect(computeVMStatus(input({ vm: starting, vmi: vmi("Scheduling") })).stateChangeRequests).toEqual([]);
+  });
+
+  it("counts a VMI that failed before running as a start failure, with backoff", () => {
+    const status = computeVMStatus(input({ vmi: vmi("Failed") }));
+    expect(status.startFailure).toEqual({
+      lastFailedVMIUID: "vmi-uid",
+      retryAfterTimestamp: "2026-01-01T00:00:10Z",
+      consecutiveFailCount: 1,
+    });
+  });
+
+  it("clears the start failures once a VMI ran", () => {
+    const ran = vmi("Failed", [], {
+      status: {
+        phase: "Failed",
+        phaseTransitionTimestamps: [{ phase: "Running", phaseTransitionTimestamp: "x" }],
+      },
+    });
+    const failing = vm({ runStrategy: "Always" }, { status: { startFailure: { consecutiveFailCount: 3 } } });
+    expect(computeVMStatus(input({ vm: failing, vmi: ran })).startFailure).toBeUndefined();
+  });
+
+  it.each([
+    [1, 0, 10],
+    [2, 0, 40],
+    [3, 0.99, 135],
+    [10, 0, 300],
+  ])("start backoff after %i failures (random %f) is %i s", (failures, random, seconds) => {
+    expect(startBackoffSeconds(failures, () => random)).toBe(seconds);
+  });
+});

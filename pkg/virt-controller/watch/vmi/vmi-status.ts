@@ -1,0 +1,250 @@
+// The VMI status virt-controller reports (upstream's vmi/lifecycle.go updateStatus), as a pure function
+// of the VMI, its Pods and the sync result: the phase up to Scheduled (virt-handler owns it from there),
+// conditions, active Pods, the launcher image, the node, and the finalizers that hold a VMI until its
+// Pods are gone.
+import type {
+  VirtualMachineInstance,
+  VirtualMachineInstanceNetworkInterface,
+} from "../../../api/generated/v1.js";
+import {
+  ComputeContainerName,
+  DeprecatedVirtualMachineInstanceFinalizer,
+  MigrationTransportUnixAnnotation,
+  NodeNameLabel,
+  OutdatedLauncherImageLabel,
+  VirtualMachineControllerFinalizer,
+  VirtualMachineInstanceFinalizer,
+} from "../../../util/constants.js";
+import { MemoryOverheadAnnotation } from "../../services/pod-metadata.js";
+import type { Pod } from "../../../api/core/v1/pod.js";
+import { bytesQuantity } from "../../../util/quantity-math.js";
+import { removeCondition, syncFailureCondition, timestamp } from "../../../controller/conditions.js";
+import { isPodDownOrGoingDown, isPodReady } from "../common/pod-state.js";
+import { SyncError } from "../../../controller/sync-error.js";
+import {
+  syncEvictionCondition,
+  syncPodScheduledCondition,
+  syncReadyConditionFromPod,
+} from "./vmi-conditions.js";
+import {
+  isFinal,
+  isMarkedForDeletion,
+  isRunning,
+  isScheduled,
+  isScheduling,
+  isUnprocessed,
+  isWaitingForSync,
+  VMIPhase,
+} from "../../../controller/vmi-phase.js";
+
+/** The Pod interface the primary (pod) network is attached to when multus does not say otherwise. */
+export const PrimaryPodInterfaceName = "eth0";
+
+export interface VMIStatusInput {
+  vmi: VirtualMachineInstance;
+  /** The VMI's current launcher Pod (currentVMIPod). */
+  pod: Pod | undefined;
+  /** Every Pod the VMI controls. */
+  ownedPods: readonly Pod[];
+  syncError: SyncError | undefined;
+  /** The image this virt-controller renders launchers with. */
+  launcherImage: string;
+  /** Whether the VM named as the VMI's controller still exists with that uid. */
+  hasOwnerVM: boolean;
+  now: number;
+}
+
+export interface VMIStatusResult {
+  /** The VMI as it should be: compare with the input to decide what to write. */
+  vmi: VirtualMachineInstance;
+  /** The sync error, replaced by an image pull error seen on the Pod. */
+  syncError: SyncError | undefined;
+}
+
+function removeFinalizer(vmi: VirtualMachineInstance, finalizer: string): void {
+  const metadata = (vmi.metadata ??= {});
+  metadata.finalizers = (metadata.finalizers ?? []).filter((name) => name !== finalizer);
+}
+
+function setLabel(vmi: VirtualMachineInstance, key: string, value: string | undefined): void {
+  const metadata = (vmi.metadata ??= {});
+  if (value === undefined) {
+    if (metadata.labels) delete metadata.labels[key];
+  } else {
+    metadata.labels = { ...metadata.labels, [key]: value };
+  }
+}
+
+/** Node of every Pod the VMI controls, keyed by Pod uid; left absent while there never was one. */
+function setActivePods(vmi: VirtualMachineInstance, ownedPods: readonly Pod[]): void {
+  const status = (vmi.status ??= {});
+  if (ownedPods.length === 0 && status.activePods === undefined) return;
+  status.activePods = Object.fromEntries(
+    ownedPods.map((pod) => [pod.metadata.uid ?? "", pod.spec.nodeName ?? ""]),
+  );
+}
+
+/** The launcher image the Pod runs; a VMI on an older image is labelled for the workload updater. */
+function setLauncherContainerInfo(vmi: VirtualMachineInstance, pod: Pod, launcherImage: string): void {
+  const image = pod.spec.containers.find((container) => container.name === ComputeContainerName)?.image ?? "";
+  setLabel(vmi, OutdatedLauncherImageLabel, image !== "" && image !== launcherImage ? "" : undefined);
+  (vmi.status ??= {}).launcherContainerImageVersion = image;
+}
+
+function setMemoryOverheadFromPod(vmi: VirtualMachineInstance, pod: Pod): void {
+  const text = pod.metadata.annotations?.[MemoryOverheadAnnotation];
+  if (text === undefined || !/^-?\d+$/.test(text)) return;
+  const status = (vmi.status ??= {});
+  status.memory = { ...status.memory, memoryOverhead: bytesQuantity(BigInt(text)).toString() };
+}
+
+/** One status entry per spec volume, keeping what virt-handler reported, sorted by name. */
+function updateVolumeStatus(vmi: VirtualMachineInstance): void {
+  const status = (vmi.status ??= {});
+  const previous = new Map((status.volumeStatus ?? []).map((entry) => [entry.name, entry]));
+  const next = (vmi.spec.volumes ?? []).map(
+    (volume) => previous.get(volume.name) ?? { name: volume.name, target: "" },
+  );
+  status.volumeStatus = next.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** The primary interface sits on the Pod's eth0; interfaces virt-handler found outside the spec stay. */
+function updateNetworkStatus(vmi: VirtualMachineInstance): void {
+  const status = (vmi.status ??= {});
+  const networks = new Set((vmi.spec.networks ?? []).map((network) => network.name));
+  const primary = (vmi.spec.networks ?? []).find((network) => network.pod !== undefined);
+  const interfaces: VirtualMachineInstanceNetworkInterface[] = [];
+  if (primary) {
+    const existing = status.interfaces?.find((iface) => iface.name === primary.name);
+    interfaces.push({ ...(existing ?? { name: primary.name }), podInterfaceName: PrimaryPodInterfaceName });
+  }
+  interfaces.push(...(status.interfaces ?? []).filter((iface) => !networks.has(iface.name ?? "")));
+  if (interfaces.length > 0 || status.interfaces !== undefined) status.interfaces = interfaces;
+}
+
+/** ErrImagePull / ImagePullBackOff of any container become the sync error, shown on the VMI. */
+function containerImageError(pod: Pod): SyncError | undefined {
+  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+  for (const status of statuses) {
+    const waiting = status.state?.waiting;
+    if (waiting?.reason === "ErrImagePull" || waiting?.reason === "ImagePullBackOff") {
+      return new SyncError(waiting.message ?? "", waiting.reason);
+    }
+  }
+  return undefined;
+}
+
+/** The Pod is up and the VMI is handed to virt-handler on the Pod's node. */
+function handOver(vmi: VirtualMachineInstance, pod: Pod): void {
+  updateVolumeStatus(vmi);
+  updateNetworkStatus(vmi);
+  const status = (vmi.status ??= {});
+  status.phase = VMIPhase.Scheduled;
+  setLabel(vmi, NodeNameLabel, pod.spec.nodeName ?? "");
+  status.nodeName = pod.spec.nodeName ?? "";
+  if (pod.metadata.annotations?.[MigrationTransportUnixAnnotation] !== undefined)
+    status.migrationTransport = "Unix";
+}
+
+function scheduling(result: VMIStatusResult, input: VMIStatusInput, podExists: boolean): void {
+  const { vmi } = result;
+  const status = (vmi.status ??= {});
+  removeCondition(status, "Provisioning");
+  const pod = input.pod;
+  if (!podExists || !pod) {
+    status.phase = VMIPhase.Failed;
+    return;
+  }
+  if (pod.status?.qosClass) status.qosClass = pod.status.qosClass as typeof status.qosClass;
+  else delete status.qosClass;
+  syncPodScheduledCondition(status, pod);
+  result.syncError = containerImageError(pod) ?? result.syncError;
+  if (isPodReady(pod) && !isMarkedForDeletion(input.vmi)) handOver(vmi, pod);
+  else if (isPodDownOrGoingDown(pod)) status.phase = VMIPhase.Failed;
+}
+
+/** Once no Pod is left the VMI may go: its finalizer and the launcher bookkeeping are dropped. */
+function final(vmi: VirtualMachineInstance, input: VMIStatusInput): void {
+  if (input.ownedPods.length === 0) {
+    removeFinalizer(vmi, DeprecatedVirtualMachineInstanceFinalizer);
+    removeFinalizer(vmi, VirtualMachineInstanceFinalizer);
+    setLabel(vmi, OutdatedLauncherImageLabel, undefined);
+    if (vmi.status) delete vmi.status.launcherContainerImageVersion;
+  }
+  if (!input.hasOwnerVM && (vmi.metadata?.finalizers?.length ?? 0) > 0) {
+    removeFinalizer(vmi, VirtualMachineControllerFinalizer);
+  }
+}
+
+function removeRemovalFinalizers(vmi: VirtualMachineInstance, hasOwnerVM: boolean): void {
+  removeFinalizer(vmi, DeprecatedVirtualMachineInstanceFinalizer);
+  removeFinalizer(vmi, VirtualMachineInstanceFinalizer);
+  if (!hasOwnerVM && (vmi.metadata?.finalizers?.length ?? 0) > 0)
+    removeFinalizer(vmi, VirtualMachineControllerFinalizer);
+}
+
+/** Records when the VMI entered a phase it was never in before. */
+function setPhaseTransitionTimestamp(
+  before: VirtualMachineInstance,
+  after: VirtualMachineInstance,
+  now: number,
+): void {
+  const phase = after.status?.phase ?? "";
+  if ((before.status?.phase ?? "") === phase) return;
+  const status = (after.status ??= {});
+  const transitions = (status.phaseTransitionTimestamps ??= []);
+  if (transitions.some((transition) => transition.phase === phase)) return;
+  transitions.push({ phase, phaseTransitionTimestamp: timestamp(now) });
+}
+
+export function computeVMIStatus(input: VMIStatusInput): VMIStatusResult {
+  const vmi = structuredClone(input.vmi);
+  const result: VMIStatusResult = { vmi, syncError: input.syncError };
+  const finalizers = vmi.metadata?.finalizers ?? [];
+  if (finalizers.includes(DeprecatedVirtualMachineInstanceFinalizer)) {
+    removeFinalizer(vmi, DeprecatedVirtualMachineInstanceFinalizer);
+    if (!vmi.metadata?.finalizers?.includes(VirtualMachineInstanceFinalizer)) {
+      (vmi.metadata ??= {}).finalizers = [
+        ...(vmi.metadata?.finalizers ?? []),
+        VirtualMachineInstanceFinalizer,
+      ];
+    }
+  }
+  const status = (vmi.status ??= {});
+  const pod = input.pod;
+  const podExists =
+    pod !== undefined && pod.metadata.annotations?.["kubevirt.io/ephemeral-provisioning"] === undefined;
+  setActivePods(vmi, input.ownedPods);
+  syncReadyConditionFromPod(status, input.vmi, pod, input.now);
+  if (podExists && pod) {
+    setLauncherContainerInfo(vmi, pod, input.launcherImage);
+    setMemoryOverheadFromPod(vmi, pod);
+  }
+
+  const original = input.vmi;
+  if (isUnprocessed(original)) {
+    if (podExists) status.phase = VMIPhase.Scheduling;
+    else if (isMarkedForDeletion(original)) status.phase = VMIPhase.Failed;
+    else status.phase = VMIPhase.Pending;
+  } else if (isScheduling(original)) {
+    scheduling(result, input, podExists);
+  } else if (isFinal(original)) {
+    final(vmi, input);
+  } else if (isRunning(original) || isScheduled(original)) {
+    if (!podExists) status.phase = VMIPhase.Failed;
+    else {
+      updateVolumeStatus(vmi);
+      if (isRunning(original)) updateNetworkStatus(vmi);
+    }
+  } else if (isWaitingForSync(original)) {
+    if (isMarkedForDeletion(original)) removeRemovalFinalizers(vmi, input.hasOwnerVM);
+    else if (podExists) status.phase = VMIPhase.Scheduling;
+  }
+  syncEvictionCondition(status, input.now);
+  // virt-handler owns Scheduled and Running VMIs; their status is patched, not replaced, below.
+  if (!isRunning(original) && !isScheduled(original)) {
+    syncFailureCondition(status, result.syncError, input.now);
+    setPhaseTransitionTimestamp(original, vmi, input.now);
+  }
+  return result;
+}

@@ -1,0 +1,274 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { StoredVMI } from "../../../controller/resources.js";
+import type { Pod, PodStatus } from "../../../api/core/v1/pod.js";
+import {
+  startControllerEnv,
+  Tables,
+  TestLauncherSettings,
+  vmiFixture,
+  type ControllerEnv,
+} from "../../testing/controller-env.js";
+
+// The VMI controller against an in-memory apiserver: the launcher Pod it creates and deletes, and the
+// phases, conditions and bookkeeping it reports, as upstream's vmi_test.go checks them.
+
+let env: ControllerEnv;
+beforeEach(async () => {
+  env = await startControllerEnv();
+});
+afterEach(() => env.stop());
+
+const key = "default/testvmi";
+const vmi = () => env.server.get<StoredVMI>(Tables.vmis, "default", "testvmi");
+const pods = () => env.server.list<Pod>(Tables.pods);
+const onlyPod = (): Pod => {
+  const [pod, ...more] = pods();
+  if (!pod || more.length > 0) throw new Error(`expected one Pod, found ${pods().length}`);
+  return pod;
+};
+
+async function sync(): Promise<void> {
+  await env.vmiController.execute(key);
+  await env.server.settle();
+}
+
+async function syncUntilStable(): Promise<string[]> {
+  const all: string[] = [];
+  for (let round = 0; round < 5; round++) {
+    await sync();
+    const writes = env.server.takeWrites();
+    if (writes.length === 0) return all;
+    all.push(...writes);
+  }
+  throw new Error(`still writing after 5 syncs: ${all.join("; ")}`);
+}
+
+async function seedVMI(
+  status: StoredVMI["status"] = { phase: "Pending" },
+  change?: (vmi: StoredVMI) => void,
+): Promise<void> {
+  const fixture = vmiFixture("testvmi", status);
+  change?.(fixture);
+  env.server.seed(Tables.vmis, fixture);
+  await env.server.settle();
+}
+
+/** The kubelet's side: the Pod is bound to a node and reports the given status. */
+async function podReports(status: PodStatus, nodeName = "node01"): Promise<void> {
+  const pod = onlyPod();
+  env.server.mutate<Pod>(Tables.pods, "default", pod.metadata.name ?? "", (obj) => {
+    obj.spec.nodeName = nodeName;
+    obj.status = { ...obj.status, ...status };
+  });
+  await env.server.settle();
+}
+
+const runningPodStatus: PodStatus = {
+  phase: "Running",
+  qosClass: "Burstable",
+  containerStatuses: [
+    { name: "compute", ready: false, state: { running: {} } },
+    { name: "volumecontainerdisk", ready: true, state: { running: {} } },
+  ],
+};
+
+describe("creating the launcher Pod", () => {
+  it("creates one Pod for a Pending VMI and moves it to Scheduling", async () => {
+    await seedVMI();
+    await sync();
+    const pod = onlyPod();
+    expect(env.server.takeWrites()).toEqual([
+      `create pods default/${pod.metadata.name}`,
+      `patch pods/status default/${pod.metadata.name}`,
+      "update virtualmachineinstances default/testvmi",
+    ]);
+    expect(pod.metadata.generateName).toBe("virt-launcher-testvmi-");
+    expect(pod.metadata.ownerReferences?.[0]).toMatchObject({
+      kind: "VirtualMachineInstance",
+      uid: vmi()?.metadata?.uid,
+      controller: true,
+    });
+    expect(pod.status?.conditions).toEqual([
+      expect.objectContaining({
+        type: "kubevirt.io/virtual-machine-unpaused",
+        status: "True",
+        reason: "NotPaused",
+      }),
+    ]);
+    expect(vmi()?.status).toMatchObject({
+      phase: "Scheduling",
+      launcherContainerImageVersion: TestLauncherSettings.launcherImage,
+      phaseTransitionTimestamps: [{ phase: "Scheduling", phaseTransitionTimestamp: "2026-01-01T00:00:00Z" }],
+      conditions: [expect.objectContaining({ type: "Ready", status: "False", reason: "GuestNotRunning" })],
+    });
+    expect(env.events).toEqual([`Normal SuccessfulCreate Created virtual machine pod ${pod.metadata.name}`]);
+  });
+
+  it("records the active Pod, then writes nothing more", async () => {
+    await seedVMI();
+    await sync();
+    env.server.takeWrites();
+    await sync();
+    expect(env.server.takeWrites()).toEqual(["update virtualmachineinstances default/testvmi"]);
+    expect(vmi()?.status?.activePods).toEqual({ [onlyPod().metadata.uid ?? ""]: "" });
+    await sync();
+    expect(env.server.takeWrites()).toEqual([]);
+  });
+
+  it("does not create a second Pod while the cache has not seen the first", async () => {
+    await seedVMI();
+    env.server.hold();
+    for (let round = 0; round < 3; round++) await env.vmiController.execute(key).catch(() => undefined);
+    expect(pods()).toHaveLength(1);
+    env.server.release();
+    await env.server.settle();
+    await syncUntilStable();
+    expect(pods()).toHaveLength(1);
+  });
+
+  it("refuses to render what kubevirt-ts does not support, saying so in Synchronized", async () => {
+    await seedVMI({ phase: "Pending" }, (fixture) => {
+      fixture.spec.volumes = [{ name: "disk", hostDisk: { path: "/tmp/disk.img", type: "Disk" } }];
+    });
+    await expect(env.vmiController.execute(key)).rejects.toThrow(
+      /failed to render launch manifest: .*hostDisk/,
+    );
+    await env.server.settle();
+    expect(pods()).toHaveLength(0);
+    expect(vmi()?.status?.conditions).toContainEqual(
+      expect.objectContaining({ type: "Synchronized", status: "False", reason: "FailedCreate" }),
+    );
+  });
+});
+
+describe("handing over to virt-handler", () => {
+  it("a running Pod makes the VMI Scheduled on its node", async () => {
+    await seedVMI();
+    await syncUntilStable();
+    await podReports(runningPodStatus);
+    await sync();
+    expect(vmi()?.status).toMatchObject({
+      phase: "Scheduled",
+      nodeName: "node01",
+      qosClass: "Burstable",
+      migrationTransport: "Unix",
+      interfaces: [{ name: "default", podInterfaceName: "eth0" }],
+      volumeStatus: [{ name: "containerdisk", target: "" }],
+    });
+    expect(vmi()?.metadata?.labels?.["kubevirt.io/nodeName"]).toBe("node01");
+    await syncUntilStable();
+    // The node label follows onto the Pod.
+    expect(onlyPod().metadata.labels?.["kubevirt.io/nodeName"]).toBe("node01");
+  });
+
+  it("an unschedulable Pod shows as PodScheduled=False on the VMI", async () => {
+    await seedVMI();
+    await syncUntilStable();
+    await podReports(
+      {
+        phase: "Pending",
+        conditions: [
+          {
+            type: "PodScheduled",
+            status: "False",
+            reason: "Unschedulable",
+            message: "0/2 nodes are available",
+          },
+        ],
+      },
+      "",
+    );
+    await sync();
+    expect(vmi()?.status?.conditions).toContainEqual(
+      expect.objectContaining({
+        type: "PodScheduled",
+        status: "False",
+        reason: "Unschedulable",
+        message: "0/2 nodes are available",
+      }),
+    );
+    expect(vmi()?.status?.phase).toBe("Scheduling");
+  });
+
+  it("an image pull error becomes the Synchronized condition", async () => {
+    await seedVMI();
+    await syncUntilStable();
+    await podReports({
+      phase: "Pending",
+      initContainerStatuses: [
+        {
+          name: "volumecontainerdisk-init",
+          state: { waiting: { reason: "ErrImagePull", message: "not found" } },
+        },
+      ],
+    });
+    await env.vmiController.execute(key).catch(() => undefined);
+    await env.server.settle();
+    expect(vmi()?.status?.conditions).toContainEqual(
+      expect.objectContaining({
+        type: "Synchronized",
+        status: "False",
+        reason: "ErrImagePull",
+        message: "not found",
+      }),
+    );
+  });
+});
+
+describe("failure paths", () => {
+  it("a Pod that fails before virt-handler took over fails the VMI", async () => {
+    await seedVMI();
+    await syncUntilStable();
+    await podReports({
+      phase: "Failed",
+      containerStatuses: [{ name: "compute", state: { terminated: { exitCode: 1 } } }],
+    });
+    await sync();
+    expect(vmi()?.status?.phase).toBe("Failed");
+  });
+
+  it("a Pod deleted while scheduling fails the VMI", async () => {
+    await seedVMI();
+    await syncUntilStable();
+    env.server.remove(Tables.pods, "default", onlyPod().metadata.name ?? "");
+    await env.server.settle();
+    await sync();
+    expect(vmi()?.status?.phase).toBe("Failed");
+  });
+
+  it("a Running VMI whose Pod vanished is failed with a guarded JSON patch", async () => {
+    await seedVMI({ phase: "Running", nodeName: "node01" });
+    await sync();
+    const body = env.server.writeBodies[0];
+    expect(env.server.takeWrites()).toEqual(["patch virtualmachineinstances default/testvmi"]);
+    // virt-handler owns the VMI now: each change is guarded by a test of what it was computed from.
+    expect(body).toContainEqual({ op: "test", path: "/status/phase", value: "Running" });
+    expect(body).toContainEqual({ op: "replace", path: "/status/phase", value: "Failed" });
+    expect(vmi()?.status?.phase).toBe("Failed");
+  });
+});
+
+describe("deletion", () => {
+  it("deleting the VMI deletes its Pod, and the finalizer goes once no Pod is left", async () => {
+    await seedVMI();
+    await syncUntilStable();
+    await podReports(runningPodStatus);
+    await syncUntilStable();
+    const pod = onlyPod();
+    env.server.mutate<StoredVMI>(Tables.vmis, "default", "testvmi", (obj) => {
+      obj.metadata = { ...obj.metadata, deletionTimestamp: "2026-01-01T00:00:00Z" };
+    });
+    await env.server.settle();
+    await sync();
+    expect(env.server.takeWrites()).toContain(`delete pods default/${pod.metadata.name}`);
+    expect(env.events).toContain(`Normal SuccessfulDelete Deleted virtual machine pod ${pod.metadata.name}`);
+    // virt-handler ends the guest and reports the VMI final; the kubelet removes the Pod.
+    env.server.mutate<StoredVMI>(Tables.vmis, "default", "testvmi", (obj) => {
+      obj.status = { ...obj.status, phase: "Succeeded" };
+    });
+    env.server.remove(Tables.pods, "default", pod.metadata.name ?? "");
+    await env.server.settle();
+    await syncUntilStable();
+    expect(vmi()).toBeUndefined();
+  });
+});

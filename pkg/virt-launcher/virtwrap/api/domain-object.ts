@@ -1,0 +1,50 @@
+// The launcher's view of its domain (upstream api.Domain): which VMI it belongs to, the libvirt
+// definition, and the observed state. This is what GetDomain answers and what domain events carry.
+import type { DomainSpec, KubeVirtMetadata } from "./schema.js";
+import type { LifeCycle, StateChangeReason } from "./domain-status.js";
+
+/** Upstream api.GracePeriodMetadata, kept by the launcher and reported with the domain. */
+export interface GracePeriodMetadata {
+  deletionGracePeriodSeconds: number;
+  /** RFC 3339; set when a graceful shutdown was signalled. */
+  deletionTimestamp?: string;
+  markedForGracefulShutdown?: boolean;
+}
+
+export interface LauncherKubeVirtMetadata extends KubeVirtMetadata {
+  gracePeriod?: GracePeriodMetadata;
+}
+
+export interface InterfaceStatus {
+  mac: string;
+  ip: string;
+  ips?: string[];
+  interfaceName: string;
+}
+
+export interface DomainStatus {
+  status: LifeCycle | "";
+  reason: StateChangeReason | "";
+  interfaces?: InterfaceStatus[];
+}
+
+export interface DomainObjectMeta {
+  name: string;
+  namespace: string;
+  uid?: string;
+  /** RFC 3339; set once the domain is gone from libvirt (the final event). */
+  deletionTimestamp?: string;
+}
+
+export interface DomainObject {
+  objectMeta: DomainObjectMeta;
+  spec: Omit<DomainSpec, "metadata"> & { metadata?: { kubeVirt: LauncherKubeVirtMetadata } };
+  status: DomainStatus;
+}
+
+/** Upstream SplitVMINamespaceKey: "<namespace>_<name>", "default" when there is no "_". */
+export function splitVMINamespaceKey(domainName: string): { namespace: string; name: string } {
+  const separator = domainName.indexOf("_");
+  if (separator < 0) return { namespace: "default", name: domainName };
+  return { namespace: domainName.slice(0, separator), name: domainName.slice(separator + 1) };
+}
