@@ -4,10 +4,10 @@
 // attach to a pod's server and output; exec into virt-handler.
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { httpGetThroughPortForward } from "../support/port-forward.js";
 import { binary } from "../../deploy/local/cluster/layout.js";
 import { applyYAML, cluster, componentPods, eventually, jsonpath, kubectl, kubectlOk } from "./harness.js";
 
@@ -165,34 +165,14 @@ describe("kubectl exec into a VM's launcher", () => {
 
 describe("kubectl port-forward and attach", () => {
   it("port-forward pod/<pod> LOCAL:PORT reaches the server in the pod", async () => {
-    const child = spawn(kubectlBinary(), [
-      "--kubeconfig",
-      cluster.adminKubeconfig,
-      "port-forward",
-      `pod/${WEB}`,
-      "18081:8080",
-    ]);
-    let stderr = "";
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    try {
-      await new Promise<void>((resolve, reject) => {
-        child.stdout.on("data", (c: Buffer) => c.toString().includes("Forwarding from") && resolve());
-        child.once("exit", (code) => reject(new Error(`port-forward exited with ${code}: ${stderr}`)));
-      });
-      const response = await new Promise<string>((resolve, reject) => {
-        const socket = net.connect(18081, "127.0.0.1", () =>
-          socket.write("GET /index.html HTTP/1.0\r\n\r\n"),
-        );
-        let text = "";
-        socket.on("data", (c: Buffer) => (text += c.toString()));
-        socket.on("end", () => resolve(text));
-        socket.on("error", reject);
-      });
-      expect(response, stderr).toMatch(/^HTTP\/1\.[01] 200/);
-      expect(response).toContain("hello-through-port-forward");
-    } finally {
-      child.kill("SIGTERM");
-    }
+    const { response, stderr } = await httpGetThroughPortForward(
+      kubectlBinary(),
+      ["--kubeconfig", cluster.adminKubeconfig, "port-forward", `pod/${WEB}`, "18081:8080"],
+      18081,
+      "/index.html",
+    );
+    expect(response, stderr).toMatch(/^HTTP\/1\.[01] 200/);
+    expect(response).toContain("hello-through-port-forward");
   });
 
   it("attach follows the pod's output", async () => {

@@ -3,10 +3,10 @@
 // stdin, exit codes and a TTY; cp both ways (tar over exec); port-forward to a server in the pod; attach.
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { httpGetThroughPortForward } from "../support/port-forward.js";
 import { binary } from "../../deploy/local/cluster/layout.js";
 import { cluster, ensureNodes, eventually, kubectl, kubectlOk } from "./harness.js";
 
@@ -115,36 +115,14 @@ describe("kubectl cp", () => {
 
 describe("kubectl port-forward", () => {
   it("reaches the pod's server through a local port", async () => {
-    const child = spawn(binary(cluster, "kubectl"), [
-      "--kubeconfig",
-      cluster.adminKubeconfig,
-      "-n",
-      NS,
-      "port-forward",
-      `pod/${POD}`,
-      "18080:8080",
-    ]);
-    let stderr = "";
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    try {
-      await new Promise<void>((resolve, reject) => {
-        child.stdout.on("data", (c: Buffer) => c.toString().includes("Forwarding from") && resolve());
-        child.once("exit", (code) => reject(new Error(`port-forward exited with ${code}`)));
-      });
-      const response = await new Promise<string>((resolve, reject) => {
-        const socket = net.connect(18080, "127.0.0.1", () =>
-          socket.write("GET /index.html HTTP/1.0\r\n\r\n"),
-        );
-        let text = "";
-        socket.on("data", (c: Buffer) => (text += c.toString()));
-        socket.on("end", () => resolve(text));
-        socket.on("error", reject);
-      });
-      expect(response, stderr).toMatch(/^HTTP\/1\.[01] 200/);
-      expect(response).toContain("served-by-busybox");
-    } finally {
-      child.kill("SIGTERM");
-    }
+    const { response, stderr } = await httpGetThroughPortForward(
+      binary(cluster, "kubectl"),
+      ["--kubeconfig", cluster.adminKubeconfig, "-n", NS, "port-forward", `pod/${POD}`, "18080:8080"],
+      18080,
+      "/index.html",
+    );
+    expect(response, stderr).toMatch(/^HTTP\/1\.[01] 200/);
+    expect(response).toContain("served-by-busybox");
   });
 });
 
