@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError, isAlreadyExists, isConflict, isGone, isNotFound } from "./api-error.js";
+import { ApiError, isAlreadyExists, isConflict, isForbidden, isGone, isNotFound } from "./api-error.js";
 
 const status = (code: number, reason: string) => ({
   kind: "Status",
@@ -17,6 +17,7 @@ describe("ApiError predicates", () => {
     [ApiError.fromResponse(409, status(409, "AlreadyExists"), "create"), "alreadyExists"],
     [ApiError.fromResponse(410, status(410, "Expired"), "list"), "gone"],
     [ApiError.fromWatchStatus(status(410, "Gone")), "gone"],
+    [ApiError.fromResponse(403, status(403, "Forbidden"), "get"), "forbidden"],
     [ApiError.fromResponse(500, status(500, "InternalError"), "get"), "none"],
   ])("%o is %s", (err, expected) => {
     const actual = [
@@ -24,6 +25,7 @@ describe("ApiError predicates", () => {
       isConflict(err) && "conflict",
       isAlreadyExists(err) && "alreadyExists",
       isGone(err) && "gone",
+      isForbidden(err) && "forbidden",
     ].filter(Boolean);
     expect(actual).toEqual(expected === "none" ? [] : [expected]);
   });

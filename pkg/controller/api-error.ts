@@ -62,6 +62,7 @@ function matches(err: unknown, code: number, reasons: readonly string[]): boolea
 }
 
 export const isNotFound = (err: unknown): boolean => matches(err, 404, ["NotFound"]);
+export const isForbidden = (err: unknown): boolean => matches(err, 403, ["Forbidden"]);
 /** An update lost an optimistic-concurrency race (stale resourceVersion). */
 export const isConflict = (err: unknown): boolean => matches(err, 409, ["Conflict"]);
 export const isAlreadyExists = (err: unknown): boolean => matches(err, 409, ["AlreadyExists"]);

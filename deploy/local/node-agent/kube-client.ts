@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Transport } from "../../../pkg/controller/rest.js";
-import { isConflict, isNotFound } from "../../../pkg/controller/api-error.js";
+import { isConflict, isForbidden, isNotFound } from "../../../pkg/controller/api-error.js";
 import {
   configMapSchema,
   leaseSchema,
@@ -176,7 +176,12 @@ export class RestKubeClient implements KubeClient {
     // The UID precondition travels in the body; until the transport frames DELETE bodies (it sends no
     // Content-Length, so the apiserver never sees them) the grace period also goes in the query and the
     // UID is checked here first.
-    const current = await this.getPod(namespace, name);
+    // For a pod already gone the Node authorizer answers 403, not 404: the node has no relationship with
+    // it any more. Either way there is nothing left to delete.
+    const current = await this.getPod(namespace, name).catch((err: unknown) => {
+      if (isForbidden(err)) return undefined;
+      throw err;
+    });
     if (!current || current.metadata.uid !== uid) return;
     const options = {
       kind: "DeleteOptions",
