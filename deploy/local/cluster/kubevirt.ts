@@ -30,7 +30,17 @@ export async function installKubeVirt(l: Layout, say: Say): Promise<void> {
   const kubectl = kubectlAs(l);
   await kubectl(["apply", "-f", join(l.repoRoot, "manifests/release/kubevirt-operator.yaml")]);
   say("KubeVirt: operator manifest applied");
-  await kubectl(["wait", "--for=condition=Established", "crd/kubevirts.kubevirt.io", "--timeout=60s"]);
+  // Polled rather than `kubectl wait`, which once failed here on a CRD that had no conditions yet.
+  await waitFor(
+    async () =>
+      (await kubectl([
+        "get",
+        "crd/kubevirts.kubevirt.io",
+        "-o",
+        `jsonpath={.status.conditions[?(@.type=="Established")].status}`,
+      ]).catch(() => "")) === "True",
+    { what: "the KubeVirt CRD to be Established", timeoutMs: 60_000, intervalMs: 500 },
+  );
   await kubectl(["apply", "-f", "-"], JSON.stringify(localKubeVirtCR()));
   say("KubeVirt: CR applied (useEmulation: true); waiting for the operator to report Available");
   const kv = ["-n", KUBEVIRT_NAMESPACE, "kv", "kubevirt"];
