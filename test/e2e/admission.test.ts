@@ -15,6 +15,7 @@ const ACCEPTED = [
   "vm-cirros.yaml",
   "vm-cirros-sata.yaml",
   "vm-priorityclass.yaml",
+  "vmi-arm.yaml", // despite its name, a plain VMI with containerDisk, cloud-init and an emptyDisk
   "vmi-ephemeral.yaml",
   "vmi-fedora.yaml",
   "vmi-masquerade.yaml",
