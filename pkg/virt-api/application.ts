@@ -14,6 +14,7 @@ import {
   subjectAccessReviewer,
 } from "./cluster.js";
 import { ConsoleProxy } from "./rest/console.js";
+import { PauseProxy } from "./rest/pause.js";
 import { KubeApiHealth } from "./rest/healthz.js";
 import { SubresourceApp } from "./rest/subresource-app.js";
 import { createVirtApiServer } from "./server.js";
@@ -60,6 +61,14 @@ export class VirtApiApp {
       await watching;
       return { port: options.port, closed: Promise.resolve() };
     }
+    const handlerBackend = consoleBackend(transport, {
+      namespace: options.namespace,
+      caConfigMapName: options.caConfigMapName,
+      handlerCertFile: options.handlerCertFile ?? DEFAULT_HANDLER_CERT_FILE,
+      handlerKeyFile: options.handlerKeyFile ?? DEFAULT_HANDLER_KEY_FILE,
+    });
+    const consoleServerPort = options.consoleServerPort ?? DEFAULT_CONSOLE_SERVER_PORT;
+    const lifecycle = lifecycleClient(transport);
     const server = createVirtApiServer({
       tls: readServingTLS(options.tlsCertFile, options.tlsKeyFile),
       requestHeader: () => requestHeader,
@@ -69,19 +78,15 @@ export class VirtApiApp {
         kubeVirtServiceAccounts: kubeVirtServiceAccounts(options.namespace),
         podEvictionClient: podEvictionClient(transport),
       },
-      subresources: new SubresourceApp(lifecycleClient(transport)),
+      subresources: new SubresourceApp(lifecycle),
       health: new KubeApiHealth(apiserverVersion(transport), () => config.configResourceVersion()),
-      console: new ConsoleProxy(
-        consoleBackend(transport, {
-          namespace: options.namespace,
-          caConfigMapName: options.caConfigMapName,
-          handlerCertFile: options.handlerCertFile ?? DEFAULT_HANDLER_CERT_FILE,
-          handlerKeyFile: options.handlerKeyFile ?? DEFAULT_HANDLER_KEY_FILE,
-        }),
-        {
-          consoleServerPort: options.consoleServerPort ?? DEFAULT_CONSOLE_SERVER_PORT,
-          logError: (message, error) => options.logger.error({ err: error }, message),
-        },
+      console: new ConsoleProxy(handlerBackend, {
+        consoleServerPort,
+        logError: (message, error) => options.logger.error({ err: error }, message),
+      }),
+      pause: new PauseProxy(
+        { ...handlerBackend, getVM: (namespace, name) => lifecycle.getVM(namespace, name) },
+        { consoleServerPort },
       ),
       logger: options.logger,
     });

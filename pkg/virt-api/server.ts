@@ -19,6 +19,7 @@ import {
   SUBRESOURCE_VERSIONS,
 } from "./rest/discovery.js";
 import type { KubeApiHealth } from "./rest/healthz.js";
+import type { PauseAction, PauseProxy } from "./rest/pause.js";
 import type { LifecycleAction, SubresourceApp } from "./rest/subresource-app.js";
 import { badRequest, internalError, notSupportedYet, routeNotFound, type Status } from "./rest/status.js";
 import { clientHandshakeError, writeStatus } from "./rest/streamer.js";
@@ -35,6 +36,8 @@ export interface VirtApiServerOptions {
   health: KubeApiHealth;
   /** The console stream; absent: console answers that it is not supported yet. */
   console?: Pick<ConsoleProxy, "handle">;
+  /** The VMI pause/unpause subresources; absent: not registered, so discovery does not list them. */
+  pause?: Pick<PauseProxy, "handle">;
   logger?: FastifyBaseLogger;
 }
 
@@ -166,6 +169,20 @@ function registerSubresourceApi(api: VirtApiServer, options: VirtApiServerOption
       },
     );
   }
+  const pause = options.pause;
+  for (const action of pause ? PAUSE_ACTIONS : []) {
+    api.put<{ Params: LifecycleParams }>(
+      `${base}/:version/namespaces/:namespace/virtualmachineinstances/:name/${action}`,
+      async (request, reply) => {
+        const { version, namespace, name } = request.params;
+        if (!isVersion(version) || !pause) return reply.code(404).send(routeNotFound(request.url));
+        const body = parseJsonBody(request.body);
+        if (!body.ok) return reply.code(400).send(body.status);
+        const answer = await pause.handle(action, namespace, name, body.value);
+        return answer.body ? reply.code(answer.code).send(answer.body) : reply.code(answer.code).send();
+      },
+    );
+  }
   // A console request that is no WebSocket upgrade: refused as upstream's upgrader refuses it.
   api.get<{ Params: { version: string; name: string } }>(
     `${base}/:version/namespaces/:namespace/virtualmachineinstances/:name/console`,
@@ -196,3 +213,4 @@ async function serveUpgrade(
 }
 
 const LIFECYCLE_ACTIONS: readonly LifecycleAction[] = ["start", "stop", "restart"];
+const PAUSE_ACTIONS: readonly PauseAction[] = ["pause", "unpause"];

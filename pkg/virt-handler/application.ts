@@ -161,7 +161,14 @@ export class VirtHandlerApp {
         this.options.console &&
           runConsoleServer(
             this.options.console,
-            { client, host, podsDir: this.options.podsDir ?? DEFAULT_PODS_BASE_DIR, vmis, logger },
+            {
+              client,
+              host,
+              podsDir: this.options.podsDir ?? DEFAULT_PODS_BASE_DIR,
+              vmis,
+              launcher: launchers.connector,
+              logger,
+            },
             signal,
           ),
       ]);

@@ -2,6 +2,8 @@
 // console handler over the VMI informer, and the mTLS server, started once both caches have synced.
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import {
+  EventRecorder,
+  clientEventSink,
   coreGVR,
   resourceInformer,
   type Informer,
@@ -12,6 +14,8 @@ import { CAManager, type ConfigMapObject } from "../util/tls/ca-manager.js";
 import { KUBEVIRT_CA_CONFIGMAP } from "../util/tls/tls.js";
 import { ConsoleHandler } from "./rest/console.js";
 import { ConsoleServer } from "./rest/console-server.js";
+import { LifecycleHandler } from "./rest/lifecycle.js";
+import type { LauncherConnector } from "./launcher-clients.js";
 
 export interface ConsoleOptions {
   bindAddress: string;
@@ -31,6 +35,8 @@ export interface ConsoleContext {
   host: string;
   podsDir: string;
   vmis: Informer<VirtualMachineInstance>;
+  /** The launchers of this node's VMIs, for the pause/unpause endpoints. */
+  launcher: LauncherConnector;
   logger: Logger;
 }
 
@@ -57,7 +63,18 @@ export async function runConsoleServer(
     getVMI: (key) => context.vmis.get(key),
     logger,
   });
-  const server = new ConsoleServer({ ...options, clientCA: caManager, handler, logger });
+  const recorder = new EventRecorder(
+    clientEventSink(context.client),
+    { component: "virt-handler", host: context.host },
+    { logger },
+  );
+  const lifecycle = new LifecycleHandler({
+    getVMI: (key) => context.vmis.get(key),
+    launcher: context.launcher,
+    recordEvent: (vmi, reason, message) => recorder.event(vmi, "Normal", reason, message),
+    logger,
+  });
+  const server = new ConsoleServer({ ...options, clientCA: caManager, handler, lifecycle, logger });
   const ready = (await context.vmis.waitForSync(signal)) && (await caManager.ready(signal)) !== undefined;
   if (ready) {
     const port = await server.start();

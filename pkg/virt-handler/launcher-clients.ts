@@ -10,7 +10,13 @@ import { openNoFollow, type FileKind, type SafePath } from "../safepath/no-follo
 
 export type LauncherCommands = Pick<
   LauncherClient,
-  "syncVirtualMachine" | "shutdownVirtualMachine" | "killVirtualMachine" | "getDomain" | "close"
+  | "syncVirtualMachine"
+  | "shutdownVirtualMachine"
+  | "killVirtualMachine"
+  | "pauseVirtualMachine"
+  | "unpauseVirtualMachine"
+  | "getDomain"
+  | "close"
 >;
 
 /** Undefined when the VMI has no launcher socket on this node (yet, or any more). */

@@ -46,6 +46,12 @@ class FakeLauncher implements LauncherCommands {
   async killVirtualMachine() {
     this.calls.push("Kill");
   }
+  async pauseVirtualMachine() {
+    this.calls.push("Pause");
+  }
+  async unpauseVirtualMachine() {
+    this.calls.push("Unpause");
+  }
   async getDomain() {
     return this.domain;
   }

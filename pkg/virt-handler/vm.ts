@@ -200,7 +200,14 @@ export class VirtualMachineController {
   ): Promise<void> {
     const failure = syncError && { message: syncError.message, nowMs: this.clock.now() };
     const podIPs = (await this.opts.podInterfaceIPs?.(vmi).catch(() => undefined)) ?? new Map();
-    const desired = computeStatus(vmi, observed.domain, observed.unresponsive, failure, podIPs);
+    const desired = computeStatus(
+      vmi,
+      observed.domain,
+      observed.unresponsive,
+      failure,
+      podIPs,
+      this.clock.now(),
+    );
     const patch = statusPatch(vmi, desired);
     if (!patch) return;
     await this.opts.patchStatus(vmi.metadata?.namespace ?? "", vmi.metadata?.name ?? "", patch);

@@ -123,3 +123,76 @@ describe("VMI status from the launcher", () => {
     });
   });
 });
+
+describe("the Paused condition follows the domain (upstream's updatePausedConditions)", () => {
+  const NOW = Date.parse("2026-01-02T03:04:05Z");
+  const pausedDomain = (reason: string) =>
+    ({ ...runningDomain, status: { ...runningDomain.status, status: "Paused", reason } }) as DomainObject;
+  const byUser = {
+    type: "Paused",
+    status: "True",
+    lastProbeTime: "2026-01-02T03:04:05Z",
+    lastTransitionTime: "2026-01-02T03:04:05Z",
+    reason: "PausedByUser",
+    message: "VMI was paused by user",
+  };
+
+  it("a domain paused by the user: Paused True, PausedByUser, and the phase stays Running", () => {
+    const status = computeStatus(
+      vmi({ phase: "Running" }),
+      pausedDomain("User"),
+      false,
+      undefined,
+      new Map(),
+      NOW,
+    );
+    expect(status.phase).toBe("Running");
+    expect(status.conditions).toEqual([byUser]);
+  });
+
+  it("an IO error pause has its own reason", () => {
+    const status = computeStatus(
+      vmi({ phase: "Running" }),
+      pausedDomain("IOError"),
+      false,
+      undefined,
+      new Map(),
+      NOW,
+    );
+    expect(status.conditions).toMatchObject([
+      { type: "Paused", reason: "PausedIOError", message: "VMI was paused, low-level IO error detected" },
+    ]);
+  });
+
+  it("a condition already there keeps its times", () => {
+    const earlier = { ...byUser, lastTransitionTime: "2025-01-01T00:00:00Z" };
+    const status = computeStatus(
+      vmi({ phase: "Running", conditions: [earlier] }),
+      pausedDomain("User"),
+      false,
+      undefined,
+      new Map(),
+      NOW,
+    );
+    expect(status.conditions).toEqual([earlier]);
+  });
+
+  it("a pause for another reason (a migration, a snapshot) gets no condition", () => {
+    const status = computeStatus(
+      vmi({ phase: "Running" }),
+      pausedDomain("Migration"),
+      false,
+      undefined,
+      new Map(),
+      NOW,
+    );
+    expect(status.conditions).toEqual([]);
+  });
+
+  it("once the domain runs again the condition goes, and the status patch says so", () => {
+    const paused = vmi({ phase: "Running", conditions: [byUser] });
+    const status = computeStatus(paused, runningDomain, false, undefined, new Map(), NOW);
+    expect(status.conditions).toEqual([]);
+    expect(statusPatch(paused, status)).toMatchObject({ status: { conditions: [] } });
+  });
+});

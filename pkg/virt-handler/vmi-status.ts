@@ -3,9 +3,10 @@
 // carrying the last sync error. Written as a merge patch carrying the resourceVersion read, so a stale
 // cache fails instead of overwriting newer status.
 import type { VirtualMachineInstance, VirtualMachineInstanceCondition } from "../api/generated/v1.js";
-import { syncFailureCondition } from "../controller/conditions.js";
+import { hasCondition, removeCondition, syncFailureCondition, timestamp } from "../controller/conditions.js";
 import { SyncError } from "../controller/sync-error.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
+import { StateChangeReason } from "../virt-launcher/virtwrap/api/domain-status.js";
 import { calculatePhase } from "./vmi-phase.js";
 
 /** Upstream's InfoSourceDomain: the entry comes from the domain, not the guest agent. */
@@ -84,9 +85,10 @@ export function computeStatus(
   launcherUnresponsive: boolean,
   failure?: SyncFailure,
   podIPs: PodInterfaceIPs = new Map(),
+  nowMs = failure?.nowMs ?? 0,
 ): ReportedStatus {
   const phase = calculatePhase({ vmi, domain, launcherUnresponsive });
-  const conditions = synchronizedConditions(vmi, failure);
+  const conditions = pausedConditions(synchronizedConditions(vmi, failure), domain, nowMs);
   if (!domain) return { phase, conditions };
   return { phase, interfaces: withPodInterfaceData(interfacesOf(domain), vmi, podIPs), conditions };
 }
@@ -99,6 +101,42 @@ function synchronizedConditions(
   const status = { conditions: [...(vmi.status?.conditions ?? [])] };
   const error = failure && new SyncError(failure.message, SYNC_FAILED_REASON);
   syncFailureCondition(status, error, failure?.nowMs ?? 0);
+  return status.conditions;
+}
+
+export const PAUSED_CONDITION = "Paused";
+
+/** Upstream's calculatePausedCondition: the Paused condition a paused domain's reason calls for, if any. */
+export function pausedCondition(reason: string, nowMs: number): VirtualMachineInstanceCondition | undefined {
+  const at = timestamp(nowMs);
+  const paused = (why: string, message: string): VirtualMachineInstanceCondition => ({
+    type: PAUSED_CONDITION,
+    status: "True",
+    lastProbeTime: at,
+    lastTransitionTime: at,
+    reason: why,
+    message,
+  });
+  if (reason === StateChangeReason.User) return paused("PausedByUser", "VMI was paused by user");
+  if (reason === StateChangeReason.PausedIOError)
+    return paused("PausedIOError", "VMI was paused, low-level IO error detected");
+  // A pause by the migration monitor needs a migration in progress; any other reason gets no condition.
+  return undefined;
+}
+
+/** Upstream's updatePausedConditions: set once the domain is paused, dropped once it is not. */
+function pausedConditions(
+  conditions: VirtualMachineInstanceCondition[],
+  domain: DomainObject | undefined,
+  nowMs: number,
+): VirtualMachineInstanceCondition[] {
+  const status = { conditions };
+  if (domain?.status.status === "Paused") {
+    if (hasCondition(status, PAUSED_CONDITION)) return conditions;
+    const condition = pausedCondition(domain.status.reason, nowMs);
+    return condition ? [...conditions, condition] : conditions;
+  }
+  removeCondition(status, PAUSED_CONDITION);
   return status.conditions;
 }
 

@@ -35,9 +35,11 @@ describe("help and usage", () => {
         "Available Commands:",
         "  console     Connect to a console of a virtual machine instance.",
         "  help        Help about any command",
+        "  pause       Pause a virtual machine",
         "  restart     Restart a virtual machine.",
         "  start       Start a virtual machine.",
         "  stop        Stop a virtual machine.",
+        "  unpause     Unpause a virtual machine",
         "  version     Print the client and server version information.",
         "",
         'Use "virtctl <command> --help" for more information about a given command.',
@@ -106,7 +108,7 @@ describe("invocation mistakes are one line, a usage hint, and exit 1", () => {
     expect(fixture.server.requests).toEqual([]);
   });
 
-  it.each([["pause", "vm", "vm-cirros"], ["pause", "--help"], ["help", "pause"], ["vnc"]])(
+  it.each([["reset", "vmi", "vm-cirros"], ["reset", "--help"], ["help", "reset"], ["vnc"]])(
     "upstream commands not ported yet are refused by name in one line: %s",
     async (...argv) => {
       const result = await run(argv);

@@ -11,6 +11,7 @@ import { UsageError, findCommandName, helpFlag, parseFlags } from "./flags.js";
 import { SubresourceClient } from "./kubecli/subresources.js";
 import { commandHelp, mainUsage, optionsUsage } from "./templates/templates.js";
 import { versionCommand, versionMismatchWarning } from "./version/version.js";
+import { pauseCommand, unpauseCommand } from "./vm/pause.js";
 import { restartCommand } from "./vm/restart.js";
 import { startCommand } from "./vm/start.js";
 import { stopCommand } from "./vm/stop.js";
@@ -20,15 +21,17 @@ export const defaultCommands: readonly Command[] = [
   startCommand,
   stopCommand,
   restartCommand,
+  pauseCommand,
+  unpauseCommand,
   versionCommand,
 ];
 
 /** Upstream virtctl commands this port does not offer yet: refused by name, never mistaken for typos. */
 const NOT_YET_SUPPORTED = new Set([
   "addvolume", "adm", "create", "credentials", "evacuate-cancel", "expand", "expose", "fslist", "guestfs",
-  "guestosinfo", "image-upload", "memory-dump", "migrate", "migrate-cancel", "objectgraph", "pause",
+  "guestosinfo", "image-upload", "memory-dump", "migrate", "migrate-cancel", "objectgraph",
   "permitted-devices", "port-forward", "removevolume", "reset", "scp", "soft-reboot", "ssh", "template",
-  "unpause", "usbredir", "userlist", "vmexport", "vnc",
+  "usbredir", "userlist", "vmexport", "vnc",
 ]); // prettier-ignore
 
 const notSupportedYet = (programName: string, name: string) =>

@@ -51,6 +51,8 @@ describe("the subresource API's edges", () => {
       };
       expect(list.resources.map((resource) => resource.name)).toEqual([
         "virtualmachineinstances/console",
+        "virtualmachineinstances/pause",
+        "virtualmachineinstances/unpause",
         "virtualmachines/start",
         "virtualmachines/stop",
         "virtualmachines/restart",
@@ -69,8 +71,8 @@ describe("the subresource API's edges", () => {
   });
 
   it("a virtctl command not built yet says so in one line", async () => {
-    const result = await virtctl(["pause", "vm", "any"]);
+    const result = await virtctl(["reset", "vmi", "any"]);
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toBe('"virtctl pause" is not supported by kubevirt-ts yet\n');
+    expect(result.stderr).toBe('"virtctl reset" is not supported by kubevirt-ts yet\n');
   });
 });

@@ -41,6 +41,7 @@ export function virtHandlerURL(
   pods: readonly HandlerPod[],
   port: number,
   subresource: string,
+  scheme: "wss" | "https" = "wss",
 ): Result<string> {
   const node = vmi.status?.nodeName ?? "";
   if (pods.length > 1) return fail(badRequest(`Expected to find one Pod, found ${pods.length} Pods`));
@@ -52,7 +53,7 @@ export function virtHandlerURL(
   const name = encodeURIComponent(vmi.metadata?.name ?? "");
   return {
     ok: true,
-    value: `wss://${host}:${port}/v1/namespaces/${namespace}/virtualmachineinstances/${name}/${subresource}`,
+    value: `${scheme}://${host}:${port}/v1/namespaces/${namespace}/virtualmachineinstances/${name}/${subresource}`,
   };
 }
 
@@ -105,6 +106,75 @@ function refusedHandshake(code: number, contentType: string, body: string): Stat
   return internalError(base);
 }
 
+/** The TLS options of every request to virt-handler: mutual TLS, the peer checked by its role's name. */
+function handlerTLSOptions(tls: HandlerTLS) {
+  return {
+    ca: tls.caBundle,
+    cert: tls.certPem,
+    key: tls.keyPem,
+    rejectUnauthorized: true,
+    minVersion: "TLSv1.2" as const,
+    // The chain is verified against the CA; the name checked is the certificate's role, not a host name.
+    checkServerIdentity: (_host: string, certificate: PeerCertificate) => {
+      const refused = verifyCommonName(commonNameOf(certificate), "node", [VIRT_HANDLER_TYPE]);
+      return refused ? new Error(`could not verify peer certificate: ${refused}`) : undefined;
+    },
+    agent: false as const,
+  };
+}
+
+/**
+ * A PUT to a handler endpoint (client-go's virtHandlerConn.Put): any answer outside 2xx is an error worded as
+ * upstream's; the deadline ends a handler that never answers.
+ */
+export function putVirtHandler(
+  url: string,
+  tls: HandlerTLS,
+  body: string,
+  timeoutMs = 10_000,
+): Promise<{ ok: true } | { ok: false; message: string }> {
+  const target = new URL(url);
+  const address = `${target.hostname}:${target.port}`;
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (result: { ok: true } | { ok: false; message: string }) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const request = httpsRequest({
+      host: target.hostname.replace(/^\[|\]$/g, ""),
+      port: Number(target.port),
+      path: `${target.pathname}${target.search}`,
+      method: "PUT",
+      ...handlerTLSOptions(tls),
+      headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) },
+    });
+    const timer = setTimeout(() => {
+      request.destroy(Object.assign(new Error("i/o timeout"), { code: "ETIMEDOUT" }));
+    }, timeoutMs);
+    request.on("response", (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => {
+        const code = response.statusCode ?? 0;
+        if (code >= 200 && code <= 299) return settle({ ok: true });
+        const text = Buffer.concat(chunks).toString("utf8");
+        const status = `${code} ${response.statusMessage ?? ""}`.trim();
+        settle({ ok: false, message: `unexpected return code ${code} (${status}), message: ${text}` });
+      });
+      response.on("error", (error: NodeJS.ErrnoException) =>
+        settle({ ok: false, message: dialErrorMessage(address, error) }),
+      );
+    });
+    request.on("error", (error: NodeJS.ErrnoException) => {
+      settle({ ok: false, message: dialErrorMessage(address, error) });
+    });
+    request.end(body);
+  });
+}
+
 /** Opens the handler's WebSocket over mutual TLS; the raw connection once the handshake has succeeded. */
 export function dialVirtHandler(
   url: string,
@@ -127,17 +197,7 @@ export function dialVirtHandler(
       port: Number(target.port),
       path: `${target.pathname}${target.search}`,
       method: "GET",
-      ca: tls.caBundle,
-      cert: tls.certPem,
-      key: tls.keyPem,
-      rejectUnauthorized: true,
-      minVersion: "TLSv1.2",
-      // The chain is verified against the CA; the name checked is the certificate's role, not a host name.
-      checkServerIdentity: (_host: string, certificate: PeerCertificate) => {
-        const refused = verifyCommonName(commonNameOf(certificate), "node", [VIRT_HANDLER_TYPE]);
-        return refused ? new Error(`could not verify peer certificate: ${refused}`) : undefined;
-      },
-      agent: false,
+      ...handlerTLSOptions(tls),
       headers: {
         Connection: "Upgrade",
         Upgrade: "websocket",

@@ -41,7 +41,7 @@ const reply = (status: Status): SubresourceReply => ({ code: status.code, body: 
 const messageOf = (error: unknown): string => errorMessage(error);
 
 /** Upstream decodes an empty body as no options and anything else strictly. */
-function decodeOptions<T>(
+export function decodeOptions<T>(
   schema: z.ZodType<T>,
   body: unknown,
 ): { ok: true; value: T } | { ok: false; status: Status } {
@@ -53,7 +53,7 @@ function decodeOptions<T>(
   return { ok: false, status: badRequest(`Can not unmarshal Request body to struct, error: ${detail}`) };
 }
 
-const isDryRun = (options: { dryRun?: string[] }): boolean => options.dryRun?.[0] === "All";
+export const isDryRun = (options: { dryRun?: string[] }): boolean => options.dryRun?.[0] === "All";
 
 export class SubresourceApp {
   constructor(private readonly client: LifecycleClient) {}

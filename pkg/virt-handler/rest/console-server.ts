@@ -9,6 +9,7 @@ import type { Logger } from "../../controller/index.js";
 import { commonNameOf, verifyCommonName, VIRT_HANDLER_TYPE } from "../../util/tls/tls.js";
 import { readServingTLS, reloadOnChange } from "../../certificates/bootstrap/serving-cert.js";
 import { NOT_A_WEBSOCKET, PAGE_NOT_FOUND, parseConsolePath, type ConsoleHandler } from "./console.js";
+import type { LifecycleHandler } from "./lifecycle.js";
 
 /** Where the KubeVirt CA bundle comes from (a CAManager in the process). */
 export interface ClientCASource {
@@ -23,6 +24,8 @@ export interface ConsoleServerOptions {
   keyFile: string;
   clientCA: ClientCASource;
   handler: Pick<ConsoleHandler, "handleUpgrade" | "endAll">;
+  /** The pause/unpause endpoints, served on the same port as upstream's REST server. */
+  lifecycle?: Pick<LifecycleHandler, "handleRequest">;
   logger: Logger;
   /** How often the certificate files are polled for a rotation. */
   reloadIntervalMs?: number;
@@ -59,6 +62,7 @@ export class ConsoleServer {
       }
     });
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+      if (options.lifecycle?.handleRequest(request, response)) return;
       const refusal = parseConsolePath(request.url ?? "") ? NOT_A_WEBSOCKET : PAGE_NOT_FOUND;
       response.writeHead(refusal.code, { "Content-Type": "text/plain; charset=utf-8" });
       response.end(`${refusal.message}\n`);

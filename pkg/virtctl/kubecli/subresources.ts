@@ -23,6 +23,12 @@ export class SubresourceClient {
     return `/apis/${SUBRESOURCE_GROUP}/${SUBRESOURCE_VERSION}/${segments.join("/")}`;
   }
 
+  /** The absolute path of a namespaced kubevirt.io/v1 object. */
+  objectPath(resource: NamespacedResource, name: string): string {
+    const segments = ["namespaces", this.config.namespace, resource, name].map(encodeURIComponent);
+    return `/apis/kubevirt.io/v1/${segments.join("/")}`;
+  }
+
   async put(path: string, body: unknown): Promise<void> {
     await this.request("PUT", path, JSON.stringify(body));
   }

@@ -1,0 +1,112 @@
+// Pause and unpause end to end: `virtctl pause vm` goes through virt-api's VMI subresource and the node's
+// virt-handler to the launcher, libvirt suspends the domain, and the VMI gets upstream's Paused condition
+// while its phase stays Running; the VM reads Paused in `kubectl get vm`. A second pause is refused with
+// upstream's Conflict, and unpause brings the guest and the status back.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyYAML, eventually, jsonpath, kubectl, kubectlOk, virtctl } from "./harness.js";
+
+const BOOT_TIMEOUT_MS = 240_000;
+const VM = "e2e-pause";
+let launcher: string;
+
+const vmYAML = `
+apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: ${VM}
+spec:
+  runStrategy: Always
+  template:
+    spec:
+      domain:
+        devices:
+          disks:
+            - name: containerdisk
+              disk: { bus: virtio }
+        memory:
+          guest: 128Mi
+      terminationGracePeriodSeconds: 5
+      volumes:
+        - name: containerdisk
+          containerDisk:
+            image: kubevirt-ts/test-guest:latest
+`;
+
+const domState = () =>
+  kubectl(["exec", launcher, "-c", "compute", "--", "virsh", "domstate", "1", "--reason"]);
+/** The STATUS column of `kubectl get vm`, as a user reads it. */
+const vmStatusColumn = async () => {
+  const table = await kubectlOk(["get", "vm", VM]);
+  const [header = "", row = ""] = table.trim().split("\n");
+  const at = header.indexOf("STATUS");
+  return row.slice(at).split(/\s+/)[0];
+};
+const pausedCondition = () =>
+  jsonpath(
+    "vmi",
+    VM,
+    '{.status.conditions[?(@.type=="Paused")].status}/{.status.conditions[?(@.type=="Paused")].reason}',
+  );
+
+beforeAll(async () => {
+  await applyYAML(vmYAML);
+  await eventually(
+    async () => expect(await jsonpath("vmi", VM, "{.status.phase}")).toBe("Running"),
+    BOOT_TIMEOUT_MS,
+    1_000,
+  );
+  const uid = await jsonpath("vmi", VM, "{.metadata.uid}");
+  launcher = (
+    await kubectlOk([
+      "get",
+      "pods",
+      "-l",
+      `kubevirt.io/created-by=${uid}`,
+      "-o",
+      "jsonpath={.items[0].metadata.name}",
+    ])
+  ).trim();
+  expect(launcher).toMatch(/^virt-launcher-/);
+}, BOOT_TIMEOUT_MS + 30_000);
+
+afterAll(async () => {
+  await kubectl(["delete", "vm", VM, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
+});
+
+describe("virtctl pause and unpause of a running VM", () => {
+  it("pauses the guest, reports Paused, refuses a second pause, and unpauses back to Running", async () => {
+    const pause = await virtctl(["pause", "vm", VM]);
+    expect(pause.stderr).toBe("");
+    expect(pause.stdout.trim()).toBe(`VMI ${VM} was scheduled to pause`);
+
+    await eventually(async () => expect(await pausedCondition()).toBe("True/PausedByUser"), 60_000, 1_000);
+    expect(await jsonpath("vmi", VM, '{.status.conditions[?(@.type=="Paused")].message}')).toBe(
+      "VMI was paused by user",
+    );
+    expect(await jsonpath("vmi", VM, "{.status.phase}")).toBe("Running");
+    await eventually(async () => expect(await vmStatusColumn()).toBe("Paused"), 60_000, 1_000);
+    // The guest really stopped: libvirt in the launcher holds the domain paused, by the user.
+    const state = await domState();
+    expect(state.code, state.stderr).toBe(0);
+    expect(state.stdout.trim()).toBe("paused (user)");
+
+    const again = await virtctl(["pause", "vmi", VM]);
+    expect(again.code).toBe(1);
+    expect(again.stderr.trim()).toBe(
+      `Error pausing VirtualMachineInstance ${VM}: Operation cannot be fulfilled on virtualmachineinstance.kubevirt.io "${VM}": VMI is already paused`,
+    );
+
+    const unpause = await virtctl(["unpause", "vm", VM]);
+    expect(unpause.stderr).toBe("");
+    expect(unpause.stdout.trim()).toBe(`VMI ${VM} was scheduled to unpause`);
+    await eventually(async () => expect(await pausedCondition()).toBe("/"), 60_000, 1_000);
+    await eventually(async () => expect(await vmStatusColumn()).toBe("Running"), 60_000, 1_000);
+    expect((await domState()).stdout.trim()).toMatch(/^running/);
+
+    const notPaused = await virtctl(["unpause", "vmi", VM]);
+    expect(notPaused.code).toBe(1);
+    expect(notPaused.stderr.trim()).toBe(
+      `Error unpausing VirtualMachineInstance ${VM}: Operation cannot be fulfilled on virtualmachineinstance.kubevirt.io "${VM}": VMI is not paused`,
+    );
+  }, 240_000);
+});
