@@ -4,6 +4,7 @@
 // kubevirt.io:system:client:virt-handler certificate and accepts only a serving certificate that chains to
 // the KubeVirt CA and is named kubevirt.io:system:node:virt-handler (no host name check: pods have none).
 import { randomBytes } from "node:crypto";
+import type { ClientRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIPv6 } from "node:net";
 import type { Duplex } from "node:stream";
@@ -133,27 +134,8 @@ export function putVirtHandler(
   body: string,
   timeoutMs = 10_000,
 ): Promise<{ ok: true } | { ok: false; message: string }> {
-  const target = new URL(url);
-  const address = `${target.hostname}:${target.port}`;
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (result: { ok: true } | { ok: false; message: string }) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(result);
-    };
-    const request = httpsRequest({
-      host: target.hostname.replace(/^\[|\]$/g, ""),
-      port: Number(target.port),
-      path: `${target.pathname}${target.search}`,
-      method: "PUT",
-      ...handlerTLSOptions(tls),
-      headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) },
-    });
-    const timer = setTimeout(() => {
-      request.destroy(Object.assign(new Error("i/o timeout"), { code: "ETIMEDOUT" }));
-    }, timeoutMs);
+  const headers = { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) };
+  return requestVirtHandler(url, tls, "PUT", headers, timeoutMs, body, (request, settle, address) => {
     request.on("response", (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -171,6 +153,44 @@ export function putVirtHandler(
     request.on("error", (error: NodeJS.ErrnoException) => {
       settle({ ok: false, message: dialErrorMessage(address, error) });
     });
+  });
+}
+
+/**
+ * One request to a handler over mutual TLS whose answer settles once; `wire` attaches the listeners that
+ * settle it, and the deadline destroys a request the handler never answers (its error then settles).
+ */
+function requestVirtHandler<T>(
+  url: string,
+  tls: HandlerTLS,
+  method: "GET" | "PUT",
+  headers: Record<string, string | number>,
+  timeoutMs: number,
+  body: string | undefined,
+  wire: (request: ClientRequest, settle: (result: T) => void, address: string) => void,
+): Promise<T> {
+  const target = new URL(url);
+  const address = `${target.hostname}:${target.port}`;
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (result: T) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const request = httpsRequest({
+      host: target.hostname.replace(/^\[|\]$/g, ""),
+      port: Number(target.port),
+      path: `${target.pathname}${target.search}`,
+      method,
+      ...handlerTLSOptions(tls),
+      headers,
+    });
+    const timer = setTimeout(() => {
+      request.destroy(Object.assign(new Error("i/o timeout"), { code: "ETIMEDOUT" }));
+    }, timeoutMs);
+    wire(request, settle, address);
     request.end(body);
   });
 }
@@ -181,56 +201,44 @@ export function dialVirtHandler(
   tls: HandlerTLS,
   timeoutMs = 10_000,
 ): Promise<Result<HandlerConnection>> {
-  const target = new URL(url);
-  const address = `${target.hostname}:${target.port}`;
   const key = randomBytes(16).toString("base64");
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (result: Result<HandlerConnection>) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(result);
-    };
-    const request = httpsRequest({
-      host: target.hostname.replace(/^\[|\]$/g, ""),
-      port: Number(target.port),
-      path: `${target.pathname}${target.search}`,
-      method: "GET",
-      ...handlerTLSOptions(tls),
-      headers: {
-        Connection: "Upgrade",
-        Upgrade: "websocket",
-        "Sec-WebSocket-Version": "13",
-        "Sec-WebSocket-Key": key,
-        "Sec-WebSocket-Protocol": PLAIN_STREAM_PROTOCOL,
-      },
-    });
-    const timer = setTimeout(() => {
-      request.destroy(Object.assign(new Error("i/o timeout"), { code: "ETIMEDOUT" }));
-    }, timeoutMs);
-    request.on("upgrade", (response, socket, head) => {
-      if (response.headers["sec-websocket-accept"] !== acceptKey(key)) {
-        socket.destroy();
-        settle(fail(internalError("websocket: bad handshake")));
-        return;
-      }
-      settle({ ok: true, value: { socket, head } });
-    });
-    request.on("response", (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => {
-        const body = Buffer.concat(chunks).toString("utf8");
-        settle(
-          fail(refusedHandshake(response.statusCode ?? 0, response.headers["content-type"] ?? "", body)),
-        );
+  const headers = {
+    Connection: "Upgrade",
+    Upgrade: "websocket",
+    "Sec-WebSocket-Version": "13",
+    "Sec-WebSocket-Key": key,
+    "Sec-WebSocket-Protocol": PLAIN_STREAM_PROTOCOL,
+  };
+  return requestVirtHandler<Result<HandlerConnection>>(
+    url,
+    tls,
+    "GET",
+    headers,
+    timeoutMs,
+    undefined,
+    (request, settle, address) => {
+      request.on("upgrade", (response, socket, head) => {
+        if (response.headers["sec-websocket-accept"] !== acceptKey(key)) {
+          socket.destroy();
+          settle(fail(internalError("websocket: bad handshake")));
+          return;
+        }
+        settle({ ok: true, value: { socket, head } });
       });
-      response.on("error", () => settle(fail(refusedHandshake(response.statusCode ?? 0, "", ""))));
-    });
-    request.on("error", (error: NodeJS.ErrnoException) => {
-      settle(fail(internalError(dialErrorMessage(address, error))));
-    });
-    request.end();
-  });
+      request.on("response", (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => {
+          const body = Buffer.concat(chunks).toString("utf8");
+          settle(
+            fail(refusedHandshake(response.statusCode ?? 0, response.headers["content-type"] ?? "", body)),
+          );
+        });
+        response.on("error", () => settle(fail(refusedHandshake(response.statusCode ?? 0, "", ""))));
+      });
+      request.on("error", (error: NodeJS.ErrnoException) => {
+        settle(fail(internalError(dialErrorMessage(address, error))));
+      });
+    },
+  );
 }
