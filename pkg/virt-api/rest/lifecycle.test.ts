@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { VirtualMachine, VirtualMachineInstance } from "../../api/generated/v1.js";
-import { decideRestart, decideStart, decideStop, runStrategyOf, type Decision } from "./lifecycle.js";
+import { runStrategyOf } from "../../api/run-strategy.js";
+import { decideRestart, decideStart, decideStop, type Decision } from "./lifecycle.js";
 
 function vm(spec: Partial<VirtualMachine["spec"]>, status?: VirtualMachine["status"]): VirtualMachine {
   const object: VirtualMachine = {

@@ -19,6 +19,7 @@ import {
   type JsonPatchOperation,
 } from "./patch.js";
 import { badRequest, conflict, internalError, virtualMachineResource, type Status } from "./status.js";
+import { runStrategyOf } from "../../api/run-strategy.js";
 
 export const VM_NOT_RUNNING = "VM is not running";
 export const VOLUME_MIGRATION_MANUAL_RECOVERY_REQUIRED =
@@ -35,18 +36,6 @@ export type Decision = { refused: Status } | { writes: LifecycleWrite[] };
 const refuse = (status: Status): Decision => ({ refused: status });
 const vmConflict = (vm: VirtualMachine, why: string): Decision =>
   refuse(conflict(virtualMachineResource, vm.metadata?.name ?? "", why));
-
-/** Upstream's VirtualMachine.RunStrategy(): `running` maps to Always/Halted; neither means Halted. */
-export function runStrategyOf(
-  vm: VirtualMachine,
-): { ok: true; value: string } | { ok: false; message: string } {
-  const { running, runStrategy } = vm.spec;
-  if (running !== undefined && runStrategy !== undefined) {
-    return { ok: false, message: "running and runstrategy are mutually exclusive" };
-  }
-  if (running !== undefined) return { ok: true, value: running ? "Always" : "Halted" };
-  return { ok: true, value: runStrategy ?? "Halted" };
-}
 
 export function isFinal(vmi: VirtualMachineInstance): boolean {
   return vmi.status?.phase === "Succeeded" || vmi.status?.phase === "Failed";

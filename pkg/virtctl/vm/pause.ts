@@ -3,7 +3,7 @@
 // is read first and its VMI (same name) is the one paused, as upstream does.
 import type { PauseOptions, VirtualMachine } from "../../api/generated/v1.js";
 import { VirtualMachineSchema } from "../../api/generated/v1.js";
-import { runStrategyOf } from "../../virt-api/rest/lifecycle.js";
+import { runStrategyOf } from "../../api/run-strategy.js";
 import { errorMessage } from "../../util/error-message.js";
 import type { Command, CommandContext } from "../command.js";
 import { helpFlag } from "../flags.js";
