@@ -51,8 +51,6 @@ export function validateVMIForConsole(vmi: VirtualMachineInstance): Status | und
   return undefined;
 }
 
-const messageOf = (error: unknown): string => errorMessage(error);
-
 export class ConsoleProxy {
   constructor(
     private readonly backend: ConsoleBackend,
@@ -84,7 +82,7 @@ export class ConsoleProxy {
       pods = await this.backend.handlerPods(vmi.status?.nodeName ?? "");
     } catch (error) {
       this.options.logError?.("Unable to establish connection to virt-handler", error);
-      return { ok: false as const, status: badRequest(messageOf(error)) };
+      return { ok: false as const, status: badRequest(errorMessage(error)) };
     }
     const url = virtHandlerURL(vmi, pods, this.options.consoleServerPort, "console");
     if (!url.ok) return url;
@@ -92,7 +90,7 @@ export class ConsoleProxy {
     try {
       tls = await this.backend.handlerTLS();
     } catch (error) {
-      return { ok: false as const, status: internalError(messageOf(error)) };
+      return { ok: false as const, status: internalError(errorMessage(error)) };
     }
     return dialVirtHandler(url.value, tls, this.options.dialTimeoutMs);
   }
@@ -101,7 +99,7 @@ export class ConsoleProxy {
     try {
       return (await this.backend.getVMI(namespace, name)) ?? notFound(virtualMachineInstanceResource, name);
     } catch (error) {
-      return internalError(`unable to retrieve vmi [${name}]: ${messageOf(error)}`);
+      return internalError(`unable to retrieve vmi [${name}]: ${errorMessage(error)}`);
     }
   }
 }

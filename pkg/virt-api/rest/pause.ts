@@ -14,7 +14,7 @@ import {
   type HandlerPod,
   type HandlerTLS,
 } from "./dialers.js";
-import { decodeOptions, isDryRun, type SubresourceReply } from "./subresource-app.js";
+import { decodeOptions, isDryRun, orInternalError, reply, type SubresourceReply } from "./subresource-app.js";
 import {
   badRequest,
   conflict,
@@ -70,8 +70,6 @@ export function validateUnpause(vmi: VirtualMachineInstance): Status | undefined
   return undefined;
 }
 
-const reply = (status: Status): SubresourceReply => ({ code: status.code, body: status });
-
 export class PauseProxy {
   constructor(
     private readonly backend: PauseBackend,
@@ -84,11 +82,7 @@ export class PauseProxy {
     name: string,
     body: unknown,
   ): Promise<SubresourceReply> {
-    try {
-      return await this.dispatch(action, namespace, name, body);
-    } catch (error) {
-      return reply(internalError(errorMessage(error)));
-    }
+    return orInternalError(() => this.dispatch(action, namespace, name, body));
   }
 
   private async dispatch(

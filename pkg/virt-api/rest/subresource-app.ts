@@ -37,8 +37,16 @@ export interface SubresourceReply {
 export type LifecycleAction = "start" | "stop" | "restart";
 
 const ACCEPTED: SubresourceReply = { code: 202 };
-const reply = (status: Status): SubresourceReply => ({ code: status.code, body: status });
-const messageOf = (error: unknown): string => errorMessage(error);
+export const reply = (status: Status): SubresourceReply => ({ code: status.code, body: status });
+
+/** A subresource's work, answered as upstream's handlers answer anything unexpected: a 500 Status. */
+export async function orInternalError(work: () => Promise<SubresourceReply>): Promise<SubresourceReply> {
+  try {
+    return await work();
+  } catch (error) {
+    return reply(internalError(errorMessage(error)));
+  }
+}
 
 /** Upstream decodes an empty body as no options and anything else strictly. */
 export function decodeOptions<T>(
@@ -64,11 +72,7 @@ export class SubresourceApp {
     name: string,
     body: unknown,
   ): Promise<SubresourceReply> {
-    try {
-      return await this.dispatch(action, namespace, name, body);
-    } catch (error) {
-      return reply(internalError(messageOf(error)));
-    }
+    return orInternalError(() => this.dispatch(action, namespace, name, body));
   }
 
   private async dispatch(
@@ -99,7 +103,7 @@ export class SubresourceApp {
     try {
       return (await this.client.getVM(namespace, name)) ?? notFound(virtualMachineResource, name);
     } catch (error) {
-      return internalError(`unable to retrieve vm [${name}]: ${messageOf(error)}`);
+      return internalError(`unable to retrieve vm [${name}]: ${errorMessage(error)}`);
     }
   }
 
@@ -121,7 +125,7 @@ export class SubresourceApp {
         }
       } catch (error) {
         await this.rollBack(rollbacks, namespace, name, dryRun);
-        const message = messageOf(error);
+        const message = errorMessage(error);
         // A failed `test` operation means the VM changed under us: the caller may retry.
         if (message.includes(JSON_PATCH_TEST_FAILED))
           return reply(conflict(virtualMachineResource, name, message));

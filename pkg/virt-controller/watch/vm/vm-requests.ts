@@ -18,18 +18,6 @@ export const RunStrategy = {
 
 export const StateChangeAction = { Start: "Start", Stop: "Stop" } as const;
 
-/** The run strategy, with the deprecated `running` mapped as upstream maps it; an error when both are set. */
-export function runStrategyOf(vm: VirtualMachine): { strategy: string } | { error: string } {
-  const { running, runStrategy } = vm.spec;
-  if (running !== undefined && running !== null && runStrategy !== undefined && runStrategy !== null) {
-    return { error: "running and runstrategy are mutually exclusive" };
-  }
-  if (running !== undefined && running !== null) {
-    return { strategy: running ? RunStrategy.Always : RunStrategy.Halted };
-  }
-  return { strategy: runStrategy ?? RunStrategy.Halted };
-}
-
 export function firstStateChangeRequest(vm: VirtualMachine): VirtualMachineStateChangeRequest | undefined {
   return vm.status?.stateChangeRequests?.[0];
 }

@@ -5,7 +5,6 @@ import type {
   VirtualMachineStatus,
 } from "../../../api/generated/v1.js";
 import { decideRunStrategyAction, type RunStrategyAction } from "./vm-run-strategy.js";
-import { runStrategyOf } from "./vm-requests.js";
 
 // upstream's syncRunStrategy, one row per (strategy, VMI, request) case.
 
@@ -121,17 +120,5 @@ describe("decideRunStrategyAction", () => {
     ],
   ])("%s", (_name, strategy, status, subject, expected) => {
     expect(decideRunStrategyAction(vm(status), subject, strategy, now)).toEqual(expected);
-  });
-});
-
-describe("runStrategyOf", () => {
-  it.each<[Partial<VirtualMachine["spec"]>, ReturnType<typeof runStrategyOf>]>([
-    [{}, { strategy: "Halted" }],
-    [{ running: true }, { strategy: "Always" }],
-    [{ running: false }, { strategy: "Halted" }],
-    [{ runStrategy: "Manual" }, { strategy: "Manual" }],
-    [{ running: true, runStrategy: "Always" }, { error: "running and runstrategy are mutually exclusive" }],
-  ])("%j → %j", (spec, expected) => {
-    expect(runStrategyOf({ spec: { template, ...spec } })).toEqual(expected);
   });
 });

@@ -24,7 +24,8 @@ import {
   isScheduling,
   isUnprocessed,
 } from "../../../controller/vmi-phase.js";
-import { firstStateChangeRequest, RunStrategy, runStrategyOf, StateChangeAction } from "./vm-requests.js";
+import { firstStateChangeRequest, RunStrategy, StateChangeAction } from "./vm-requests.js";
+import { runStrategyOf } from "../../../api/run-strategy.js";
 import { isBeingDeleted } from "../../../controller/object.js";
 
 export const VMConditionType = {
@@ -71,7 +72,7 @@ export interface VMStatusInput {
 
 function strategyOf(vm: VirtualMachine): string {
   const result = runStrategyOf(vm);
-  return "strategy" in result ? result.strategy : RunStrategy.Unknown;
+  return result.ok ? result.value : RunStrategy.Unknown;
 }
 
 /** Whether the first state change request has been carried out and can go. */

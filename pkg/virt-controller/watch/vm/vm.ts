@@ -31,7 +31,7 @@ import { Reporter } from "../common/reporter.js";
 import { SyncError } from "../../../controller/sync-error.js";
 import { errorMessage } from "../../../util/error-message.js";
 import { isFinal, isMarkedForDeletion, isWaitingForSync } from "../../../controller/vmi-phase.js";
-import { runStrategyOf } from "./vm-requests.js";
+import { runStrategyOf } from "../../../api/run-strategy.js";
 import type { ControllerRevision } from "./vm-revision.js";
 import { decideRunStrategyAction, type RunStrategyAction } from "./vm-run-strategy.js";
 import { vmiToStart } from "./vm-setup.js";
@@ -180,9 +180,8 @@ export class VMController {
     state.vm = await this.writes.setControllerFinalizer(state.vm, true);
     if (state.vmi) state.vmi = await this.writes.bumpGeneration(state.vm, state.vmi);
     const strategy = runStrategyOf(state.vm);
-    if ("error" in strategy)
-      throw new SyncError(`Error fetching RunStrategy: ${strategy.error}`, "FailedCreate");
-    const action = decideRunStrategyAction(state.vm, state.vmi, strategy.strategy, this.clock.now());
+    if (!strategy.ok) throw new SyncError(`Error fetching RunStrategy: ${strategy.message}`, "FailedCreate");
+    const action = decideRunStrategyAction(state.vm, state.vmi, strategy.value, this.clock.now());
     state.vm = await this.carryOut(key, action, state.vm, state.vmi);
     // A VM starting after its backoff is looked at again then; nothing else would wake it.
     const result = action.kind === "waitForBackoff" ? { requeueAfter: action.seconds * 1000 } : undefined;
