@@ -3,7 +3,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { cluster, kubectl, kubectlOk } from "../integration/harness.js";
+import { expect } from "vitest";
+import { cluster, eventually, kubectl, kubectlOk } from "../integration/harness.js";
 
 export { cluster, eventually, kubectl, kubectlOk } from "../integration/harness.js";
 
@@ -96,6 +97,22 @@ export async function jsonpath(
 ): Promise<string> {
   const result = await kubectl(["-n", namespace, "get", kind, name, "-o", `jsonpath=${path}`]);
   return result.code === 0 ? result.stdout : "";
+}
+
+/** Waits for VMI `name` to run (up to `timeoutMs`) and answers the name of its virt-launcher pod. */
+export async function runningLauncher(name: string, timeoutMs: number): Promise<string> {
+  await eventually(
+    async () => expect(await jsonpath("vmi", name, "{.status.phase}")).toBe("Running"),
+    timeoutMs,
+    1_000,
+  );
+  const uid = await jsonpath("vmi", name, "{.metadata.uid}");
+  const selector = `kubevirt.io/created-by=${uid}`;
+  const launcher = (
+    await kubectlOk(["get", "pods", "-l", selector, "-o", "jsonpath={.items[0].metadata.name}"])
+  ).trim();
+  expect(launcher).toMatch(/^virt-launcher-/);
+  return launcher;
 }
 
 export async function applyYAML(yaml: string): Promise<void> {

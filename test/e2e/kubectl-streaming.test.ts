@@ -9,7 +9,16 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpGetThroughPortForward } from "../support/port-forward.js";
 import { binary } from "../../deploy/local/cluster/layout.js";
-import { applyYAML, cluster, componentPods, eventually, jsonpath, kubectl, kubectlOk } from "./harness.js";
+import {
+  applyYAML,
+  cluster,
+  componentPods,
+  eventually,
+  jsonpath,
+  kubectl,
+  kubectlOk,
+  runningLauncher,
+} from "./harness.js";
 
 const BOOT_TIMEOUT_MS = 240_000;
 const VM = "e2e-streaming";
@@ -74,23 +83,7 @@ beforeAll(async () => {
   scratch = await mkdtemp(path.join(os.tmpdir(), "kvts-e2e-streaming-"));
   await applyYAML(vmYAML);
   await applyYAML(webYAML);
-  await eventually(
-    async () => expect(await jsonpath("vmi", VM, "{.status.phase}")).toBe("Running"),
-    BOOT_TIMEOUT_MS,
-    1_000,
-  );
-  const uid = await jsonpath("vmi", VM, "{.metadata.uid}");
-  launcher = (
-    await kubectlOk([
-      "get",
-      "pods",
-      "-l",
-      `kubevirt.io/created-by=${uid}`,
-      "-o",
-      "jsonpath={.items[0].metadata.name}",
-    ])
-  ).trim();
-  expect(launcher).toMatch(/^virt-launcher-/);
+  launcher = await runningLauncher(VM, BOOT_TIMEOUT_MS);
   await kubectlOk(["wait", `pod/${WEB}`, "--for=condition=Ready", "--timeout=120s"]);
 }, BOOT_TIMEOUT_MS + 150_000);
 

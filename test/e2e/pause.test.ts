@@ -3,7 +3,7 @@
 // while its phase stays Running; the VM reads Paused in `kubectl get vm`. A second pause is refused with
 // upstream's Conflict, and unpause brings the guest and the status back.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyYAML, eventually, jsonpath, kubectl, kubectlOk, virtctl } from "./harness.js";
+import { applyYAML, eventually, jsonpath, kubectl, kubectlOk, virtctl, runningLauncher } from "./harness.js";
 
 const BOOT_TIMEOUT_MS = 240_000;
 const VM = "e2e-pause";
@@ -50,23 +50,7 @@ const pausedCondition = () =>
 
 beforeAll(async () => {
   await applyYAML(vmYAML);
-  await eventually(
-    async () => expect(await jsonpath("vmi", VM, "{.status.phase}")).toBe("Running"),
-    BOOT_TIMEOUT_MS,
-    1_000,
-  );
-  const uid = await jsonpath("vmi", VM, "{.metadata.uid}");
-  launcher = (
-    await kubectlOk([
-      "get",
-      "pods",
-      "-l",
-      `kubevirt.io/created-by=${uid}`,
-      "-o",
-      "jsonpath={.items[0].metadata.name}",
-    ])
-  ).trim();
-  expect(launcher).toMatch(/^virt-launcher-/);
+  launcher = await runningLauncher(VM, BOOT_TIMEOUT_MS);
 }, BOOT_TIMEOUT_MS + 30_000);
 
 afterAll(async () => {
