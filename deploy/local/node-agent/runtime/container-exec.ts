@@ -16,6 +16,8 @@ import { ensureNativeBinary } from "./native-binary.js";
 // pseudo-terminal the stream helper (stream-helper/main.c) owns; port-forward connects to localhost inside
 // the pod's network namespace through the same helper, as containerd's port forwarder does.
 
+const FIRST_SIZE_WAIT_MS = 2000;
+
 const HELPER_SOURCE = path.join(path.dirname(fileURLToPath(import.meta.url)), "stream-helper", "main.c");
 
 /** The process environment and identity of a running process, as nsenter arguments. */
@@ -86,8 +88,10 @@ export class ContainerStreamer {
     const { args, env } = await enterContainerArgs(pid);
     const enter = [this.nsenter, ...args, ...command];
     // The terminal comes from the container's own devpts instance (its /dev/ptmx links there).
+    // A client with a terminal sends its size as the streams open; the command waits for it (bounded).
+    const awaitSize = io.resizes ? ["--await-size", String(FIRST_SIZE_WAIT_MS)] : [];
     const [file, argv] = io.tty
-      ? [await this.helperPath(), ["pty", "--ptmx", `/proc/${pid}/root/dev/pts/ptmx`, "--", ...enter]]
+      ? [await this.helperPath(), ["pty", "--ptmx", `/proc/${pid}/root/dev/pts/ptmx`, ...awaitSize, "--", ...enter]]
       : [enter[0] as string, enter.slice(1)];
     const child = spawn(file, argv, {
       env,

@@ -3,9 +3,12 @@
  * to open a socket inside another network namespace, and this runs where the agent puts it (spawned
  * through nsenter). Two modes:
  *
- *   stream-helper pty [--ptmx PATH] -- COMMAND...
+ *   stream-helper pty [--ptmx PATH] [--await-size MS] -- COMMAND...
  *     runs COMMAND on a new pseudo-terminal (its controlling terminal, in a new session) and relays
  *     stdin -> terminal and terminal -> stdout; fd 3 carries resize requests as "<cols> <rows>\n" lines.
+ *     With --await-size COMMAND starts once the first size arrived (at most MS milliseconds later): a
+ *     client with a terminal sends its size right after the streams open, and a command that asks for it
+ *     at once (`stty size`, a full-screen program) must see the client's, not the kernel's 0x0.
  *     Exits with COMMAND's exit status (128 + signal when a signal ended it). With --ptmx the terminal is
  *     allocated from that multiplexer (a container's devpts instance, reached through /proc/PID/root) and
  *     its other side opened with TIOCGPTPEER, so inside the container it is /dev/pts/N of its own /dev.
@@ -28,6 +31,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 static int write_all(int fd, const char *buf, ssize_t len) {
@@ -43,9 +47,10 @@ static int write_all(int fd, const char *buf, ssize_t len) {
   return 0;
 }
 
-static void apply_resizes(int master, char *pending, size_t *used, int ctl) {
+/* Reads what fd `ctl` has and applies every whole line; returns what read returned (0: the sender is gone). */
+static ssize_t apply_resizes(int master, char *pending, size_t *used, int ctl) {
   ssize_t n = read(ctl, pending + *used, 255 - *used);
-  if (n <= 0) return;
+  if (n <= 0) return n;
   *used += (size_t)n;
   pending[*used] = '\0';
   char *line = pending, *end;
@@ -60,6 +65,7 @@ static void apply_resizes(int master, char *pending, size_t *used, int ctl) {
   }
   *used = strlen(line);
   memmove(pending, line, *used);
+  return n;
 }
 
 static int exit_status(int status) {
@@ -72,12 +78,37 @@ static int exit_status(int status) {
 #define TIOCGPTPEER _IO('T', 0x41)
 #endif
 
-static int run_pty(const char *ptmx, char **argv) {
+/* Applies resize lines from fd 3 until one took effect or await_ms passed. */
+static void await_first_size(int master, char *pending, size_t *used, int await_ms) {
+  struct winsize initial = {0};
+  ioctl(master, TIOCGWINSZ, &initial);
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+    if (elapsed >= await_ms) return;
+    struct pollfd ctl = {3, POLLIN, 0};
+    int ready = poll(&ctl, 1, (int)(await_ms - elapsed));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0 || !(ctl.revents & POLLIN)) return;
+    if (apply_resizes(master, pending, used, 3) <= 0) return;
+    struct winsize size = {0};
+    ioctl(master, TIOCGWINSZ, &size);
+    if (size.ws_row != initial.ws_row || size.ws_col != initial.ws_col) return;
+  }
+}
+
+static int run_pty(const char *ptmx, int await_ms, char **argv) {
   int master = ptmx ? open(ptmx, O_RDWR | O_NOCTTY) : posix_openpt(O_RDWR | O_NOCTTY);
   if (master < 0 || (!ptmx && grantpt(master) < 0) || unlockpt(master) < 0) {
     fprintf(stderr, "stream-helper: cannot allocate a terminal from %s: %s\n", ptmx ? ptmx : "/dev/ptmx", strerror(errno));
     return 126;
   }
+  char pending[256];
+  size_t used = 0;
+  int ctl_open = fcntl(3, F_GETFD) != -1;
+  if (ctl_open && await_ms > 0) await_first_size(master, pending, &used, await_ms);
   char *slave_name = ptsname(master);
   pid_t child = fork();
   if (child < 0) {
@@ -100,9 +131,8 @@ static int run_pty(const char *ptmx, char **argv) {
     fprintf(stderr, "stream-helper: exec %s: %s\n", argv[0], strerror(errno));
     _exit(errno == ENOENT ? 127 : 126);
   }
-  char buf[16384], pending[256];
-  size_t used = 0;
-  int stdin_open = 1, ctl_open = fcntl(3, F_GETFD) != -1;
+  char buf[16384];
+  int stdin_open = 1;
   for (;;) {
     struct pollfd fds[3] = {{master, POLLIN, 0}, {stdin_open ? 0 : -1, POLLIN, 0}, {ctl_open ? 3 : -1, POLLIN, 0}};
     if (poll(fds, 3, -1) < 0) {
@@ -121,9 +151,7 @@ static int run_pty(const char *ptmx, char **argv) {
       else write_all(master, buf, n);
     }
     if (fds[2].revents & (POLLIN | POLLHUP | POLLERR)) {
-      size_t before = used;
-      apply_resizes(master, pending, &used, 3);
-      if (fds[2].revents & POLLHUP && used == before) ctl_open = 0;
+      if (apply_resizes(master, pending, &used, 3) <= 0) ctl_open = 0;
     }
   }
   int status = 0;
@@ -188,10 +216,17 @@ static int run_connect(const char *port_text) {
 
 int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
-  if (argc >= 4 && strcmp(argv[1], "pty") == 0 && strcmp(argv[2], "--") == 0) return run_pty(NULL, argv + 3);
-  if (argc >= 6 && strcmp(argv[1], "pty") == 0 && strcmp(argv[2], "--ptmx") == 0 && strcmp(argv[4], "--") == 0)
-    return run_pty(argv[3], argv + 5);
+  if (argc >= 2 && strcmp(argv[1], "pty") == 0) {
+    const char *ptmx = NULL;
+    int await_ms = 0, i = 2;
+    for (; i + 1 < argc && strcmp(argv[i], "--") != 0; i += 2) {
+      if (strcmp(argv[i], "--ptmx") == 0) ptmx = argv[i + 1];
+      else if (strcmp(argv[i], "--await-size") == 0) await_ms = atoi(argv[i + 1]);
+      else break;
+    }
+    if (i + 1 < argc && strcmp(argv[i], "--") == 0) return run_pty(ptmx, await_ms, argv + i + 1);
+  }
   if (argc == 3 && strcmp(argv[1], "connect") == 0) return run_connect(argv[2]);
-  fprintf(stderr, "usage: stream-helper pty [--ptmx PATH] -- COMMAND... | stream-helper connect PORT\n");
+  fprintf(stderr, "usage: stream-helper pty [--ptmx PATH] [--await-size MS] -- COMMAND... | stream-helper connect PORT\n");
   return 2;
 }
