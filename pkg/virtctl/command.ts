@@ -31,6 +31,8 @@ export interface Command {
   /** The usage line after the program name, e.g. "start (VM)". */
   use: string;
   short: string;
+  /** What `--help` prints first, when longer than `short` (cobra's Long). */
+  long?: string;
   example: string;
   flags: FlagSpec[];
   /** How many positional arguments the command takes (cobra's ExactArgs / NoArgs). */

@@ -6,6 +6,7 @@ import { errorMessage } from "../util/error-message.js";
 import type { ClientConfig } from "./clientconfig/clientconfig.js";
 import { clientConfigFlags, loadClientConfig } from "./clientconfig/clientconfig.js";
 import { consoleCommand } from "./console/console.js";
+import { exposeCommand } from "./expose/expose.js";
 import type { FlagSpec, ParsedFlags } from "./flags.js";
 import { UsageError, findCommandName, helpFlag, parseFlags } from "./flags.js";
 import { SubresourceClient } from "./kubecli/subresources.js";
@@ -18,6 +19,7 @@ import { stopCommand } from "./vm/stop.js";
 
 export const defaultCommands: readonly Command[] = [
   consoleCommand,
+  exposeCommand,
   startCommand,
   stopCommand,
   restartCommand,
@@ -28,7 +30,7 @@ export const defaultCommands: readonly Command[] = [
 
 /** Upstream virtctl commands this port does not offer yet: refused by name, never mistaken for typos. */
 const NOT_YET_SUPPORTED = new Set([
-  "addvolume", "adm", "create", "credentials", "evacuate-cancel", "expand", "expose", "fslist", "guestfs",
+  "addvolume", "adm", "create", "credentials", "evacuate-cancel", "expand", "fslist", "guestfs",
   "guestosinfo", "image-upload", "memory-dump", "migrate", "migrate-cancel", "objectgraph",
   "permitted-devices", "port-forward", "removevolume", "reset", "scp", "soft-reboot", "ssh", "template",
   "usbredir", "userlist", "vmexport", "vnc",

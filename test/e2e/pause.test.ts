@@ -7,6 +7,7 @@ import { applyYAML, eventually, jsonpath, kubectl, kubectlOk, virtctl, runningLa
 
 const BOOT_TIMEOUT_MS = 240_000;
 const VM = "e2e-pause";
+const SERVICE = "e2e-pause-ssh";
 let launcher: string;
 
 const vmYAML = `
@@ -54,6 +55,7 @@ beforeAll(async () => {
 }, BOOT_TIMEOUT_MS + 30_000);
 
 afterAll(async () => {
+  await kubectl(["delete", "service", SERVICE, "--ignore-not-found"]);
   await kubectl(["delete", "vm", VM, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
 });
 
@@ -93,4 +95,43 @@ describe("virtctl pause and unpause of a running VM", () => {
       `Error unpausing VirtualMachineInstance ${VM}: Operation cannot be fulfilled on virtualmachineinstance.kubevirt.io "${VM}": VMI is not paused`,
     );
   }, 240_000);
+});
+
+describe("virtctl expose of the same running VM", () => {
+  it("creates a Service whose endpoints are the VM's launcher Pod", async () => {
+    const expose = await virtctl([
+      "expose",
+      "vm",
+      VM,
+      "--name",
+      SERVICE,
+      "--port",
+      "2222",
+      "--target-port",
+      "22",
+    ]);
+    expect(expose.stderr).toBe("");
+    expect(expose.stdout.trim()).toBe(`Service ${SERVICE} successfully created for vm ${VM}`);
+    const spec = JSON.parse(await kubectlOk(["get", "service", SERVICE, "-o", "jsonpath={.spec}"])) as {
+      selector: Record<string, string>;
+      ports: { port: number; targetPort: number; protocol: string }[];
+    };
+    expect(spec.selector).toEqual({ "vmi.kubevirt.io/id": VM });
+    expect(spec.ports).toEqual([expect.objectContaining({ port: 2222, targetPort: 22, protocol: "TCP" })]);
+    const podIP = await jsonpath("pod", launcher, "{.status.podIP}");
+    const sliceAddress = () =>
+      kubectlOk([
+        "get",
+        "endpointslices",
+        "-l",
+        `kubernetes.io/service-name=${SERVICE}`,
+        "-o",
+        "jsonpath={.items[0].endpoints[*].addresses[0]}",
+      ]);
+    await eventually(async () => expect((await sliceAddress()).trim()).toBe(podIP), 60_000, 1_000);
+
+    const again = await virtctl(["expose", "vm", VM, "--name", SERVICE, "--port", "2222"]);
+    expect(again.code).toBe(1);
+    expect(again.stderr.trim()).toBe(`service creation failed: services "${SERVICE}" already exists`);
+  }, 120_000);
 });

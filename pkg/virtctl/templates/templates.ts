@@ -13,9 +13,9 @@ export interface Listed {
 
 const fill = (text: string, programName: string) => text.replaceAll("{{ProgramName}}", programName);
 
-/** `<program> <command> --help`: the short description, then the usage. */
+/** `<program> <command> --help`: the long description (else the short one), then the usage. */
 export function commandHelp(command: Command, programName: string): string {
-  return `${command.short}\n\n${commandUsage(command, programName)}`;
+  return `${command.long ?? command.short}\n\n${commandUsage(command, programName)}`;
 }
 
 export function commandUsage(command: Command, programName: string): string {
