@@ -3,7 +3,16 @@
 // while its phase stays Running; the VM reads Paused in `kubectl get vm`. A second pause is refused with
 // upstream's Conflict, and unpause brings the guest and the status back.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyYAML, eventually, jsonpath, kubectl, kubectlOk, virtctl, runningLauncher } from "./harness.js";
+import {
+  ConsoleSession,
+  applyYAML,
+  eventually,
+  jsonpath,
+  kubectl,
+  kubectlOk,
+  virtctl,
+  runningLauncher,
+} from "./harness.js";
 
 const BOOT_TIMEOUT_MS = 240_000;
 const VM = "e2e-pause";
@@ -59,8 +68,19 @@ afterAll(async () => {
   await kubectl(["delete", "vm", VM, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
 });
 
+/** The guest's own clock (seconds since its boot, /proc/uptime) and the host's, read together. */
+async function guestUptime(session: ConsoleSession): Promise<{ guest: number; host: number }> {
+  const from = session.transcript.length;
+  session.type("echo UP $(cut -d' ' -f1 /proc/uptime) PU\r");
+  const line = await session.expect(/UP (\d+\.\d+) PU/, 60_000, { from });
+  return { guest: Number(/UP (\d+\.\d+)/.exec(line)?.[1]), host: Date.now() / 1000 };
+}
+
 describe("virtctl pause and unpause of a running VM", () => {
   it("pauses the guest, reports Paused, refuses a second pause, and unpauses back to Running", async () => {
+    const session = new ConsoleSession(VM);
+    await session.expect(/root@[\w-]+:~# /, 120_000, { pokeMs: 3_000 });
+    const before = await guestUptime(session);
     const pause = await virtctl(["pause", "vm", VM]);
     expect(pause.stderr).toBe("");
     expect(pause.stdout.trim()).toBe(`VMI ${VM} was scheduled to pause`);
@@ -82,12 +102,22 @@ describe("virtctl pause and unpause of a running VM", () => {
       `Error pausing VirtualMachineInstance ${VM}: Operation cannot be fulfilled on virtualmachineinstance.kubevirt.io "${VM}": VMI is already paused`,
     );
 
+    // The guest's clock stands still while it is paused.
+    const pausedAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    const pausedSeconds = (Date.now() - pausedAt) / 1000;
     const unpause = await virtctl(["unpause", "vm", VM]);
     expect(unpause.stderr).toBe("");
     expect(unpause.stdout.trim()).toBe(`VMI ${VM} was scheduled to unpause`);
     await eventually(async () => expect(await pausedCondition()).toBe("/"), 60_000, 1_000);
     await eventually(async () => expect(await vmStatusColumn()).toBe("Running"), 60_000, 1_000);
     expect((await domState()).stdout.trim()).toMatch(/^running/);
+    const after = await guestUptime(session);
+    await session.close();
+    const guestElapsed = after.guest - before.guest;
+    const hostElapsed = after.host - before.host;
+    expect(guestElapsed).toBeGreaterThan(0);
+    expect(guestElapsed).toBeLessThan(hostElapsed - pausedSeconds);
 
     const notPaused = await virtctl(["unpause", "vmi", VM]);
     expect(notPaused.code).toBe(1);
