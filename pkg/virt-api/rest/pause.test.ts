@@ -5,6 +5,7 @@ import type { VirtualMachine } from "../../api/generated/v1.js";
 import { silentLogger } from "../../controller/index.js";
 import { LifecycleHandler } from "../../virt-handler/rest/lifecycle.js";
 import { validatePause, validateUnpause } from "./pause.js";
+import { startLifecycleServer } from "../../virt-handler/rest/testing/lifecycle-server.js";
 import { messageOf, route, testVMI as vmi, useHandlerPutFixture } from "./testing/handler-put-fixture.js";
 
 const PAUSED = { type: "Paused", status: "True", reason: "PausedByUser" };
@@ -48,7 +49,7 @@ describe("upstream's checks before anything reaches virt-handler", () => {
   });
 });
 
-const fixture = useHandlerPutFixture();
+const fixture = useHandlerPutFixture(startLifecycleServer);
 const { call, launcherCalls, events, apiVMIs, apiVMs, handlerVMIs } = fixture;
 
 describe("PUT .../virtualmachineinstances/{name}/pause|unpause", () => {

@@ -1,6 +1,7 @@
 // softreboot, reset, freeze and unfreeze: upstream's checks, then for real with no cluster through virt-api,
 // mutual TLS and virt-handler's endpoints to a fake launcher (testing/handler-put-fixture.ts).
 import { describe, expect, it } from "vitest";
+import { startLifecycleServer } from "../../virt-handler/rest/testing/lifecycle-server.js";
 import { messageOf, route, testVMI as vmi, useHandlerPutFixture } from "./testing/handler-put-fixture.js";
 import { decodeFreeze, rewordReset, validateSoftReboot } from "./vmi-lifecycle.js";
 
@@ -65,7 +66,7 @@ describe("the freeze body", () => {
   });
 });
 
-const fixture = useHandlerPutFixture();
+const fixture = useHandlerPutFixture(startLifecycleServer);
 const { call, launcherCalls, events, apiVMIs, handlerVMIs } = fixture;
 
 describe("PUT .../virtualmachineinstances/{name}/softreboot|reset|freeze|unfreeze", () => {

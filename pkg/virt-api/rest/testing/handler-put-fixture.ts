@@ -1,18 +1,14 @@
 // The VMI subresources that go to virt-handler, for real and with no cluster: virt-api's HTTPS server
 // (front-proxy authentication and a SubjectAccessReview stand-in) → mutual TLS → virt-handler's console
 // server and its lifecycle endpoints → a fake launcher that records the Cmd calls. Certificates are made
-// here by pkg/certificates. `useHandlerPutFixture()` registers the hooks and answers the state to script.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+// by pkg/certificates. `useHandlerPutFixture(startHandler)` registers the hooks and answers the state to
+// script; the test passes virt-handler's side in (virt-handler's rest/testing/lifecycle-server.ts), since
+// only a test may reach into another component.
 import { createServer, request as httpsRequest, type Server } from "node:https";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import type { VirtualMachine, VirtualMachineInstance } from "../../../api/generated/v1.js";
 import { newCA, newClientKeyPair, newServerKeyPair, toPem } from "../../../certificates/triple.js";
-import { silentLogger } from "../../../controller/index.js";
 import { ClusterConfig } from "../../../virt-config/cluster-config.js";
-import { ConsoleServer } from "../../../virt-handler/rest/console-server.js";
-import { LifecycleHandler, type LifecycleLauncher } from "../../../virt-handler/rest/lifecycle.js";
 import { createVirtApiServer, type VirtApiServer } from "../../server.js";
 import { kubeVirtServiceAccounts } from "../../webhooks/routes.js";
 import type { RequestHeaderConfig } from "../authorizer.js";
@@ -31,6 +27,34 @@ export const testVMI = (
   spec: { domain: { devices: {} }, ...spec },
   status: { nodeName: "node01", ...status },
 });
+
+/** The handler-side calls of the fake launcher, as LifecycleLauncher has them. */
+export interface RecordingLauncher {
+  pauseVirtualMachine(vmi: VirtualMachineInstance): Promise<void>;
+  unpauseVirtualMachine(vmi: VirtualMachineInstance): Promise<void>;
+  freezeVirtualMachine(vmi: VirtualMachineInstance, unfreezeTimeoutSeconds: number): Promise<void>;
+  unfreezeVirtualMachine(vmi: VirtualMachineInstance): Promise<void>;
+  softRebootVirtualMachine(vmi: VirtualMachineInstance): Promise<void>;
+  resetVirtualMachine(vmi: VirtualMachineInstance): Promise<void>;
+}
+
+/** virt-handler's side: its lifecycle endpoints over the given VMIs and launcher. */
+export type StartHandler = (options: {
+  getVMI(key: string): VirtualMachineInstance | undefined;
+  launcher(vmi: VirtualMachineInstance): Promise<RecordingLauncher>;
+  recordEvent(
+    vmi: VirtualMachineInstance,
+    reason: string,
+    message: string,
+    type?: "Normal" | "Warning",
+  ): void;
+}) => Promise<{
+  port: number;
+  caBundle: string;
+  client: { certPem: string; keyPem: string };
+  serving: { certPem: string; keyPem: string };
+  stop(): Promise<void>;
+}>;
 
 export interface HandlerPutFixture {
   /** Whether the access review allows the call. */
@@ -55,9 +79,8 @@ export const route = (verb: string, version = "v1", name = "testvmi") =>
   `/apis/subresources.kubevirt.io/${version}/namespaces/default/virtualmachineinstances/${name}/${verb}`;
 export const messageOf = (body: string) => (JSON.parse(body) as { message?: string }).message;
 
-export function useHandlerPutFixture(): HandlerPutFixture {
-  let dir = "";
-  let handlerServer: ConsoleServer | undefined;
+export function useHandlerPutFixture(startHandler: StartHandler): HandlerPutFixture {
+  let handler: Awaited<ReturnType<StartHandler>> | undefined;
   let handlerPort = 0;
   let api: VirtApiServer | undefined;
   let apiPort = 0;
@@ -108,7 +131,7 @@ export function useHandlerPutFixture(): HandlerPutFixture {
       if (fixture.launcherFails) throw fixture.launcherFails;
       fixture.launcherCalls.push([command, target.metadata?.name, ...args].join(" "));
     };
-  const launcher: LifecycleLauncher = {
+  const launcher: RecordingLauncher = {
     pauseVirtualMachine: recorded("Pause"),
     unpauseVirtualMachine: recorded("Unpause"),
     freezeVirtualMachine: recorded("Freeze"),
@@ -118,34 +141,15 @@ export function useHandlerPutFixture(): HandlerPutFixture {
   };
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), "p"));
-    const ca = await newCA("kubevirt.io");
-    const kubevirtCA = (await toPem(ca)).certPem;
-    const handlerServing = await toPem(
-      await newServerKeyPair(ca, { commonName: "kubevirt.io:system:node:virt-handler" }),
-    );
-    const apiClientOfHandler = await toPem(
-      await newClientKeyPair(ca, { commonName: "kubevirt.io:system:client:virt-handler" }),
-    );
-    await writeFile(path.join(dir, "tls.crt"), handlerServing.certPem);
-    await writeFile(path.join(dir, "tls.key"), handlerServing.keyPem);
-    handlerServer = new ConsoleServer({
-      bindAddress: "127.0.0.1",
-      port: 0,
-      certFile: path.join(dir, "tls.crt"),
-      keyFile: path.join(dir, "tls.key"),
-      clientCA: { current: () => kubevirtCA, onChange: () => () => undefined },
-      handler: { handleUpgrade: async () => undefined, endAll: () => undefined },
-      lifecycle: new LifecycleHandler({
-        getVMI: (key) => fixture.handlerVMIs.get(key),
-        launcher: async () => launcher,
-        recordEvent: (_vmi, reason, message, type = "Normal") =>
-          fixture.events.push(`${type === "Normal" ? "" : `${type} `}${reason}: ${message}`),
-        logger: silentLogger,
-      }),
-      logger: silentLogger,
+    const started = await startHandler({
+      getVMI: (key) => fixture.handlerVMIs.get(key),
+      launcher: async () => launcher,
+      recordEvent: (_vmi, reason, message, type = "Normal") =>
+        fixture.events.push(`${type === "Normal" ? "" : `${type} `}${reason}: ${message}`),
     });
-    handlerPort = await handlerServer.start();
+    handler = started;
+    handlerPort = started.port;
+    const { caBundle: kubevirtCA, client: apiClientOfHandler, serving: handlerServing } = started;
     // A handler that accepts the connection and never answers: the deadline must end the call.
     const idle = createServer({ cert: handlerServing.certPem, key: handlerServing.keyPem }, () => undefined);
     silent = idle;
@@ -209,10 +213,9 @@ export function useHandlerPutFixture(): HandlerPutFixture {
 
   afterAll(async () => {
     await api?.close();
-    await handlerServer?.stop();
+    await handler?.stop();
     silent?.closeAllConnections();
     await new Promise((resolve) => (silent ? silent.close(resolve) : resolve(undefined)));
-    await rm(dir, { recursive: true, force: true });
   });
 
   beforeEach(() => {
