@@ -5,12 +5,10 @@
 import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
 import type { Logger } from "../../../controller/log.js";
 import { formatGoDuration } from "../../../util/go-duration.js";
+import { FS_FROZEN, FS_THAWED } from "../api/domain-object.js";
 import type { DomainConnection } from "../domain-connection.js";
 import { domainName } from "../vmi-state.js";
 
-/** What guest-fsfreeze-status answers (upstream api.FSFrozen / api.FSThawed). */
-export const FS_FROZEN = "frozen";
-export const FS_THAWED = "thawed";
 export const GET_FSFREEZE_STATUS = "guest-fsfreeze-status";
 
 export type FreezeConnection = Pick<
