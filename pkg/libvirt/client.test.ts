@@ -8,14 +8,18 @@ import {
   VIR_DOMAIN_EVENT_STARTED,
   VIR_DOMAIN_EVENT_STARTED_BOOTED,
   VIR_DOMAIN_JOB_UNBOUNDED,
+  VIR_DOMAIN_QEMU_AGENT_COMMAND_DEFAULT,
   VIR_DOMAIN_RUNNING,
   VIR_DOMAIN_RUNNING_BOOTED,
   VIR_TYPED_PARAM_BOOLEAN,
   VIR_TYPED_PARAM_ULLONG,
 } from "./generated/libvirt-api.js";
 import {
+  QEMU_PROC_DOMAIN_AGENT_COMMAND,
   QEMU_PROC_DOMAIN_MONITOR_COMMAND,
   QEMU_PROGRAM,
+  QemuDomainAgentCommandArgsCodec,
+  QemuDomainAgentCommandRetCodec,
   QemuDomainMonitorCommandArgsCodec,
 } from "./generated/qemu-protocol.js";
 import * as remote from "./generated/remote-protocol.js";
@@ -100,6 +104,35 @@ describe("LibvirtClient calls", () => {
     expect(await answer).toBe('{"return":{}}');
     expect(call.header).toMatchObject({ prog: QEMU_PROGRAM, proc: QEMU_PROC_DOMAIN_MONITOR_COMMAND });
     expect(decodeXdr(QemuDomainMonitorCommandArgsCodec, call.payload).cmd).toBe('{"execute":"query-status"}');
+  });
+
+  it("domainFSFreeze and domainFSThaw freeze all filesystems and answer the count", async () => {
+    const frozen = client.domainFSFreeze(dom);
+    const freeze = await answerNext(remote.RemoteDomainFsfreezeRetCodec, { filesystems: 2 });
+    expect(await frozen).toBe(2);
+    expect(freeze.header.proc).toBe(remote.REMOTE_PROC_DOMAIN_FSFREEZE);
+    expect(decodeXdr(remote.RemoteDomainFsfreezeArgsCodec, freeze.payload)).toEqual({
+      dom,
+      mountpoints: [],
+      flags: 0,
+    });
+    const thawed = client.domainFSThaw(dom);
+    const thaw = await answerNext(remote.RemoteDomainFsthawRetCodec, { filesystems: 2 });
+    expect(await thawed).toBe(2);
+    expect(thaw.header.proc).toBe(remote.REMOTE_PROC_DOMAIN_FSTHAW);
+  });
+
+  it("qemuDomainAgentCommand goes to the QEMU program with libvirt's default timeout", async () => {
+    const answer = client.qemuDomainAgentCommand(dom, '{"execute":"guest-fsfreeze-status"}');
+    const call = await answerNext(QemuDomainAgentCommandRetCodec, { result: '{"return":"thawed"}' });
+    expect(await answer).toBe('{"return":"thawed"}');
+    expect(call.header).toMatchObject({ prog: QEMU_PROGRAM, proc: QEMU_PROC_DOMAIN_AGENT_COMMAND });
+    expect(decodeXdr(QemuDomainAgentCommandArgsCodec, call.payload)).toEqual({
+      dom,
+      cmd: '{"execute":"guest-fsfreeze-status"}',
+      timeout: VIR_DOMAIN_QEMU_AGENT_COMMAND_DEFAULT,
+      flags: 0,
+    });
   });
 
   it("domainGetJobStats turns typed parameters into a record", async () => {

@@ -5,7 +5,10 @@ import type { ConnectionOptions } from "./connection.js";
 import type { Domain, DomainEvent } from "./domain-events.js";
 import { toDomainEvent } from "./domain-events.js";
 import { LibvirtNotSupportedError } from "./errors.js";
-import { VIR_DRV_FEATURE_PROGRAM_KEEPALIVE } from "./generated/libvirt-api.js";
+import {
+  VIR_DOMAIN_QEMU_AGENT_COMMAND_DEFAULT,
+  VIR_DRV_FEATURE_PROGRAM_KEEPALIVE,
+} from "./generated/libvirt-api.js";
 import type { RemoteDomainGetInfoRet, RemoteDomainGetJobInfoRet } from "./generated/remote-protocol.js";
 import { LibvirtRpc } from "./rpc-client.js";
 import type { DecodedMessage } from "./rpc-client.js";
@@ -130,6 +133,16 @@ export class LibvirtClient {
     return this.rpc.remote("REMOTE_PROC_DOMAIN_RESET", { dom, flags });
   }
 
+  /** Freezes the guest's filesystems through its agent (all of them: no mount points); the count frozen. */
+  async domainFSFreeze(dom: Domain, mountpoints: string[] = [], flags = 0): Promise<number> {
+    return (await this.rpc.remote("REMOTE_PROC_DOMAIN_FSFREEZE", { dom, mountpoints, flags })).filesystems;
+  }
+
+  /** Thaws what domainFSFreeze froze; the count thawed. */
+  async domainFSThaw(dom: Domain, mountpoints: string[] = [], flags = 0): Promise<number> {
+    return (await this.rpc.remote("REMOTE_PROC_DOMAIN_FSTHAW", { dom, mountpoints, flags })).filesystems;
+  }
+
   /** Stops the domain at once (kills QEMU); VIR_DOMAIN_DESTROY_GRACEFUL sends SIGTERM only. */
   domainDestroyFlags(dom: Domain, flags = 0): Promise<void> {
     return this.rpc.remote("REMOTE_PROC_DOMAIN_DESTROY_FLAGS", { dom, flags });
@@ -142,6 +155,25 @@ export class LibvirtClient {
   /** Sends a QMP command (or HMP with VIR_DOMAIN_QEMU_MONITOR_COMMAND_HMP) and returns QEMU's answer. */
   async qemuDomainMonitorCommand(dom: Domain, command: string, flags = 0): Promise<string> {
     return (await this.rpc.qemu("QEMU_PROC_DOMAIN_MONITOR_COMMAND", { dom, cmd: command, flags })).result;
+  }
+
+  /**
+   * Sends a guest agent command (JSON) and returns the agent's answer; `timeout` is in seconds or one of
+   * VIR_DOMAIN_QEMU_AGENT_COMMAND_* (libvirt's default wait by default).
+   */
+  async qemuDomainAgentCommand(
+    dom: Domain,
+    command: string,
+    timeout = VIR_DOMAIN_QEMU_AGENT_COMMAND_DEFAULT,
+    flags = 0,
+  ): Promise<string> {
+    const { result } = await this.rpc.qemu("QEMU_PROC_DOMAIN_AGENT_COMMAND", {
+      dom,
+      cmd: command,
+      timeout,
+      flags,
+    });
+    return result ?? "";
   }
 
   domainGetJobInfo(dom: Domain): Promise<RemoteDomainGetJobInfoRet> {

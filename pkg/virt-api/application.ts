@@ -14,7 +14,8 @@ import {
   subjectAccessReviewer,
 } from "./cluster.js";
 import { ConsoleProxy } from "./rest/console.js";
-import { PauseProxy } from "./rest/pause.js";
+import { HandlerPutProxy } from "./rest/handler-put.js";
+import { VMI_HANDLER_VERBS } from "./rest/vmi-lifecycle.js";
 import { KubeApiHealth } from "./rest/healthz.js";
 import { SubresourceApp } from "./rest/subresource-app.js";
 import { createVirtApiServer } from "./server.js";
@@ -84,8 +85,9 @@ export class VirtApiApp {
         consoleServerPort,
         logError: (message, error) => options.logger.error({ err: error }, message),
       }),
-      pause: new PauseProxy(
+      vmiHandlerPut: new HandlerPutProxy(
         { ...handlerBackend, getVM: (namespace, name) => lifecycle.getVM(namespace, name) },
+        VMI_HANDLER_VERBS,
         { consoleServerPort },
       ),
       logger: options.logger,

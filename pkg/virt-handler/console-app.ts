@@ -71,7 +71,7 @@ export async function runConsoleServer(
   const lifecycle = new LifecycleHandler({
     getVMI: (key) => context.vmis.get(key),
     launcher: context.launcher,
-    recordEvent: (vmi, reason, message) => recorder.event(vmi, "Normal", reason, message),
+    recordEvent: (vmi, reason, message, type = "Normal") => recorder.event(vmi, type, reason, message),
     logger,
   });
   const server = new ConsoleServer({ ...options, clientCA: caManager, handler, lifecycle, logger });

@@ -15,6 +15,10 @@ export type LauncherCommands = Pick<
   | "killVirtualMachine"
   | "pauseVirtualMachine"
   | "unpauseVirtualMachine"
+  | "freezeVirtualMachine"
+  | "unfreezeVirtualMachine"
+  | "softRebootVirtualMachine"
+  | "resetVirtualMachine"
   | "getDomain"
   | "close"
 >;

@@ -52,6 +52,18 @@ class FakeLauncher implements LauncherCommands {
   async unpauseVirtualMachine() {
     this.calls.push("Unpause");
   }
+  async freezeVirtualMachine() {
+    this.calls.push("Freeze");
+  }
+  async unfreezeVirtualMachine() {
+    this.calls.push("Unfreeze");
+  }
+  async softRebootVirtualMachine() {
+    this.calls.push("SoftReboot");
+  }
+  async resetVirtualMachine() {
+    this.calls.push("Reset");
+  }
   async getDomain() {
     return this.domain;
   }

@@ -196,3 +196,27 @@ describe("the Paused condition follows the domain (upstream's updatePausedCondit
     expect(statusPatch(paused, status)).toMatchObject({ status: { conditions: [] } });
   });
 });
+
+describe("status.fsFreezeStatus follows what the agent reports through the domain", () => {
+  const reporting = (fsFreezeStatus: string) =>
+    ({ ...runningDomain, status: { ...runningDomain.status, fsFreezeStatus } }) as DomainObject;
+
+  it("a frozen guest is shown as frozen, and a thawed one clears the field with a merge patch null", () => {
+    const running = vmi({ phase: "Running" });
+    const frozen = computeStatus(running, reporting("frozen"), false);
+    expect(frozen.fsFreezeStatus).toBe("frozen");
+    expect(statusPatch(running, frozen)).toMatchObject({ status: { fsFreezeStatus: "frozen" } });
+    const wasFrozen = vmi({ phase: "Running", fsFreezeStatus: "frozen" });
+    const thawed = computeStatus(wasFrozen, reporting("thawed"), false);
+    expect(thawed.fsFreezeStatus).toBeUndefined();
+    expect(statusPatch(wasFrozen, thawed)).toMatchObject({ status: { fsFreezeStatus: null } });
+  });
+
+  it("a domain that reports nothing leaves the field alone", () => {
+    const wasFrozen = vmi({ phase: "Running", fsFreezeStatus: "frozen" });
+    const status = computeStatus(wasFrozen, runningDomain, false);
+    expect(status.fsFreezeStatus).toBe("frozen");
+    const patch = statusPatch(wasFrozen, status) as { status?: object } | undefined;
+    expect(patch?.status ?? {}).not.toHaveProperty("fsFreezeStatus");
+  });
+});

@@ -7,6 +7,7 @@ import { hasCondition, removeCondition, syncFailureCondition, timestamp } from "
 import { SyncError } from "../controller/sync-error.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
 import { StateChangeReason } from "../virt-launcher/virtwrap/api/domain-status.js";
+import { fsFreezeStatus } from "./fsfreeze-status.js";
 import { calculatePhase } from "./vmi-phase.js";
 
 /** Upstream's InfoSourceDomain: the entry comes from the domain, not the guest agent. */
@@ -29,6 +30,8 @@ export interface ReportedStatus {
   phase: string;
   interfaces?: ReportedInterface[];
   conditions: VirtualMachineInstanceCondition[];
+  /** status.fsFreezeStatus; undefined: the field is absent. */
+  fsFreezeStatus?: string;
 }
 
 export interface SyncFailure {
@@ -89,8 +92,10 @@ export function computeStatus(
 ): ReportedStatus {
   const phase = calculatePhase({ vmi, domain, launcherUnresponsive });
   const conditions = pausedConditions(synchronizedConditions(vmi, failure), domain, nowMs);
-  if (!domain) return { phase, conditions };
-  return { phase, interfaces: withPodInterfaceData(interfacesOf(domain), vmi, podIPs), conditions };
+  const frozen = fsFreezeStatus(vmi.status?.fsFreezeStatus, domain);
+  const reported = { phase, conditions, ...(frozen ? { fsFreezeStatus: frozen } : {}) };
+  if (!domain) return reported;
+  return { ...reported, interfaces: withPodInterfaceData(interfacesOf(domain), vmi, podIPs) };
 }
 
 /** The VMI's conditions with Synchronized set from the failure, or removed after a clean sync. */
@@ -153,6 +158,9 @@ export function statusPatch(vmi: VirtualMachineInstance, desired: ReportedStatus
   if (JSON.stringify(vmi.status?.conditions ?? []) !== JSON.stringify(desired.conditions)) {
     status["conditions"] = desired.conditions;
   }
+  // A merge patch removes the field with null.
+  if (vmi.status?.fsFreezeStatus !== desired.fsFreezeStatus)
+    status["fsFreezeStatus"] = desired.fsFreezeStatus ?? null;
   if (Object.keys(status).length === 0) return undefined;
   return { metadata: { resourceVersion: vmi.metadata?.resourceVersion }, status };
 }

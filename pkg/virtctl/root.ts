@@ -13,6 +13,7 @@ import { SubresourceClient } from "./kubecli/subresources.js";
 import { commandHelp, mainUsage, optionsUsage } from "./templates/templates.js";
 import { versionCommand, versionMismatchWarning } from "./version/version.js";
 import { pauseCommand, unpauseCommand } from "./vm/pause.js";
+import { resetCommand, softRebootCommand } from "./vm/reboot.js";
 import { restartCommand } from "./vm/restart.js";
 import { startCommand } from "./vm/start.js";
 import { stopCommand } from "./vm/stop.js";
@@ -25,6 +26,8 @@ export const defaultCommands: readonly Command[] = [
   restartCommand,
   pauseCommand,
   unpauseCommand,
+  softRebootCommand,
+  resetCommand,
   versionCommand,
 ];
 
@@ -32,8 +35,8 @@ export const defaultCommands: readonly Command[] = [
 const NOT_YET_SUPPORTED = new Set([
   "addvolume", "adm", "create", "credentials", "evacuate-cancel", "expand", "fslist", "guestfs",
   "guestosinfo", "image-upload", "memory-dump", "migrate", "migrate-cancel", "objectgraph",
-  "permitted-devices", "port-forward", "removevolume", "reset", "scp", "soft-reboot", "ssh", "template",
-  "usbredir", "userlist", "vmexport", "vnc",
+  "permitted-devices", "port-forward", "removevolume", "scp", "ssh", "template", "usbredir", "userlist",
+  "vmexport", "vnc",
 ]); // prettier-ignore
 
 const notSupportedYet = (programName: string, name: string) =>

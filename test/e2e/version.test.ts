@@ -53,6 +53,10 @@ describe("the subresource API's edges", () => {
         "virtualmachineinstances/console",
         "virtualmachineinstances/pause",
         "virtualmachineinstances/unpause",
+        "virtualmachineinstances/freeze",
+        "virtualmachineinstances/unfreeze",
+        "virtualmachineinstances/reset",
+        "virtualmachineinstances/softreboot",
         "virtualmachines/start",
         "virtualmachines/stop",
         "virtualmachines/restart",
@@ -71,8 +75,8 @@ describe("the subresource API's edges", () => {
   });
 
   it("a virtctl command not built yet says so in one line", async () => {
-    const result = await virtctl(["reset", "vmi", "any"]);
+    const result = await virtctl(["migrate", "any"]);
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toBe('"virtctl reset" is not supported by kubevirt-ts yet\n');
+    expect(result.stderr).toBe('"virtctl migrate" is not supported by kubevirt-ts yet\n');
   });
 });

@@ -1157,3 +1157,24 @@ export const VirErrorNumberCodec: XdrCodec<VirErrorNumber> = xdr.enumeration(
   "virErrorNumber",
   Object.values(VirErrorNumber),
 );
+
+export const VIR_DOMAIN_QEMU_AGENT_COMMAND_MIN = -2;
+export const VIR_DOMAIN_QEMU_AGENT_COMMAND_BLOCK = -2;
+export const VIR_DOMAIN_QEMU_AGENT_COMMAND_DEFAULT = -1;
+export const VIR_DOMAIN_QEMU_AGENT_COMMAND_NOWAIT = 0;
+export const VIR_DOMAIN_QEMU_AGENT_COMMAND_SHUTDOWN = 60;
+/** XDR `enum virDomainQemuAgentCommandTimeoutValues` (libvirt_api.x:543). */
+export const VirDomainQemuAgentCommandTimeoutValues = {
+  VIR_DOMAIN_QEMU_AGENT_COMMAND_MIN,
+  VIR_DOMAIN_QEMU_AGENT_COMMAND_BLOCK,
+  VIR_DOMAIN_QEMU_AGENT_COMMAND_DEFAULT,
+  VIR_DOMAIN_QEMU_AGENT_COMMAND_NOWAIT,
+  VIR_DOMAIN_QEMU_AGENT_COMMAND_SHUTDOWN,
+} as const;
+export type VirDomainQemuAgentCommandTimeoutValues =
+  (typeof VirDomainQemuAgentCommandTimeoutValues)[keyof typeof VirDomainQemuAgentCommandTimeoutValues];
+export const VirDomainQemuAgentCommandTimeoutValuesCodec: XdrCodec<VirDomainQemuAgentCommandTimeoutValues> =
+  xdr.enumeration(
+    "virDomainQemuAgentCommandTimeoutValues",
+    Object.values(VirDomainQemuAgentCommandTimeoutValues),
+  );

@@ -10,6 +10,8 @@ export type DomainConnection = Pick<
   | "domainCreateWithFlags"
   | "domainDefineXML"
   | "domainDestroyFlags"
+  | "domainFSFreeze"
+  | "domainFSThaw"
   | "domainGetState"
   | "domainGetXMLDesc"
   | "domainLookupByName"
@@ -20,6 +22,7 @@ export type DomainConnection = Pick<
   | "domainSuspend"
   | "domainUndefineFlags"
   | "getVersion"
+  | "qemuDomainAgentCommand"
 >;
 
 /** libvirt says there is no such domain (upstream domainerrors.IsNotFound). */

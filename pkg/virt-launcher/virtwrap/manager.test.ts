@@ -137,6 +137,55 @@ describe("LibvirtDomainManager lifecycle commands", () => {
     );
   });
 
+  it("resets the domain with the reset button, in the same domain", async () => {
+    const { fake, manager } = setup();
+    await manager.syncVMI(testVMI(), true, null);
+    await manager.resetVMI(testVMI());
+    expect(fake.calls.filter((call) => !call.startsWith("lookup")).slice(-1)).toEqual([`reset ${DOMAIN}`]);
+    expect(fake.domains.get(DOMAIN)?.state).toBe(libvirt.VIR_DOMAIN_RUNNING);
+  });
+
+  it("soft-reboots through the agent when it is connected", async () => {
+    const { fake, manager } = setup();
+    await manager.syncVMI(testVMI(), true, null);
+    const withAgent = testVMI();
+    withAgent.status = { conditions: [{ type: "AgentConnected", status: "True" }] };
+    withAgent.spec.domain.features = { acpi: { enabled: false } };
+    await manager.softRebootVMI(withAgent);
+    expect(fake.calls).toContain(`reboot ${DOMAIN} flags=${libvirt.VIR_DOMAIN_REBOOT_GUEST_AGENT}`);
+  });
+
+  it("freezes through the agent, skips a frozen guest, and thaws", async () => {
+    const { fake, manager } = setup();
+    await manager.syncVMI(testVMI(), true, null);
+    fake.agent = { fsFreezeStatus: "thawed" };
+    await manager.freezeVMI(testVMI(), 0);
+    await manager.freezeVMI(testVMI(), 0);
+    expect(fake.calls.filter((call) => call.startsWith("fs"))).toEqual([`fsfreeze ${DOMAIN}`]);
+    expect(fake.agent.fsFreezeStatus).toBe("frozen");
+    await manager.unfreezeVMI(testVMI());
+    await manager.unfreezeVMI(testVMI());
+    expect(fake.calls.filter((call) => call.startsWith("fs"))).toEqual([
+      `fsfreeze ${DOMAIN}`,
+      `fsthaw ${DOMAIN}`,
+    ]);
+  });
+
+  it("refuses freeze without a guest agent with libvirt's error, and freezes nothing", async () => {
+    const { fake, manager } = setup();
+    await manager.syncVMI(testVMI(), true, null);
+    await expect(manager.freezeVMI(testVMI(), 300)).rejects.toMatchObject({
+      code: libvirt.VIR_ERR_AGENT_UNRESPONSIVE,
+      message: "Guest agent is not responding: QEMU guest agent is not connected",
+    });
+    expect(fake.calls.filter((call) => call.startsWith("fs"))).toEqual([]);
+    // The status query failing does not stop an unfreeze from trying the thaw, as upstream.
+    await expect(manager.unfreezeVMI(testVMI())).rejects.toMatchObject({
+      code: libvirt.VIR_ERR_AGENT_UNRESPONSIVE,
+    });
+    expect(fake.calls.filter((call) => call.startsWith("fs"))).toEqual([`fsthaw ${DOMAIN}`]);
+  });
+
   it("lists the domain with its state and KubeVirt metadata", async () => {
     const { manager } = setup();
     expect(await manager.listAllDomains()).toEqual([]);

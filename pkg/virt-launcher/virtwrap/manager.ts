@@ -18,6 +18,7 @@ import type { LauncherConverterInputs } from "./converter-context.js";
 import type { LauncherLayout } from "../layout.js";
 import { launcherConverterContext } from "./converter-context.js";
 import type { MetadataCache } from "./metadata-cache.js";
+import { FSFreezer } from "./storage/fsfreeze.js";
 import {
   acpiDisabled,
   agentConnected,
@@ -61,8 +62,11 @@ export class LibvirtDomainManager {
   /** VMIs paused on purpose (by a pause call or a paused start): sync must not resume them. */
   private readonly paused = new Set<string>();
   private lock: Promise<unknown> = Promise.resolve();
+  private readonly freezer: FSFreezer;
 
-  constructor(private readonly options: DomainManagerOptions) {}
+  constructor(private readonly options: DomainManagerOptions) {
+    this.freezer = new FSFreezer(options.connection, options.log);
+  }
 
   private get connection(): DomainConnection {
     return this.options.connection;
@@ -151,6 +155,16 @@ export class LibvirtDomainManager {
     });
   }
 
+  /** Freezes the guest's filesystems through its agent; thawed again after `unfreezeTimeoutSeconds` (0: never). */
+  freezeVMI(vmi: VirtualMachineInstance, unfreezeTimeoutSeconds: number): Promise<void> {
+    return this.freezer.freeze(vmi, unfreezeTimeoutSeconds);
+  }
+
+  unfreezeVMI(vmi: VirtualMachineInstance): Promise<void> {
+    return this.freezer.unfreeze(vmi);
+  }
+
+  /** The reset button: the guest restarts at once, in the same QEMU process. */
   async resetVMI(vmi: VirtualMachineInstance): Promise<void> {
     await this.connection.domainReset(await this.requireDomain(vmi), 0);
   }

@@ -14,6 +14,8 @@ import { errorMessage } from "../../../util/error-message.js";
 
 export const SHORT_TIMEOUT_MS = 5_000;
 export const LONG_TIMEOUT_MS = 20_000;
+/** Freeze waits longer: a guest's own freeze hooks (Windows VSS) may take up to a minute. */
+export const EXTENDED_TIMEOUT_MS = 60_000;
 
 /** Versions this client speaks; kept apart from CMD_VERSION so a mismatch shows up early. */
 const SUPPORTED_CMD_VERSIONS = [1] as const;
@@ -84,6 +86,16 @@ export class LauncherClient {
   }
   deleteDomain(vmi: VirtualMachineInstance): Promise<void> {
     return this.sendVMI("Delete", "DeleteVirtualMachine", vmi);
+  }
+  async freezeVirtualMachine(vmi: VirtualMachineInstance, unfreezeTimeoutSeconds: number): Promise<void> {
+    const request = { vmi: { vmiJson: Buffer.from(JSON.stringify(vmi)) }, unfreezeTimeoutSeconds };
+    const response = await this.guarded("Freeze", () =>
+      this.call("FreezeVirtualMachine", request, EXTENDED_TIMEOUT_MS),
+    );
+    checkResponse("Freeze", response);
+  }
+  unfreezeVirtualMachine(vmi: VirtualMachineInstance): Promise<void> {
+    return this.sendVMI("Unfreeze", "UnfreezeVirtualMachine", vmi);
   }
   resetVirtualMachine(vmi: VirtualMachineInstance): Promise<void> {
     return this.sendVMI("Reset", "ResetVirtualMachine", vmi);

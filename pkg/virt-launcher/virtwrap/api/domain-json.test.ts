@@ -86,6 +86,13 @@ describe("api.Domain JSON", () => {
     expect(parseDomainJSON(domainToJSON(domain))).toEqual(domain);
   });
 
+  it("carries the guest's freeze status as upstream's FSFreezeStatus", () => {
+    const frozen = { ...domain, status: { ...domain.status, fsFreezeStatus: "frozen" } };
+    const json = JSON.parse(domainToJSON(frozen)) as { Status: { FSFreezeStatus: unknown } };
+    expect(json.Status.FSFreezeStatus).toEqual({ Status: "frozen" });
+    expect(parseDomainJSON(domainToJSON(frozen))).toEqual(frozen);
+  });
+
   it("reads a domain as upstream's launcher sends it, XMLName and all", () => {
     const upstream = {
       kind: "Domain",

@@ -74,7 +74,7 @@ function statusJSON(status: DomainStatus): object {
       Machine: "",
       Id: "",
     },
-    FSFreezeStatus: { Status: "" },
+    FSFreezeStatus: { Status: status.fsFreezeStatus ?? "" },
     GuestPanicInfo: null,
     PanicCount: 0,
   };
@@ -135,6 +135,7 @@ const DomainJSON = z.object({
     Status: z.union([z.enum(Object.values(LifeCycle)), z.literal("")]),
     Reason: z.union([z.enum(Object.values(StateChangeReason)), z.literal("")]),
     Interfaces: z.array(InterfaceStatusJSON).nullish(),
+    FSFreezeStatus: z.looseObject({ Status: z.string().optional() }).nullish(),
   }),
 });
 
@@ -161,6 +162,9 @@ export function parseDomainJSON(text: string): DomainObject {
       status: parsed.Status.Status,
       reason: parsed.Status.Reason,
       ...(interfaces ? { interfaces } : {}),
+      ...(parsed.Status.FSFreezeStatus?.Status
+        ? { fsFreezeStatus: parsed.Status.FSFreezeStatus.Status }
+        : {}),
     },
   };
 }

@@ -22,10 +22,16 @@ export interface InterfaceStatus {
   interfaceName: string;
 }
 
+/** What guest-fsfreeze-status answers (upstream api.FSFrozen / api.FSThawed). */
+export const FS_FROZEN = "frozen";
+export const FS_THAWED = "thawed";
+
 export interface DomainStatus {
   status: LifeCycle | "";
   reason: StateChangeReason | "";
   interfaces?: InterfaceStatus[];
+  /** What the guest agent's guest-fsfreeze-status last said ("frozen", "thawed"); unset when not asked. */
+  fsFreezeStatus?: string;
 }
 
 export interface DomainObjectMeta {

@@ -66,6 +66,30 @@ describe("the launcher's Cmd server", () => {
     expect(commands).toEqual(["define", "create", "suspend", "resume", "shutdown", "destroy", "undefine"]);
   });
 
+  it("resets, soft-reboots, freezes with the unfreeze timeout and unfreezes through the manager", async () => {
+    const { fake, manager } = testManager();
+    const launcher = await serve(manager);
+    await launcher.syncVirtualMachine(vmi);
+    fake.agent = { fsFreezeStatus: "thawed" };
+    await launcher.resetVirtualMachine(vmi);
+    await launcher.softRebootVirtualMachine(vmi);
+    await launcher.freezeVirtualMachine(vmi, 0);
+    await launcher.unfreezeVirtualMachine(vmi);
+    const commands = fake.calls
+      .filter((call) => !call.startsWith("lookup") && !call.startsWith("agent"))
+      .map((call) => call.split(" ")[0]);
+    expect(commands).toEqual(["define", "create", "reset", "reboot", "fsfreeze", "fsthaw"]);
+  });
+
+  it("answers a freeze of a guest without agent with libvirt's error, named as upstream's client does", async () => {
+    const { manager } = testManager();
+    const launcher = await serve(manager);
+    await launcher.syncVirtualMachine(vmi);
+    await expect(launcher.freezeVirtualMachine(vmi, 300)).rejects.toThrow(
+      `server error. command Freeze failed: "LibvirtError(Code=86, Domain=10, Message='Guest agent is not responding: QEMU guest agent is not connected')"`,
+    );
+  });
+
   it("answers a request without a valid VMI as upstream does", async () => {
     const launcher = await serve(testManager().manager);
     const garbled = await launcher.call("SyncVirtualMachine", { vmi: { vmiJson: Buffer.from("{not json") } });

@@ -27,6 +27,8 @@ export type DomainManager = Pick<
   | "syncVMI"
   | "pauseVMI"
   | "unpauseVMI"
+  | "freezeVMI"
+  | "unfreezeVMI"
   | "resetVMI"
   | "softRebootVMI"
   | "signalShutdownVMI"
@@ -105,6 +107,10 @@ export class Launcher {
         this.withVMI("sync", request, (vmi, options) => manager.syncVMI(vmi, allowEmulation, options)),
       PauseVirtualMachine: (request) => this.withVMI("pause", request, (vmi) => manager.pauseVMI(vmi)),
       UnpauseVirtualMachine: (request) => this.withVMI("unpause", request, (vmi) => manager.unpauseVMI(vmi)),
+      FreezeVirtualMachine: (request) =>
+        this.withVMI("freeze", request, (vmi) => manager.freezeVMI(vmi, request.unfreezeTimeoutSeconds)),
+      UnfreezeVirtualMachine: (request) =>
+        this.withVMI("unfreeze", request, (vmi) => manager.unfreezeVMI(vmi)),
       ResetVirtualMachine: (request) => this.withVMI("reset", request, (vmi) => manager.resetVMI(vmi)),
       SoftRebootVirtualMachine: (request) =>
         this.withVMI("soft reboot", request, (vmi) => manager.softRebootVMI(vmi)),

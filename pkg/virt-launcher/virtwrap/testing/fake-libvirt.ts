@@ -34,9 +34,31 @@ export function noSuchDomain(name: string): LibvirtError {
   );
 }
 
+/** libvirt's answer to an agent command while no guest agent is connected. */
+export function agentNotConnected(procedure: string): LibvirtError {
+  return new LibvirtError(
+    {
+      code: libvirt.VIR_ERR_AGENT_UNRESPONSIVE,
+      domain: libvirt.VIR_FROM_QEMU,
+      message: "Guest agent is not responding: QEMU guest agent is not connected",
+      level: 2,
+      dom: null,
+      str1: null,
+      str2: null,
+      str3: null,
+      int1: 0,
+      int2: 0,
+      net: null,
+    },
+    procedure,
+  );
+}
+
 export class FakeLibvirt implements DomainConnection, EventSource {
   readonly domains = new Map<string, FakeDomain>();
   readonly calls: string[] = [];
+  /** The guest agent, when one is connected: what guest-fsfreeze-status answers. */
+  agent: { fsFreezeStatus: "frozen" | "thawed" } | undefined;
   private readonly listeners = new Map<number, (event: DomainEvent) => void>();
   private nextCallbackID = 1;
 
@@ -178,6 +200,42 @@ export class FakeLibvirt implements DomainConnection, EventSource {
   domainReboot(dom: Domain, flags = 0): Promise<void> {
     this.calls.push(`reboot ${dom.name} flags=${flags}`);
     return Promise.resolve();
+  }
+
+  domainFSFreeze(dom: Domain): Promise<number> {
+    this.calls.push(`fsfreeze ${dom.name}`);
+    return this.withAgent("REMOTE_PROC_DOMAIN_FSFREEZE", (agent) => {
+      agent.fsFreezeStatus = "frozen";
+      return 1;
+    });
+  }
+
+  domainFSThaw(dom: Domain): Promise<number> {
+    this.calls.push(`fsthaw ${dom.name}`);
+    return this.withAgent("REMOTE_PROC_DOMAIN_FSTHAW", (agent) => {
+      agent.fsFreezeStatus = "thawed";
+      return 1;
+    });
+  }
+
+  /** Answers guest-fsfreeze-status only, as the launcher asks nothing else yet. */
+  qemuDomainAgentCommand(dom: Domain, command: string): Promise<string> {
+    this.calls.push(`agent ${dom.name} ${command}`);
+    return this.withAgent("QEMU_PROC_DOMAIN_AGENT_COMMAND", (agent) => {
+      if (command !== '{"execute":"guest-fsfreeze-status"}')
+        throw new Error(`unexpected agent command ${command}`);
+      return JSON.stringify({ return: agent.fsFreezeStatus });
+    });
+  }
+
+  private withAgent<T>(
+    procedure: string,
+    work: (agent: { fsFreezeStatus: "frozen" | "thawed" }) => T,
+  ): Promise<T> {
+    return Promise.resolve().then(() => {
+      if (!this.agent) throw agentNotConnected(procedure);
+      return work(this.agent);
+    });
   }
 
   connectListAllDomains(): Promise<Domain[]> {
