@@ -111,7 +111,15 @@ describe("VirtualMachineController.sync", () => {
     expect(patches).toEqual([
       {
         name: "testvmi",
-        patch: { metadata: { resourceVersion: "7" }, status: { phase: "Running" } },
+        patch: {
+          metadata: { resourceVersion: "7" },
+          status: {
+            phase: "Running",
+            phaseTransitionTimestamps: [
+              { phase: "Running", phaseTransitionTimestamp: "2026-11-30T12:00:00Z" },
+            ],
+          },
+        },
       },
     ]);
     expect(result).toEqual({ requeueAfter: 5_000 });
@@ -129,7 +137,18 @@ describe("VirtualMachineController.sync", () => {
     vmis.set(vmi("Running"));
     await controller.sync("default/testvmi");
     expect(patches).toEqual([
-      { name: "testvmi", patch: { metadata: { resourceVersion: "7" }, status: { phase: "Failed" } } },
+      {
+        name: "testvmi",
+        patch: {
+          metadata: { resourceVersion: "7" },
+          status: {
+            phase: "Failed",
+            phaseTransitionTimestamps: [
+              { phase: "Failed", phaseTransitionTimestamp: "2026-11-30T12:00:00Z" },
+            ],
+          },
+        },
+      },
     ]);
   });
 
