@@ -82,7 +82,7 @@ function vmi(phase: string, node = "node01"): VirtualMachineInstance {
   };
 }
 
-function setup(launcher: FakeLauncher | undefined, network?: VMINetworkSetup) {
+function setup(launcher: FakeLauncher | undefined, network?: VMINetworkSetup, at: Clock = clock) {
   const vmis = new FakeVMIs();
   const patches: { name: string; patch: object }[] = [];
   const events: { reason: string; type: string; message: string }[] = [];
@@ -94,7 +94,7 @@ function setup(launcher: FakeLauncher | undefined, network?: VMINetworkSetup) {
       patches.push({ name, patch });
     },
     logger: silentLogger,
-    clock,
+    clock: at,
     ...(network ? { network } : {}),
     recorder: { event: (_obj, type, reason, message) => events.push({ type, reason, message }) },
   });
@@ -130,6 +130,22 @@ describe("VirtualMachineController.sync", () => {
     vmis.set(vmi("Scheduled"));
     expect(await controller.sync("default/testvmi")).toEqual({ requeueAfter: 1_000 });
     expect(patches).toEqual([]);
+  });
+
+  it("fails a scheduled VMI whose launcher never brought its socket up within 3 minutes", async () => {
+    let now = NOW;
+    const { vmis, patches, controller } = setup(undefined, undefined, {
+      now: () => now,
+      sleep: async () => undefined,
+    });
+    vmis.set(vmi("Scheduled"));
+    await controller.sync("default/testvmi");
+    now += 180_000;
+    await controller.sync("default/testvmi");
+    expect(patches).toEqual([]);
+    now += 1_000;
+    await controller.sync("default/testvmi");
+    expect(patches).toMatchObject([{ name: "testvmi", patch: { status: { phase: "Failed" } } }]);
   });
 
   it("fails a running VMI whose launcher is gone", async () => {
