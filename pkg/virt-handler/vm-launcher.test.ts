@@ -65,6 +65,7 @@ describe("VirtualMachineController with a launcher over gRPC", () => {
         metadata: { resourceVersion: "3" },
         status: {
           phase: "Running",
+          phaseTransitionTimestamps: [{ phase: "Running", phaseTransitionTimestamp: expect.any(String) }],
           interfaces: [
             {
               name: "default",

@@ -94,7 +94,7 @@ function vmi(phase: string, node = "node01"): VirtualMachineInstance {
   };
 }
 
-function setup(launcher: FakeLauncher | undefined, network?: VMINetworkSetup) {
+function setup(launcher: FakeLauncher | undefined, network?: VMINetworkSetup, at: Clock = clock) {
   const vmis = new FakeVMIs();
   const patches: { name: string; patch: object }[] = [];
   const events: { reason: string; type: string; message: string }[] = [];
@@ -106,7 +106,7 @@ function setup(launcher: FakeLauncher | undefined, network?: VMINetworkSetup) {
       patches.push({ name, patch });
     },
     logger: silentLogger,
-    clock,
+    clock: at,
     ...(network ? { network } : {}),
     recorder: { event: (_obj, type, reason, message) => events.push({ type, reason, message }) },
   });
@@ -123,7 +123,15 @@ describe("VirtualMachineController.sync", () => {
     expect(patches).toEqual([
       {
         name: "testvmi",
-        patch: { metadata: { resourceVersion: "7" }, status: { phase: "Running" } },
+        patch: {
+          metadata: { resourceVersion: "7" },
+          status: {
+            phase: "Running",
+            phaseTransitionTimestamps: [
+              { phase: "Running", phaseTransitionTimestamp: "2026-11-30T12:00:00Z" },
+            ],
+          },
+        },
       },
     ]);
     expect(result).toEqual({ requeueAfter: 5_000 });
@@ -136,12 +144,39 @@ describe("VirtualMachineController.sync", () => {
     expect(patches).toEqual([]);
   });
 
+  it("fails a scheduled VMI whose launcher never brought its socket up within 3 minutes", async () => {
+    let now = NOW;
+    const { vmis, patches, controller } = setup(undefined, undefined, {
+      now: () => now,
+      sleep: async () => undefined,
+    });
+    vmis.set(vmi("Scheduled"));
+    await controller.sync("default/testvmi");
+    now += 180_000;
+    await controller.sync("default/testvmi");
+    expect(patches).toEqual([]);
+    now += 1_000;
+    await controller.sync("default/testvmi");
+    expect(patches).toMatchObject([{ name: "testvmi", patch: { status: { phase: "Failed" } } }]);
+  });
+
   it("fails a running VMI whose launcher is gone", async () => {
     const { vmis, patches, controller } = setup(undefined);
     vmis.set(vmi("Running"));
     await controller.sync("default/testvmi");
     expect(patches).toEqual([
-      { name: "testvmi", patch: { metadata: { resourceVersion: "7" }, status: { phase: "Failed" } } },
+      {
+        name: "testvmi",
+        patch: {
+          metadata: { resourceVersion: "7" },
+          status: {
+            phase: "Failed",
+            phaseTransitionTimestamps: [
+              { phase: "Failed", phaseTransitionTimestamp: "2026-11-30T12:00:00Z" },
+            ],
+          },
+        },
+      },
     ]);
   });
 

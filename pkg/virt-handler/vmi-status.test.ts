@@ -33,6 +33,7 @@ describe("VMI status from the launcher", () => {
   it("reports Running with the interface named by its alias and the address seen for its MAC", () => {
     expect(computeStatus(vmi({ phase: "Scheduled" }), runningDomain, false)).toEqual({
       phase: "Running",
+      phaseTransitionTimestamps: [{ phase: "Running", phaseTransitionTimestamp: "1970-01-01T00:00:00Z" }],
       interfaces: [
         {
           name: "default",
@@ -67,17 +68,55 @@ describe("VMI status from the launcher", () => {
     const desired = computeStatus(vmi({ phase: "Scheduled" }), runningDomain, false);
     expect(statusPatch(vmi({ phase: "Scheduled" }), desired)).toEqual({
       metadata: { resourceVersion: "42" },
-      status: { phase: "Running", interfaces: desired.interfaces },
+      status: {
+        phase: "Running",
+        phaseTransitionTimestamps: desired.phaseTransitionTimestamps,
+        interfaces: desired.interfaces,
+      },
     });
-    expect(statusPatch(vmi({ phase: "Running", interfaces: desired.interfaces }), desired)).toBeUndefined();
+    const written = vmi({
+      phase: "Running",
+      phaseTransitionTimestamps: desired.phaseTransitionTimestamps,
+      interfaces: desired.interfaces,
+    });
+    expect(statusPatch(written, desired)).toBeUndefined();
   });
 
   it("fails a scheduled VMI whose launcher stopped answering before it had a domain", () => {
     const desired = computeStatus(vmi({ phase: "Scheduled" }), undefined, true);
     expect(statusPatch(vmi({ phase: "Scheduled" }), desired)).toEqual({
       metadata: { resourceVersion: "42" },
-      status: { phase: "Failed" },
+      status: {
+        phase: "Failed",
+        phaseTransitionTimestamps: [{ phase: "Failed", phaseTransitionTimestamp: "1970-01-01T00:00:00Z" }],
+      },
     });
+  });
+
+  it("records the first entry into a phase only (upstream's SetVMIPhaseTransitionTimestamp)", () => {
+    const scheduled = { phase: "Scheduled", phaseTransitionTimestamp: "2026-11-30T11:59:00Z" };
+    const nowMs = Date.parse("2026-11-30T12:00:00Z");
+    const running = computeStatus(
+      vmi({ phase: "Scheduled", phaseTransitionTimestamps: [scheduled] }),
+      runningDomain,
+      false,
+      undefined,
+      new Map(),
+      nowMs,
+    );
+    expect(running.phaseTransitionTimestamps).toEqual([
+      scheduled,
+      { phase: "Running", phaseTransitionTimestamp: "2026-11-30T12:00:00Z" },
+    ]);
+    const again = computeStatus(
+      vmi({ phase: "Running", phaseTransitionTimestamps: running.phaseTransitionTimestamps }),
+      runningDomain,
+      false,
+      undefined,
+      new Map(),
+      nowMs + 60_000,
+    );
+    expect(again.phaseTransitionTimestamps).toEqual(running.phaseTransitionTimestamps);
   });
 
   it("sets Synchronized=False with upstream's reason on a failed sync, keeping other conditions", () => {

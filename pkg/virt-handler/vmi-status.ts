@@ -1,4 +1,5 @@
-// The VMI status virt-handler reports from its launcher: the phase, `status.interfaces` (the domain's
+// The VMI status virt-handler reports from its launcher: the phase (and when it was first entered),
+// `status.interfaces` (the domain's
 // interfaces by alias and MAC, with the addresses the launcher saw) and the Synchronized condition
 // carrying the last sync error. Written as a merge patch carrying the resourceVersion read, so a stale
 // cache fails instead of overwriting newer status.
@@ -7,6 +8,7 @@ import { hasCondition, removeCondition, syncFailureCondition, timestamp } from "
 import { SyncError } from "../controller/sync-error.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
 import { StateChangeReason } from "../virt-launcher/virtwrap/api/domain-status.js";
+import { setPhaseTransitionTimestamp } from "../controller/vmi-phase.js";
 import { fsFreezeStatus } from "./fsfreeze-status.js";
 import { calculatePhase } from "./vmi-phase.js";
 
@@ -28,6 +30,7 @@ export const SYNC_FAILED_REASON = "Synchronizing with the Domain failed.";
 
 export interface ReportedStatus {
   phase: string;
+  phaseTransitionTimestamps?: NonNullable<VirtualMachineInstance["status"]>["phaseTransitionTimestamps"];
   interfaces?: ReportedInterface[];
   conditions: VirtualMachineInstanceCondition[];
   /** status.fsFreezeStatus; undefined: the field is absent. */
@@ -91,9 +94,20 @@ export function computeStatus(
   nowMs = failure?.nowMs ?? 0,
 ): ReportedStatus {
   const phase = calculatePhase({ vmi, domain, launcherUnresponsive });
+  const transitions = {
+    phase,
+    phaseTransitionTimestamps: [...(vmi.status?.phaseTransitionTimestamps ?? [])],
+  };
+  // The VM controller tells a VMI that failed before it ever ran by these (start failure back-off).
+  setPhaseTransitionTimestamp(vmi.status, transitions, nowMs);
   const conditions = pausedConditions(synchronizedConditions(vmi, failure), domain, nowMs);
   const frozen = fsFreezeStatus(vmi.status?.fsFreezeStatus, domain);
-  const reported = { phase, conditions, ...(frozen ? { fsFreezeStatus: frozen } : {}) };
+  const reported = {
+    phase,
+    phaseTransitionTimestamps: transitions.phaseTransitionTimestamps,
+    conditions,
+    ...(frozen ? { fsFreezeStatus: frozen } : {}),
+  };
   if (!domain) return reported;
   return { ...reported, interfaces: withPodInterfaceData(interfacesOf(domain), vmi, podIPs) };
 }
@@ -149,6 +163,10 @@ function pausedConditions(
 export function statusPatch(vmi: VirtualMachineInstance, desired: ReportedStatus): object | undefined {
   const status: Record<string, unknown> = {};
   if (vmi.status?.phase !== desired.phase) status["phase"] = desired.phase;
+  const transitions = desired.phaseTransitionTimestamps ?? [];
+  if (JSON.stringify(vmi.status?.phaseTransitionTimestamps ?? []) !== JSON.stringify(transitions)) {
+    status["phaseTransitionTimestamps"] = transitions;
+  }
   if (
     desired.interfaces &&
     JSON.stringify(vmi.status?.interfaces ?? []) !== JSON.stringify(desired.interfaces)
