@@ -27,7 +27,7 @@ function* linesOf(text: string): Generator<Buffer> {
     let line = bytes.subarray(start, newline < 0 ? bytes.length : newline + 1);
     start += line.length;
     if (newline < 0 && line.at(-1) === CARRIAGE_RETURN) line = line.subarray(0, -1);
-    else if (line.length >= 2 && line.at(-2) === CARRIAGE_RETURN) {
+    else if (line.at(-2) === CARRIAGE_RETURN && line.at(-1) === NEWLINE) {
       line = Buffer.concat([line.subarray(0, -2), Buffer.from("\n")]);
     }
     yield line;

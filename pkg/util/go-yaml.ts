@@ -58,7 +58,7 @@ function hintOf(first: string): "sign" | "digit" | "map" | "dot" | undefined {
   return undefined;
 }
 
-export function goResolvesToString(text: string): boolean {
+function goResolvesToString(text: string): boolean {
   if (text === "") return false;
   const hint = hintOf(text.charAt(0));
   if (hint === undefined) return true;
@@ -200,7 +200,7 @@ function analyzeScalar(text: string): Analysis {
   };
 }
 
-// --- go-yaml's keyList.Less for string keys: letters before other characters, digit runs by value
+// --- go-yaml's keyList.Less for string keys: other characters before letters, digit runs by value
 
 const isLetter = (c: string) => /\p{L}/u.test(c);
 const isDigit = (c: string | undefined) => c !== undefined && /\p{Nd}/u.test(c);
