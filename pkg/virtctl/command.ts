@@ -20,6 +20,8 @@ export interface CommandContext {
   io: IO;
   /** "virtctl", or "kubectl virt" when run as the kubectl plugin. */
   programName: string;
+  /** The command line that picked the command, e.g. "virtctl create vm". */
+  commandPath: string;
   flags: ParsedFlags;
   args: string[];
   /** The client and namespace from the kubeconfig; loaded on first use. */
@@ -35,7 +37,16 @@ export interface Command {
   long?: string;
   example: string;
   flags: FlagSpec[];
-  /** How many positional arguments the command takes (cobra's ExactArgs / NoArgs). */
+  /**
+   * How many positional arguments the command takes (cobra's ExactArgs / NoArgs). Not checked for a
+   * command with subcommands: like cobra's legacy check, its words are left to its run.
+   */
   argCount: number;
+  /** cobra's AddCommand: the first word after this command's name that names one runs it instead. */
+  subcommands?: readonly Command[];
+  /** cobra's SortFlags: false lists the flags in the order they are declared. */
+  sortFlags?: boolean;
+  /** cobra's MarkFlagsMutuallyExclusive, one group per call. */
+  exclusiveFlagGroups?: readonly (readonly string[])[];
   run(context: CommandContext): Promise<void>;
 }

@@ -34,6 +34,7 @@ describe("help and usage", () => {
       [
         "Available Commands:",
         "  console     Connect to a console of a virtual machine instance.",
+        "  create      Create a manifest for the specified Kind.",
         "  expose      Expose a virtual machine instance, virtual machine, or virtual machine instance replica set as a new service.",
         "  help        Help about any command",
         "  pause       Pause a virtual machine",
