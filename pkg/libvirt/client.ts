@@ -5,7 +5,10 @@ import type { ConnectionOptions } from "./connection.js";
 import type { Domain, DomainEvent } from "./domain-events.js";
 import { toDomainEvent } from "./domain-events.js";
 import { LibvirtNotSupportedError } from "./errors.js";
-import { VIR_DRV_FEATURE_PROGRAM_KEEPALIVE } from "./generated/libvirt-api.js";
+import {
+  VIR_DOMAIN_QEMU_AGENT_COMMAND_DEFAULT,
+  VIR_DRV_FEATURE_PROGRAM_KEEPALIVE,
+} from "./generated/libvirt-api.js";
 import type { RemoteDomainGetInfoRet, RemoteDomainGetJobInfoRet } from "./generated/remote-protocol.js";
 import { LibvirtRpc } from "./rpc-client.js";
 import type { DecodedMessage } from "./rpc-client.js";
@@ -142,6 +145,31 @@ export class LibvirtClient {
   /** Sends a QMP command (or HMP with VIR_DOMAIN_QEMU_MONITOR_COMMAND_HMP) and returns QEMU's answer. */
   async qemuDomainMonitorCommand(dom: Domain, command: string, flags = 0): Promise<string> {
     return (await this.rpc.qemu("QEMU_PROC_DOMAIN_MONITOR_COMMAND", { dom, cmd: command, flags })).result;
+  }
+
+  /**
+   * Sends a guest agent command (QGA JSON such as `{"execute":"guest-info"}`) through libvirt and returns
+   * the agent's answer; `timeout` is in seconds or a VIR_DOMAIN_QEMU_AGENT_COMMAND_* value.
+   */
+  async qemuAgentCommand(
+    dom: Domain,
+    command: string,
+    timeout = VIR_DOMAIN_QEMU_AGENT_COMMAND_DEFAULT,
+    flags = 0,
+  ): Promise<string> {
+    const { result } = await this.rpc.qemu("QEMU_PROC_DOMAIN_AGENT_COMMAND", {
+      dom,
+      cmd: command,
+      timeout,
+      flags,
+    });
+    return result ?? "";
+  }
+
+  /** What the guest agent reports for `types` (VIR_DOMAIN_GUEST_INFO_*), as libvirt's typed parameters by name. */
+  async domainGetGuestInfo(dom: Domain, types: number, flags = 0): Promise<Record<string, TypedParamValue>> {
+    const { params } = await this.rpc.remote("REMOTE_PROC_DOMAIN_GET_GUEST_INFO", { dom, types, flags });
+    return typedParamsToRecord(params);
   }
 
   domainGetJobInfo(dom: Domain): Promise<RemoteDomainGetJobInfoRet> {
