@@ -189,13 +189,23 @@ export function guestAgentInfoJSON(info: GuestAgentInfo): object {
   };
 }
 
+/** A bare user array, as the launcher answers GetUsers. */
+export function usersJSON(users: readonly GuestOSUser[] | null): object[] | null {
+  return users?.map(userJSON) ?? null;
+}
+
+/** A bare filesystem array, as the launcher answers GetFilesystems. */
+export function fileSystemsJSON(filesystems: readonly FileSystem[] | null): object[] | null {
+  return filesystems?.map(fileSystemJSON) ?? null;
+}
+
 /** A list's TypeMeta is empty and left out; its ListMeta is an empty struct, written as {}. */
 export function userListJSON(list: GuestOSUserList): object {
-  return { metadata: {}, items: list.items?.map(userJSON) ?? null };
+  return { metadata: {}, items: usersJSON(list.items) };
 }
 
 export function fileSystemListJSON(list: FileSystemList): object {
-  return { metadata: {}, items: list.items?.map(fileSystemJSON) ?? null };
+  return { metadata: {}, items: fileSystemsJSON(list.items) };
 }
 
 /** Go's json.MarshalIndent(v, "", "  "), which also escapes <, > and & (and U+2028/9) inside strings. */

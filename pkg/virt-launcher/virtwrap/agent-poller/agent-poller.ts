@@ -140,6 +140,11 @@ export class AgentPoller {
     this.running = undefined;
   }
 
+  /** One round of every worker, now, whether or not the poller runs. */
+  async pollOnce(): Promise<void> {
+    await Promise.all(this.workers.map((worker) => this.round(worker)));
+  }
+
   /** Upstream UpdateFromEvent: pause stops the polling, the agent's (dis)connection starts or stops it. */
   updateFromEvent(event: DomainEvent): void {
     const { domainName, log } = this.options;

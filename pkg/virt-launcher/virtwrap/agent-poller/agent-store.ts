@@ -3,7 +3,7 @@
 // the listeners, so the launcher sends a domain event; the rest is read on request (GetGuestInfo,
 // GetUsers, GetFilesystems).
 import { isDeepStrictEqual } from "node:util";
-import type { GuestOSInfo, InterfaceStatus } from "../api/domain-object.js";
+import type { DomainObject, GuestOSInfo, InterfaceStatus } from "../api/domain-object.js";
 import type { AgentInfo, Filesystem } from "./agent-parser.js";
 import type { Timezone, User } from "./guest-info.js";
 
@@ -119,4 +119,13 @@ export class AsyncAgentStore {
   getUsers(limit: number): User[] {
     return limited(this.get("users") ?? [], limit);
   }
+}
+
+/** The domain with the agent's data in its status, where the agent said anything (upstream eventCallback). */
+export function withGuestInfo(domain: DomainObject, info: DomainGuestInfo): DomainObject {
+  const status = { ...domain.status };
+  if (info.interfaces !== undefined) status.interfaces = info.interfaces;
+  if (info.osInfo !== undefined) status.osInfo = info.osInfo;
+  if (info.fsFreezeStatus !== undefined) status.fsFreezeStatus = info.fsFreezeStatus;
+  return { ...domain, status };
 }
