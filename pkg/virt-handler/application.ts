@@ -207,10 +207,14 @@ export class VirtHandlerApp {
     const podsDir = this.options.podsDir ?? DEFAULT_PODS_BASE_DIR;
     const privateDir = this.options.virtPrivateDir ?? VIRT_PRIVATE_DIR;
     const detector = new SocketIsolationDetector({ host, podsDir });
+    const { clusterConfig } = this.options;
     return new VirtualMachineController({
       host,
       vmis,
       launchers: launchers.connector,
+      ...(clusterConfig
+        ? { supportedAgentVersions: () => clusterConfig.current().getSupportedAgentVersions() }
+        : {}),
       ...(notifyPipes ? { notifyPipes } : {}),
       podInterfaceIPs: (vmi) => cachedPodInterfaceIPs(privateDir, vmi),
       containerDisks: new NodeContainerDiskMounter({

@@ -16,6 +16,9 @@ export type LauncherCommands = Pick<
   | "pauseVirtualMachine"
   | "unpauseVirtualMachine"
   | "getDomain"
+  | "getGuestInfo"
+  | "getUsers"
+  | "getFilesystems"
   | "close"
 >;
 
