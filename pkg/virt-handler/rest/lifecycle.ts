@@ -4,10 +4,9 @@
 // told to suspend or resume the domain. 202 Accepted on success, an event records it.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
-import type { Logger } from "../../controller/index.js";
 import { errorMessage } from "../../util/error-message.js";
-import { decodePathSegment } from "../../util/path-segment.js";
 import type { LauncherCommands } from "../launcher-clients.js";
+import { parseVMISubresourcePath, vmiLauncher, writeAnswer, type LauncherLookup } from "./common.js";
 import { METHOD_NOT_ALLOWED, type Refusal } from "./console.js";
 
 export type LifecycleCommand = "pause" | "unpause";
@@ -18,27 +17,19 @@ export interface LifecycleTarget {
   command: LifecycleCommand;
 }
 
+const COMMANDS: readonly LifecycleCommand[] = ["pause", "unpause"];
+
 /** The endpoint a request URL names, or undefined when it is none of these. */
 export function parseLifecyclePath(url: string): LifecycleTarget | undefined {
-  const path = url.split("?", 1)[0] ?? "";
-  const match = /^\/v1\/namespaces\/([^/]+)\/virtualmachineinstances\/([^/]+)\/(pause|unpause)$/.exec(path);
-  if (!match) return undefined;
-  const namespace = decodePathSegment(match[1] ?? "");
-  const name = decodePathSegment(match[2] ?? "");
-  if (namespace === undefined || name === undefined) return undefined;
-  return { namespace, name, command: match[3] as LifecycleCommand };
+  const target = parseVMISubresourcePath(url, COMMANDS);
+  return target && { namespace: target.namespace, name: target.name, command: target.subresource };
 }
 
-export interface LifecycleHandlerOptions {
-  /** The VMI from the handler's informer cache (this node's VMIs only), by `namespace/name`. */
-  getVMI(key: string): VirtualMachineInstance | undefined;
-  /** The VMI's launcher on this node; undefined when it has no command socket here. */
-  launcher(
-    vmi: VirtualMachineInstance,
-  ): Promise<Pick<LauncherCommands, "pauseVirtualMachine" | "unpauseVirtualMachine"> | undefined>;
+export interface LifecycleHandlerOptions extends LauncherLookup<
+  Pick<LauncherCommands, "pauseVirtualMachine" | "unpauseVirtualMachine">
+> {
   /** Upstream's recorder: reason and message of a Normal event on the VMI. */
   recordEvent?(vmi: VirtualMachineInstance, reason: string, message: string): void;
-  logger: Logger;
 }
 
 const EVENTS: Record<LifecycleCommand, { reason: string; message: string; failed: string }> = {
@@ -56,21 +47,9 @@ export class LifecycleHandler {
   /** The answer to a request for `target`: a code and, on failure, a plain-text message. */
   async serve(method: string, target: LifecycleTarget): Promise<Refusal | { code: 202 }> {
     if (method !== "PUT") return METHOD_NOT_ALLOWED;
-    const key = `${target.namespace}/${target.name}`;
-    const vmi = this.options.getVMI(key);
-    if (!vmi) return { code: 404, message: `VMI ${key} does not exist` };
-    const uid = vmi.metadata?.uid ?? "";
-    let launcher: Awaited<ReturnType<LifecycleHandlerOptions["launcher"]>>;
-    try {
-      launcher = await this.options.launcher(vmi);
-    } catch (error) {
-      this.options.logger.error({ ...target, err: error }, "Failed to connect cmd client");
-      return { code: 500, message: errorMessage(error) };
-    }
-    if (!launcher) {
-      this.options.logger.error({ ...target }, "Failed to detect cmd client");
-      return { code: 500, message: `No command socket found for vmi ${uid}` };
-    }
+    const found = await vmiLauncher(this.options, target);
+    if ("code" in found) return found;
+    const { vmi, launcher } = found;
     const events = EVENTS[target.command];
     try {
       if (target.command === "pause") await launcher.pauseVirtualMachine(vmi);
@@ -89,14 +68,7 @@ export class LifecycleHandler {
     if (!target) return false;
     // The body (the options virt-api was sent) carries nothing the handler needs.
     request.resume();
-    void this.serve(request.method ?? "", target).then((answer) => {
-      if (!("message" in answer)) {
-        response.writeHead(answer.code).end();
-        return;
-      }
-      response.writeHead(answer.code, { "Content-Type": "text/plain; charset=utf-8" });
-      response.end(answer.message);
-    });
+    void this.serve(request.method ?? "", target).then((answer) => writeAnswer(response, answer));
     return true;
   }
 }
