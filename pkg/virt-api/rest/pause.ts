@@ -5,22 +5,20 @@
 import type { VirtualMachine, VirtualMachineInstance } from "../../api/generated/v1.js";
 import { PauseOptionsSchema, UnpauseOptionsSchema } from "../../api/generated/v1.js";
 import { hasCondition } from "../../controller/conditions.js";
-import { errorMessage } from "../../util/error-message.js";
 import type { ConsoleBackend } from "./console.js";
+import { putVirtHandler, virtHandlerFor } from "./dialers.js";
 import {
-  checkHandlerReachable,
-  putVirtHandler,
-  virtHandlerURL,
-  type HandlerPod,
-  type HandlerTLS,
-} from "./dialers.js";
-import { decodeOptions, isDryRun, orInternalError, reply, type SubresourceReply } from "./subresource-app.js";
+  decodeOptions,
+  fetchVMI,
+  isDryRun,
+  orInternalError,
+  reply,
+  type SubresourceReply,
+} from "./subresource-app.js";
 import {
-  badRequest,
   conflict,
   forbidden,
   internalError,
-  notFound,
   virtualMachineInstanceResource,
   virtualMachineResource,
   type Status,
@@ -101,34 +99,15 @@ export class PauseProxy {
         return reply(conflict(virtualMachineResource, name, VM_SNAPSHOT_IN_PROGRESS));
       }
     }
-    const vmi = await this.fetchVMI(namespace, name);
+    const vmi = await fetchVMI(this.backend, namespace, name);
     if ("code" in vmi) return reply(vmi);
-    const invalid = (action === "pause" ? validatePause : validateUnpause)(vmi) ?? checkHandlerReachable(vmi);
+    const invalid = (action === "pause" ? validatePause : validateUnpause)(vmi);
     if (invalid) return reply(invalid);
-    let pods: HandlerPod[];
-    let tls: HandlerTLS;
-    try {
-      pods = await this.backend.handlerPods(vmi.status?.nodeName ?? "");
-    } catch (error) {
-      return reply(badRequest(errorMessage(error)));
-    }
-    const url = virtHandlerURL(vmi, pods, this.options.consoleServerPort, action, "https");
-    if (!url.ok) return reply(url.status);
-    try {
-      tls = await this.backend.handlerTLS();
-    } catch (error) {
-      return reply(internalError(errorMessage(error)));
-    }
+    const handler = await virtHandlerFor(this.backend, vmi, this.options.consoleServerPort, action, "https");
+    if (!handler.ok) return reply(handler.status);
     if (isDryRun(options.value)) return { code: 200 };
-    const put = await putVirtHandler(url.value, tls, JSON.stringify(body ?? {}), this.options.timeoutMs);
+    const { url, tls } = handler.value;
+    const put = await putVirtHandler(url, tls, JSON.stringify(body ?? {}), this.options.timeoutMs);
     return put.ok ? { code: 200 } : reply(internalError(put.message));
-  }
-
-  private async fetchVMI(namespace: string, name: string): Promise<VirtualMachineInstance | Status> {
-    try {
-      return (await this.backend.getVMI(namespace, name)) ?? notFound(virtualMachineInstanceResource, name);
-    } catch (error) {
-      return internalError(`unable to retrieve vmi [${name}]: ${errorMessage(error)}`);
-    }
   }
 }
