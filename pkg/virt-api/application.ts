@@ -15,6 +15,7 @@ import {
 } from "./cluster.js";
 import { ConsoleProxy } from "./rest/console.js";
 import { PauseProxy } from "./rest/pause.js";
+import { GuestInfoProxy } from "./rest/guest-info.js";
 import { KubeApiHealth } from "./rest/healthz.js";
 import { SubresourceApp } from "./rest/subresource-app.js";
 import { createVirtApiServer } from "./server.js";
@@ -88,6 +89,7 @@ export class VirtApiApp {
         { ...handlerBackend, getVM: (namespace, name) => lifecycle.getVM(namespace, name) },
         { consoleServerPort },
       ),
+      guestInfo: new GuestInfoProxy(handlerBackend, { consoleServerPort }),
       logger: options.logger,
     });
     await server.listen({ host: options.host, port: options.port });
