@@ -12,6 +12,7 @@ import { SubresourceClient } from "./kubecli/subresources.js";
 import { commandHelp, mainUsage, optionsUsage } from "./templates/templates.js";
 import { versionCommand, versionMismatchWarning } from "./version/version.js";
 import { pauseCommand, unpauseCommand } from "./vm/pause.js";
+import { fsListCommand, guestOSInfoCommand, userListCommand } from "./vm/guest-agent.js";
 import { restartCommand } from "./vm/restart.js";
 import { startCommand } from "./vm/start.js";
 import { stopCommand } from "./vm/stop.js";
@@ -23,15 +24,18 @@ export const defaultCommands: readonly Command[] = [
   restartCommand,
   pauseCommand,
   unpauseCommand,
+  guestOSInfoCommand,
+  userListCommand,
+  fsListCommand,
   versionCommand,
 ];
 
 /** Upstream virtctl commands this port does not offer yet: refused by name, never mistaken for typos. */
 const NOT_YET_SUPPORTED = new Set([
-  "addvolume", "adm", "create", "credentials", "evacuate-cancel", "expand", "expose", "fslist", "guestfs",
-  "guestosinfo", "image-upload", "memory-dump", "migrate", "migrate-cancel", "objectgraph",
-  "permitted-devices", "port-forward", "removevolume", "reset", "scp", "soft-reboot", "ssh", "template",
-  "usbredir", "userlist", "vmexport", "vnc",
+  "addvolume", "adm", "create", "credentials", "evacuate-cancel", "expand", "expose", "guestfs",
+  "image-upload", "memory-dump", "migrate", "migrate-cancel", "objectgraph", "permitted-devices",
+  "port-forward", "removevolume", "reset", "scp", "soft-reboot", "ssh", "template", "usbredir", "vmexport",
+  "vnc",
 ]); // prettier-ignore
 
 const notSupportedYet = (programName: string, name: string) =>
