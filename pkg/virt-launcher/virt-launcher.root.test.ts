@@ -224,6 +224,18 @@ describe.runIf(isRoot)("virt-launcher with a real libvirtd and QEMU", () => {
     2 * BOOT_TIMEOUT_MS + 30_000,
   );
 
+  it("reports the agent channel's state as libvirt sees it, and answers GetGuestInfo", async () => {
+    if (!client) throw new Error("no launcher client");
+    const domain = await client.getDomain();
+    const channel = domain?.spec.devices.channels?.find((c) => c.target?.name === "org.qemu.guest_agent.0");
+    // libvirt's runtime state of the channel reaches virt-handler through GetDomain: "connected" once an
+    // agent in the guest opened it (then virt-handler sets AgentConnected), "disconnected" before.
+    expect(["connected", "disconnected"]).toContain(channel?.target?.state);
+    const info = await client.getGuestInfo();
+    expect(info.timezone).toMatch(/, -?\d+$/);
+    if (channel?.target?.state === "disconnected") expect(info.guestAgentVersion).toBe("");
+  }, 30_000);
+
   it("stays small: launcher + libvirtd RSS, QEMU excluded", () => {
     const tree = processTree(launcherPid);
     expect(tree).not.toContain(started.qemu);
