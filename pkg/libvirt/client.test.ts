@@ -7,11 +7,15 @@ import {
   VIR_DOMAIN_EVENT_ID_LIFECYCLE,
   VIR_DOMAIN_EVENT_STARTED,
   VIR_DOMAIN_EVENT_STARTED_BOOTED,
+  VIR_DOMAIN_GUEST_INFO_HOSTNAME,
+  VIR_DOMAIN_GUEST_INFO_USERS,
   VIR_DOMAIN_JOB_UNBOUNDED,
   VIR_DOMAIN_QEMU_AGENT_COMMAND_DEFAULT,
   VIR_DOMAIN_RUNNING,
   VIR_DOMAIN_RUNNING_BOOTED,
   VIR_TYPED_PARAM_BOOLEAN,
+  VIR_TYPED_PARAM_STRING,
+  VIR_TYPED_PARAM_UINT,
   VIR_TYPED_PARAM_ULLONG,
 } from "./generated/libvirt-api.js";
 import {
@@ -122,15 +126,47 @@ describe("LibvirtClient calls", () => {
     expect(thaw.header.proc).toBe(remote.REMOTE_PROC_DOMAIN_FSTHAW);
   });
 
-  it("qemuDomainAgentCommand goes to the QEMU program with libvirt's default timeout", async () => {
-    const answer = client.qemuDomainAgentCommand(dom, '{"execute":"guest-fsfreeze-status"}');
-    const call = await answerNext(QemuDomainAgentCommandRetCodec, { result: '{"return":"thawed"}' });
-    expect(await answer).toBe('{"return":"thawed"}');
+  it("qemuAgentCommand goes to the QEMU program with libvirt's default timeout", async () => {
+    const answer = client.qemuAgentCommand(dom, '{"execute":"guest-info"}');
+    const call = await answerNext(QemuDomainAgentCommandRetCodec, {
+      result: '{"return":{"version":"7.2.0"}}',
+    });
+    expect(await answer).toBe('{"return":{"version":"7.2.0"}}');
     expect(call.header).toMatchObject({ prog: QEMU_PROGRAM, proc: QEMU_PROC_DOMAIN_AGENT_COMMAND });
     expect(decodeXdr(QemuDomainAgentCommandArgsCodec, call.payload)).toEqual({
       dom,
-      cmd: '{"execute":"guest-fsfreeze-status"}',
+      cmd: '{"execute":"guest-info"}',
       timeout: VIR_DOMAIN_QEMU_AGENT_COMMAND_DEFAULT,
+      flags: 0,
+    });
+  });
+
+  it("qemuAgentCommand answers an empty string when libvirt returns no result", async () => {
+    const answer = client.qemuAgentCommand(dom, '{"execute":"guest-sync"}', 5);
+    const call = await answerNext(QemuDomainAgentCommandRetCodec, { result: null });
+    expect(await answer).toBe("");
+    expect(decodeXdr(QemuDomainAgentCommandArgsCodec, call.payload).timeout).toBe(5);
+  });
+
+  it("domainGetGuestInfo asks for the types and names the typed parameters", async () => {
+    const info = client.domainGetGuestInfo(dom, VIR_DOMAIN_GUEST_INFO_USERS | VIR_DOMAIN_GUEST_INFO_HOSTNAME);
+    const call = await answerNext(remote.RemoteDomainGetGuestInfoRetCodec, {
+      params: [
+        { field: "user.count", value: { type: VIR_TYPED_PARAM_UINT, ui: 1 } },
+        { field: "user.0.name", value: { type: VIR_TYPED_PARAM_STRING, s: "root" } },
+        { field: "user.0.login-time", value: { type: VIR_TYPED_PARAM_ULLONG, ul: 1_700_000_000_123n } },
+        { field: "hostname", value: { type: VIR_TYPED_PARAM_STRING, s: "testvmi" } },
+      ],
+    });
+    expect(await info).toEqual({
+      "user.count": 1,
+      "user.0.name": "root",
+      "user.0.login-time": 1_700_000_000_123n,
+      hostname: "testvmi",
+    });
+    expect(decodeXdr(remote.RemoteDomainGetGuestInfoArgsCodec, call.payload)).toEqual({
+      dom,
+      types: VIR_DOMAIN_GUEST_INFO_USERS | VIR_DOMAIN_GUEST_INFO_HOSTNAME,
       flags: 0,
     });
   });

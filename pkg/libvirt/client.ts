@@ -158,10 +158,10 @@ export class LibvirtClient {
   }
 
   /**
-   * Sends a guest agent command (JSON) and returns the agent's answer; `timeout` is in seconds or one of
-   * VIR_DOMAIN_QEMU_AGENT_COMMAND_* (libvirt's default wait by default).
+   * Sends a guest agent command (QGA JSON such as `{"execute":"guest-info"}`) through libvirt and returns
+   * the agent's answer; `timeout` is in seconds or a VIR_DOMAIN_QEMU_AGENT_COMMAND_* value.
    */
-  async qemuDomainAgentCommand(
+  async qemuAgentCommand(
     dom: Domain,
     command: string,
     timeout = VIR_DOMAIN_QEMU_AGENT_COMMAND_DEFAULT,
@@ -174,6 +174,12 @@ export class LibvirtClient {
       flags,
     });
     return result ?? "";
+  }
+
+  /** What the guest agent reports for `types` (VIR_DOMAIN_GUEST_INFO_*), as libvirt's typed parameters by name. */
+  async domainGetGuestInfo(dom: Domain, types: number, flags = 0): Promise<Record<string, TypedParamValue>> {
+    const { params } = await this.rpc.remote("REMOTE_PROC_DOMAIN_GET_GUEST_INFO", { dom, types, flags });
+    return typedParamsToRecord(params);
   }
 
   domainGetJobInfo(dom: Domain): Promise<RemoteDomainGetJobInfoRet> {

@@ -16,6 +16,7 @@ import {
 import { ConsoleProxy } from "./rest/console.js";
 import { HandlerPutProxy } from "./rest/handler-put.js";
 import { VMI_HANDLER_VERBS } from "./rest/vmi-lifecycle.js";
+import { GuestInfoProxy } from "./rest/guest-info.js";
 import { KubeApiHealth } from "./rest/healthz.js";
 import { SubresourceApp } from "./rest/subresource-app.js";
 import { createVirtApiServer } from "./server.js";
@@ -90,6 +91,7 @@ export class VirtApiApp {
         VMI_HANDLER_VERBS,
         { consoleServerPort },
       ),
+      guestInfo: new GuestInfoProxy(handlerBackend, { consoleServerPort }),
       logger: options.logger,
     });
     await server.listen({ host: options.host, port: options.port });

@@ -21,6 +21,7 @@ import {
 import type { KubeApiHealth } from "./rest/healthz.js";
 import type { HandlerPutProxy } from "./rest/handler-put.js";
 import type { VMIHandlerVerb } from "./rest/vmi-lifecycle.js";
+import { GUEST_INFO_SUBRESOURCES, type GuestInfoProxy } from "./rest/guest-info.js";
 import type { LifecycleAction, SubresourceApp } from "./rest/subresource-app.js";
 import { badRequest, internalError, notSupportedYet, routeNotFound, type Status } from "./rest/status.js";
 import { clientHandshakeError, writeStatus } from "./rest/streamer.js";
@@ -42,6 +43,8 @@ export interface VirtApiServerOptions {
    * of `verbs` registered; absent: none is, so discovery does not list them.
    */
   vmiHandlerPut?: Pick<HandlerPutProxy<VMIHandlerVerb>, "handle" | "verbs">;
+  /** The VMI guestosinfo/userlist/filesystemlist subresources; absent: not registered. */
+  guestInfo?: Pick<GuestInfoProxy, "handle">;
   logger?: FastifyBaseLogger;
 }
 
@@ -184,6 +187,20 @@ function registerSubresourceApi(api: VirtApiServer, options: VirtApiServerOption
         if (!body.ok) return reply.code(400).send(body.status);
         const answer = await handlerPut.handle(verb, namespace, name, body.value);
         return answer.body ? reply.code(answer.code).send(answer.body) : reply.code(answer.code).send();
+      },
+    );
+  }
+  const guestInfo = options.guestInfo;
+  for (const subresource of guestInfo ? GUEST_INFO_SUBRESOURCES : []) {
+    api.get<{ Params: LifecycleParams }>(
+      `${base}/:version/namespaces/:namespace/virtualmachineinstances/:name/${subresource}`,
+      async (request, reply) => {
+        const { version, namespace, name } = request.params;
+        if (!isVersion(version) || !guestInfo) return reply.code(404).send(routeNotFound(request.url));
+        const answer = await guestInfo.handle(subresource, namespace, name);
+        if ("json" in answer) return reply.code(answer.code).send(answer.json);
+        // go-restful's WriteError: the code and the error's text, no Status.
+        return reply.code(answer.code).type("text/plain; charset=utf-8").send(answer.text);
       },
     );
   }

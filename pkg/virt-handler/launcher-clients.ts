@@ -20,6 +20,9 @@ export type LauncherCommands = Pick<
   | "softRebootVirtualMachine"
   | "resetVirtualMachine"
   | "getDomain"
+  | "getGuestInfo"
+  | "getUsers"
+  | "getFilesystems"
   | "close"
 >;
 

@@ -73,7 +73,7 @@ describe("VirtualMachineController with a launcher over gRPC", () => {
               ipAddress: "10.0.2.2",
               ipAddresses: ["10.0.2.2"],
               interfaceName: "eth0",
-              infoSource: "domain",
+              infoSource: "domain, guest-agent",
             },
           ],
         },

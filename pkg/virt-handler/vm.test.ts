@@ -3,6 +3,7 @@ import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import { keyOf, silentLogger, type Clock } from "../controller/index.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
 import type { LauncherCommands } from "./launcher-clients.js";
+import type { GuestAgentInfo } from "../api/guest-agent-info.js";
 import type { VMINetworkSetup } from "./network-setup.js";
 import { VirtualMachineController, type VMIEvents } from "./vm.js";
 
@@ -66,6 +67,17 @@ class FakeLauncher implements LauncherCommands {
   }
   async getDomain() {
     return this.domain;
+  }
+  guestInfo: GuestAgentInfo = {};
+  async getGuestInfo() {
+    this.calls.push("GetGuestInfo");
+    return this.guestInfo;
+  }
+  async getUsers() {
+    return { items: [] };
+  }
+  async getFilesystems() {
+    return { items: [] };
   }
   close() {}
 }
@@ -217,6 +229,45 @@ describe("VirtualMachineController.sync", () => {
     expect(await controller.sync("default/testvmi")).toBeUndefined();
     expect(launcher.calls).toHaveLength(3);
     expect(patches).toEqual([]);
+  });
+});
+
+describe("VirtualMachineController and the guest agent", () => {
+  const agentDomain = (state: string) =>
+    ({
+      objectMeta: { name: "default_testvmi", namespace: "default" },
+      spec: {
+        devices: {
+          channels: [{ type: "unix", target: { type: "virtio", name: "org.qemu.guest_agent.0", state } }],
+        },
+      },
+      status: { status: "Running", reason: "Unknown" },
+    }) as unknown as DomainObject;
+
+  it("asks the launcher about the agent only while its channel is connected, and reports what it says", async () => {
+    const launcher = new FakeLauncher();
+    const { vmis, patches, controller } = setup(launcher);
+    vmis.set(vmi("Running"));
+    launcher.domain = agentDomain("disconnected");
+    await controller.sync("default/testvmi");
+    expect(launcher.calls).not.toContain("GetGuestInfo");
+
+    launcher.domain = agentDomain("connected");
+    launcher.guestInfo = { guestAgentVersion: "1.0" }; // no command list: the version decides, and 1.0 is too old
+    await controller.sync("default/testvmi");
+    expect(launcher.calls).toContain("GetGuestInfo");
+    expect(patches.at(-1)?.patch).toMatchObject({
+      status: {
+        conditions: [
+          { type: "AgentConnected", status: "True" },
+          {
+            type: "AgentVersionNotSupported",
+            status: "True",
+            reason: "Guest agent version '1.0' is not supported",
+          },
+        ],
+      },
+    });
   });
 });
 

@@ -23,7 +23,8 @@ import type { VMINetworkSetup } from "./network-setup.js";
 import type { NotifyPipes } from "./notify-server/pipe.js";
 import { decideAction, type SyncAction } from "./sync-decision.js";
 import { isFinal, VMIPhase as Phase } from "../controller/vmi-phase.js";
-import { computeStatus, statusPatch, type PodInterfaceIPs } from "./vmi-status.js";
+import { agentChannelConnected, computeStatus, statusPatch, type PodInterfaceIPs } from "./vmi-status.js";
+import { SupportedGuestAgentVersions } from "../virt-config/defaults.js";
 
 export interface VMIEvents<T> {
   get(key: string): T | undefined;
@@ -52,6 +53,8 @@ export interface VMControllerOptions {
   retryMs?: number;
   /** How often a running VMI is looked at while domain events are not wired. */
   resyncMs?: number;
+  /** The cluster's supportedGuestAgentVersions, read on every use; absent: upstream's defaults. */
+  supportedAgentVersions?: () => readonly string[];
 }
 
 interface Observed {
@@ -204,6 +207,14 @@ export class VirtualMachineController {
   ): Promise<void> {
     const failure = syncError && { message: syncError.message, nowMs: this.clock.now() };
     const podIPs = (await this.opts.podInterfaceIPs?.(vmi).catch(() => undefined)) ?? new Map();
+    // Upstream asks whether the agent is supported while it is connected; a failed ask fails the status update.
+    const guestAgent =
+      observed.launcher && agentChannelConnected(observed.domain)
+        ? {
+            info: await observed.launcher.getGuestInfo(),
+            supportedVersions: this.opts.supportedAgentVersions?.() ?? SupportedGuestAgentVersions,
+          }
+        : undefined;
     const desired = computeStatus(
       vmi,
       observed.domain,
@@ -211,6 +222,7 @@ export class VirtualMachineController {
       failure,
       podIPs,
       this.clock.now(),
+      guestAgent,
     );
     const patch = statusPatch(vmi, desired);
     if (!patch) return;

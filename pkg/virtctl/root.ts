@@ -15,6 +15,7 @@ import { commandHelp, mainUsage, optionsUsage } from "./templates/templates.js";
 import { versionCommand, versionMismatchWarning } from "./version/version.js";
 import { pauseCommand, unpauseCommand } from "./vm/pause.js";
 import { resetCommand, softRebootCommand } from "./vm/reboot.js";
+import { fsListCommand, guestOSInfoCommand, userListCommand } from "./vm/guest-agent.js";
 import { restartCommand } from "./vm/restart.js";
 import { startCommand } from "./vm/start.js";
 import { stopCommand } from "./vm/stop.js";
@@ -30,14 +31,17 @@ export const defaultCommands: readonly Command[] = [
   unpauseCommand,
   softRebootCommand,
   resetCommand,
+  guestOSInfoCommand,
+  userListCommand,
+  fsListCommand,
   versionCommand,
 ];
 
 /** Upstream virtctl commands this port does not offer yet: refused by name, never mistaken for typos. */
 const NOT_YET_SUPPORTED = new Set([
-  "addvolume", "adm", "create clone", "create instancetype", "create preference", "credentials", "evacuate-cancel", "expand", "fslist", "guestfs",
-  "guestosinfo", "image-upload", "memory-dump", "migrate", "migrate-cancel", "objectgraph",
-  "permitted-devices", "port-forward", "removevolume", "scp", "ssh", "template", "usbredir", "userlist",
+  "addvolume", "adm", "create clone", "create instancetype", "create preference", "credentials",
+  "evacuate-cancel", "expand", "guestfs", "image-upload", "memory-dump", "migrate", "migrate-cancel",
+  "objectgraph", "permitted-devices", "port-forward", "removevolume", "scp", "ssh", "template", "usbredir",
   "vmexport", "vnc",
 ]); // prettier-ignore
 

@@ -60,6 +60,9 @@ describe("the subresource API's edges", () => {
         "virtualmachines/start",
         "virtualmachines/stop",
         "virtualmachines/restart",
+        "virtualmachineinstances/guestosinfo",
+        "virtualmachineinstances/userlist",
+        "virtualmachineinstances/filesystemlist",
       ]);
     }
   });
@@ -68,7 +71,7 @@ describe("the subresource API's edges", () => {
     const result = await kubectl([
       "get",
       "--raw",
-      "/apis/subresources.kubevirt.io/v1/namespaces/default/virtualmachineinstances/any/guestosinfo",
+      "/apis/subresources.kubevirt.io/v1/namespaces/default/virtualmachineinstances/any/objectgraph",
     ]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("Error from server (NotFound)");

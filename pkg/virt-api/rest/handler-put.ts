@@ -4,24 +4,10 @@
 // body, as upstream's handlers answer; a dry run stops after the checks and the handler lookup. What differs
 // between pause, freeze, soft reboot ... is only their HandlerPutVerb.
 import type { VirtualMachine, VirtualMachineInstance } from "../../api/generated/v1.js";
-import { errorMessage } from "../../util/error-message.js";
 import type { ConsoleBackend } from "./console.js";
-import {
-  checkHandlerReachable,
-  putVirtHandler,
-  virtHandlerURL,
-  type HandlerPod,
-  type HandlerTLS,
-} from "./dialers.js";
-import { orInternalError, reply, type SubresourceReply } from "./subresource-app.js";
-import {
-  badRequest,
-  conflict,
-  internalError,
-  notFound,
-  virtualMachineInstanceResource,
-  type Status,
-} from "./status.js";
+import { putVirtHandler, virtHandlerFor } from "./dialers.js";
+import { fetchVMI, orInternalError, reply, type SubresourceReply } from "./subresource-app.js";
+import { conflict, internalError, virtualMachineInstanceResource, type Status } from "./status.js";
 
 export interface HandlerPutBackend extends ConsoleBackend {
   getVM(namespace: string, name: string): Promise<VirtualMachine | undefined>;
@@ -75,39 +61,19 @@ export class HandlerPutProxy<V extends string> {
     if (!decoded.ok) return reply(decoded.status);
     const refused = await spec.precheck?.(this.backend, namespace, name);
     if (refused) return reply(refused);
-    const fetched = await this.fetchVMI(namespace, name);
+    const fetched = await fetchVMI(this.backend, namespace, name);
     const reworded = (status: Status, vmi?: VirtualMachineInstance): SubresourceReply =>
       reply(spec.reword ? { ...status, message: spec.reword(vmi, status.message) } : status);
     if ("code" in fetched) return reworded(fetched);
     const vmi = fetched;
-    const fail = (status: Status) => reworded(status, vmi);
-    const invalid = spec.validate?.(vmi) ?? checkHandlerReachable(vmi);
-    if (invalid) return fail(invalid);
-    let pods: HandlerPod[];
-    let tls: HandlerTLS;
-    try {
-      pods = await this.backend.handlerPods(vmi.status?.nodeName ?? "");
-    } catch (error) {
-      return fail(badRequest(errorMessage(error)));
-    }
-    const url = virtHandlerURL(vmi, pods, this.options.consoleServerPort, verb, "https");
-    if (!url.ok) return fail(url.status);
-    try {
-      tls = await this.backend.handlerTLS();
-    } catch (error) {
-      return fail(internalError(errorMessage(error)));
-    }
+    const invalid = spec.validate?.(vmi);
+    if (invalid) return reworded(invalid, vmi);
+    const handler = await virtHandlerFor(this.backend, vmi, this.options.consoleServerPort, verb, "https");
+    if (!handler.ok) return reworded(handler.status, vmi);
+    const { url, tls } = handler.value;
     if (decoded.dryRun) return { code: 200 };
-    const put = await putVirtHandler(url.value, tls, JSON.stringify(body ?? {}), this.options.timeoutMs);
+    const put = await putVirtHandler(url, tls, JSON.stringify(body ?? {}), this.options.timeoutMs);
     if (put.ok) return { code: 200 };
     return reply(internalError(spec.reword ? spec.reword(vmi, put.message) : put.message));
-  }
-
-  private async fetchVMI(namespace: string, name: string): Promise<VirtualMachineInstance | Status> {
-    try {
-      return (await this.backend.getVMI(namespace, name)) ?? notFound(virtualMachineInstanceResource, name);
-    } catch (error) {
-      return internalError(`unable to retrieve vmi [${name}]: ${errorMessage(error)}`);
-    }
   }
 }

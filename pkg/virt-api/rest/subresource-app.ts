@@ -25,6 +25,7 @@ import {
   conflict,
   internalError,
   notFound,
+  virtualMachineInstanceResource,
   virtualMachineResource,
   type Status,
 } from "./status.js";
@@ -76,6 +77,19 @@ export function decodeOptions<T>(
 }
 
 export const isDryRun = (options: { dryRun?: string[] }): boolean => options.dryRun?.[0] === "All";
+
+/** Upstream's FetchVirtualMachineInstance: the VMI, or NotFound, or the failure as an InternalError. */
+export async function fetchVMI(
+  client: Pick<LifecycleClient, "getVMI">,
+  namespace: string,
+  name: string,
+): Promise<VirtualMachineInstance | Status> {
+  try {
+    return (await client.getVMI(namespace, name)) ?? notFound(virtualMachineInstanceResource, name);
+  } catch (error) {
+    return internalError(`unable to retrieve vmi [${name}]: ${errorMessage(error)}`);
+  }
+}
 
 export class SubresourceApp {
   constructor(private readonly client: LifecycleClient) {}

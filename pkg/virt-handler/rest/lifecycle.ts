@@ -4,11 +4,10 @@
 // to act on the domain. 202 Accepted on success; the failure codes and events are upstream's per command.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
-import type { Logger } from "../../controller/index.js";
 import { errorMessage } from "../../util/error-message.js";
 import { parseGoDuration } from "../../util/go-duration.js";
-import { decodePathSegment } from "../../util/path-segment.js";
 import type { LauncherCommands } from "../launcher-clients.js";
+import { parseVMISubresourcePath, vmiLauncher, writeAnswer, type LauncherLookup } from "./common.js";
 import { METHOD_NOT_ALLOWED, type Refusal } from "./console.js";
 
 export const LIFECYCLE_COMMANDS = ["pause", "unpause", "freeze", "unfreeze", "softreboot", "reset"] as const;
@@ -20,18 +19,10 @@ export interface LifecycleTarget {
   command: LifecycleCommand;
 }
 
-const PATH = new RegExp(
-  `^/v1/namespaces/([^/]+)/virtualmachineinstances/([^/]+)/(${LIFECYCLE_COMMANDS.join("|")})$`,
-);
-
 /** The endpoint a request URL names, or undefined when it is none of these. */
 export function parseLifecyclePath(url: string): LifecycleTarget | undefined {
-  const match = PATH.exec(url.split("?", 1)[0] ?? "");
-  if (!match) return undefined;
-  const namespace = decodePathSegment(match[1] ?? "");
-  const name = decodePathSegment(match[2] ?? "");
-  if (namespace === undefined || name === undefined) return undefined;
-  return { namespace, name, command: match[3] as LifecycleCommand };
+  const target = parseVMISubresourcePath(url, LIFECYCLE_COMMANDS);
+  return target && { namespace: target.namespace, name: target.name, command: target.subresource };
 }
 
 export type LifecycleLauncher = Pick<
@@ -44,11 +35,7 @@ export type LifecycleLauncher = Pick<
   | "resetVirtualMachine"
 >;
 
-export interface LifecycleHandlerOptions {
-  /** The VMI from the handler's informer cache (this node's VMIs only), by `namespace/name`. */
-  getVMI(key: string): VirtualMachineInstance | undefined;
-  /** The VMI's launcher on this node; undefined when it has no command socket here. */
-  launcher(vmi: VirtualMachineInstance): Promise<LifecycleLauncher | undefined>;
+export interface LifecycleHandlerOptions extends LauncherLookup<LifecycleLauncher> {
   /** Upstream's recorder: an event on the VMI, Normal unless said otherwise. */
   recordEvent?(
     vmi: VirtualMachineInstance,
@@ -56,7 +43,6 @@ export interface LifecycleHandlerOptions {
     message: string,
     type?: "Normal" | "Warning",
   ): void;
-  logger: Logger;
 }
 
 interface CommandSpec {
@@ -130,21 +116,9 @@ export class LifecycleHandler {
   /** The answer to a request for `target`: a code and, on failure, a plain-text message. */
   async serve(method: string, target: LifecycleTarget, body = ""): Promise<Refusal | { code: 202 }> {
     if (method !== "PUT") return METHOD_NOT_ALLOWED;
-    const key = `${target.namespace}/${target.name}`;
-    const vmi = this.options.getVMI(key);
-    if (!vmi) return { code: 404, message: `VMI ${key} does not exist` };
-    const uid = vmi.metadata?.uid ?? "";
-    let launcher: LifecycleLauncher | undefined;
-    try {
-      launcher = await this.options.launcher(vmi);
-    } catch (error) {
-      this.options.logger.error({ ...target, err: error }, "Failed to connect cmd client");
-      return { code: 500, message: errorMessage(error) };
-    }
-    if (!launcher) {
-      this.options.logger.error({ ...target }, "Failed to detect cmd client");
-      return { code: 500, message: `No command socket found for vmi ${uid}` };
-    }
+    const found = await vmiLauncher(this.options, target);
+    if ("code" in found) return found;
+    const { vmi, launcher } = found;
     let seconds = 0;
     if (target.command === "freeze") {
       const timeout = unfreezeTimeoutSeconds(body);
@@ -171,13 +145,7 @@ export class LifecycleHandler {
     const target = parseLifecyclePath(request.url ?? "");
     if (!target) return false;
     void readBody(request).then(async (body) => {
-      const answer = await this.serve(request.method ?? "", target, body);
-      if (!("message" in answer)) {
-        response.writeHead(answer.code).end();
-        return;
-      }
-      response.writeHead(answer.code, { "Content-Type": "text/plain; charset=utf-8" });
-      response.end(answer.message);
+      writeAnswer(response, await this.serve(request.method ?? "", target, body));
     });
     return true;
   }

@@ -22,7 +22,7 @@ export type DomainConnection = Pick<
   | "domainSuspend"
   | "domainUndefineFlags"
   | "getVersion"
-  | "qemuDomainAgentCommand"
+  | "qemuAgentCommand"
 >;
 
 /** libvirt says there is no such domain (upstream domainerrors.IsNotFound). */

@@ -19,6 +19,7 @@ import { listenOnSocket, stopServer } from "../../../handler-launcher-com/grpc-u
 import { serviceDefinition } from "../../../handler-launcher-com/proto.js";
 import { LibvirtError } from "../../../libvirt/errors.js";
 import { domainToJSON } from "../api/domain-json.js";
+import { fileSystemsJSON, guestAgentInfoJSON, usersJSON } from "../../../api/guest-agent-info.js";
 import type { LibvirtDomainManager } from "../manager.js";
 import { errorMessage as messageOf } from "../../../util/error-message.js";
 
@@ -36,6 +37,9 @@ export type DomainManager = Pick<
   | "deleteVMI"
   | "listAllDomains"
   | "getQemuVersion"
+  | "getGuestInfo"
+  | "getUsers"
+  | "getFilesystems"
 >;
 
 export interface LauncherServerOptions {
@@ -120,6 +124,15 @@ export class Launcher {
       DeleteVirtualMachine: (request) => this.withVMI("delete", request, (vmi) => manager.deleteVMI(vmi)),
       Ping: () => Promise.resolve({ success: true, message: "" }),
       GetDomain: () => this.getDomain(),
+      // The agent's data as the poller last read it: always answered, empty before the agent spoke.
+      GetGuestInfo: () =>
+        answerJSON(() => ({ guestInfoResponse: JSON.stringify(guestAgentInfoJSON(manager.getGuestInfo())) })),
+      GetUsers: () =>
+        answerJSON(() => ({ guestUserListResponse: JSON.stringify(usersJSON(manager.getUsers())) })),
+      GetFilesystems: () =>
+        answerJSON(() => ({
+          guestFilesystemsResponse: JSON.stringify(fileSystemsJSON(manager.getFilesystems())),
+        })),
       GetQemuVersion: () =>
         manager.getQemuVersion().then(
           (version) => ({ response: { success: true, message: "" }, version }),
@@ -135,6 +148,15 @@ export class Launcher {
     } catch (error) {
       return { response: { success: false, message: errorMessage(error) } };
     }
+  }
+}
+
+/** `answer` with a successful response, or the failure's message (upstream's marshalling errors). */
+function answerJSON<T extends object>(answer: () => T): Promise<(T | object) & { response: Response }> {
+  try {
+    return Promise.resolve({ ...answer(), response: { success: true, message: "" } });
+  } catch (error) {
+    return Promise.resolve({ response: { success: false, message: errorMessage(error) } });
   }
 }
 

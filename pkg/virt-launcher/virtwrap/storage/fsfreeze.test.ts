@@ -2,22 +2,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { silentLogger } from "../../../controller/log.js";
 import { defaultedVMI } from "../converter/testing.js";
 import { FakeLibvirt } from "../testing/fake-libvirt.js";
-import { FSFreezer, fsFreezeStatus, parseFSFreezeStatus } from "./fsfreeze.js";
+import { FSFreezer } from "./fsfreeze.js";
 
 const DOMAIN = "default_testvmi";
-
-describe("parseFSFreezeStatus", () => {
-  it.each([
-    ['{"return":"frozen"}', "frozen"],
-    ['{ "return": "thawed" }', "thawed"],
-  ])("%s → %s", (reply, status) => {
-    expect(parseFSFreezeStatus(reply)).toBe(status);
-  });
-
-  it.each(['{"return":""}', '{"return":{}}', "garbage"])("refuses %s with upstream's words", (reply) => {
-    expect(() => parseFSFreezeStatus(reply)).toThrow(`failed to strip FSFreeze status: ${reply}`);
-  });
-});
 
 describe("FSFreezer", () => {
   let fake: FakeLibvirt;
@@ -27,16 +14,11 @@ describe("FSFreezer", () => {
     vi.useFakeTimers();
     fake = new FakeLibvirt();
     await fake.domainDefineXML(`<domain><name>${DOMAIN}</name></domain>`);
-    fake.agent = { fsFreezeStatus: "thawed" };
+    fake.agent.connected = true;
   });
   afterEach(() => vi.useRealTimers());
 
   const thaws = () => fake.calls.filter((call) => call.startsWith("fsthaw"));
-
-  it("reads the status the agent reports", async () => {
-    expect(await fsFreezeStatus(fake, DOMAIN)).toBe("thawed");
-    expect(fake.calls).toContain(`agent ${DOMAIN} {"execute":"guest-fsfreeze-status"}`);
-  });
 
   it("thaws by itself once the unfreeze timeout passes", async () => {
     const freezer = new FSFreezer(fake, silentLogger);
@@ -45,7 +27,7 @@ describe("FSFreezer", () => {
     expect(thaws()).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
     expect(thaws()).toEqual([`fsthaw ${DOMAIN}`]);
-    expect(fake.agent?.fsFreezeStatus).toBe("thawed");
+    expect(fake.agent.state.fsFreezeStatus).toBe("thawed");
   });
 
   it("an unfreeze in time disarms the safety thaw; a timeout of 0 arms none", async () => {
@@ -55,6 +37,6 @@ describe("FSFreezer", () => {
     await freezer.freeze(vmi, 0);
     await vi.advanceTimersByTimeAsync(60_000);
     expect(thaws()).toEqual([`fsthaw ${DOMAIN}`]);
-    expect(fake.agent?.fsFreezeStatus).toBe("frozen");
+    expect(fake.agent.state.fsFreezeStatus).toBe("frozen");
   });
 });

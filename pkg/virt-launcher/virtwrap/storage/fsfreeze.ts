@@ -1,5 +1,4 @@
-// Freezing and thawing the guest's filesystems (upstream virtwrap/storage/fsfreeze.go and the freeze status
-// parser of agent-poller/agent_parser.go): both go through the guest agent, so a guest without one is
+// Freezing and thawing the guest's filesystems (upstream virtwrap/storage/fsfreeze.go): both go through the guest agent, so a guest without one is
 // refused by libvirt. A freeze arms a safety thaw after the caller's unfreeze timeout, in case the caller
 // never comes back; an unfreeze (or a new freeze) disarms it.
 import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
@@ -8,33 +7,12 @@ import { formatGoDuration } from "../../../util/go-duration.js";
 import { FS_FROZEN, FS_THAWED } from "../api/domain-object.js";
 import type { DomainConnection } from "../domain-connection.js";
 import { domainName } from "../vmi-state.js";
-
-export const GET_FSFREEZE_STATUS = "guest-fsfreeze-status";
+import { readFSFreezeStatus } from "../agent-poller/agent-poller.js";
 
 export type FreezeConnection = Pick<
   DomainConnection,
-  "domainLookupByName" | "domainFSFreeze" | "domainFSThaw" | "qemuDomainAgentCommand"
+  "domainLookupByName" | "domainFSFreeze" | "domainFSThaw" | "qemuAgentCommand"
 >;
-
-/** The status string of an agent reply such as `{"return":"frozen"}`; throws on anything else. */
-export function parseFSFreezeStatus(agentReply: string): string {
-  const status = /{\s*"return":\s*"([\s\S]*)"\s*}/.exec(agentReply)?.[1] ?? "";
-  if (status === "") throw new Error(`failed to strip FSFreeze status: ${agentReply}`);
-  return status;
-}
-
-/**
- * The guest's freeze status as its agent reports it (upstream getParsedFSStatus). The agent poller reports
- * the same into the domain status (`fsFreezeStatus`), from which virt-handler sets the VMI's.
- */
-export async function fsFreezeStatus(connection: FreezeConnection, name: string): Promise<string> {
-  const dom = await connection.domainLookupByName(name);
-  const reply = await connection.qemuDomainAgentCommand(
-    dom,
-    JSON.stringify({ execute: GET_FSFREEZE_STATUS }),
-  );
-  return parseFSFreezeStatus(reply);
-}
 
 export class FSFreezer {
   private safetyUnfreeze: NodeJS.Timeout | undefined;
@@ -49,7 +27,7 @@ export class FSFreezer {
     const name = domainName(vmi);
     let status: string;
     try {
-      status = await fsFreezeStatus(this.connection, name);
+      status = await readFSFreezeStatus(this.connection, name);
     } catch (error) {
       this.log.error({ name: vmi.metadata?.name, err: error }, "failed to get fs status before freeze vmi");
       throw error;
@@ -65,7 +43,7 @@ export class FSFreezer {
   async unfreeze(vmi: VirtualMachineInstance): Promise<void> {
     this.cancelSafetyUnfreeze();
     const name = domainName(vmi);
-    const status = await fsFreezeStatus(this.connection, name).catch(() => undefined);
+    const status = await readFSFreezeStatus(this.connection, name).catch(() => undefined);
     if (status === FS_THAWED) return;
     const dom = await this.connection.domainLookupByName(name);
     await this.connection.domainFSThaw(dom);
