@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ConsoleSession,
-  applyYAML,
+  applyObject,
   eventually,
   jsonpath,
   kubectl,
@@ -16,6 +16,7 @@ import {
   runningLauncher,
   virtctl,
 } from "./harness.js";
+import { TEST_GUEST_IMAGE, testGuestVM } from "./test-guest-vm.js";
 
 const BOOT_TIMEOUT_MS = 240_000;
 const BANNER = /kubevirt-ts test guest: up/;
@@ -32,7 +33,7 @@ interface Guest {
 
 const withAgent: Guest = {
   vm: "e2e-reboot",
-  image: "kubevirt-ts/test-guest:latest",
+  image: TEST_GUEST_IMAGE,
   ready: /root@[\w-]+:~# /,
   launcher: "",
   qemu: [],
@@ -48,28 +49,10 @@ const withoutAgent: Guest = {
 };
 const GUESTS = [withAgent, withoutAgent];
 
-const vmYAML = (guest: Guest) => `
-apiVersion: kubevirt.io/v1
-kind: VirtualMachine
-metadata: { name: ${guest.vm} }
-spec:
-  runStrategy: Always
-  template:
-    spec:
-      domain:
-        devices:
-          disks: [{ name: containerdisk, disk: { bus: virtio } }]
-        memory: { guest: 128Mi }
-      terminationGracePeriodSeconds: 5
-      volumes:
-        - name: containerdisk
-          containerDisk: { image: ${guest.image} }
-`;
-
 beforeAll(async () => {
   await Promise.all(
     GUESTS.map(async (guest) => {
-      await applyYAML(vmYAML(guest));
+      await applyObject(testGuestVM(guest.vm, { image: guest.image }));
       guest.launcher = await runningLauncher(guest.vm, BOOT_TIMEOUT_MS);
       guest.qemu = await qemuPids(guest.vm);
       expect(guest.qemu).toHaveLength(1);
