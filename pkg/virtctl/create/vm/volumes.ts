@@ -2,7 +2,7 @@
 // are, a sysprep ConfigMap or Secret, and DataVolumeTemplates imported from the CDI sources.
 import type { VirtualMachine } from "../../../api/generated/v1.js";
 import type { DataVolumeSpec } from "../../../api/generated/v1beta1.js";
-import { isDNS1123Label } from "../../../virt-api/webhooks/validating-webhook/admitters/k8s-validation.js";
+import { isDNS1123Label } from "../../../util/k8s-validation.js";
 import {
   NotFoundError,
   flagError,

@@ -4,7 +4,7 @@
 import type { AccessCredential, VirtualMachineInstanceSpec } from "../../../../api/generated/v1.js";
 import { goQuote } from "../../../../api/field.js";
 import { invalidCause, type Path, type StatusCause } from "./causes.js";
-import { isDNS1123Subdomain } from "./k8s-validation.js";
+import { isDNS1123Subdomain } from "../../../../util/k8s-validation.js";
 
 function exactlyOne(
   at: Path,

@@ -5,7 +5,7 @@
 // clients see exactly what KubeVirt reports.
 import type { Disk } from "../../../../api/generated/v1.js";
 import { invalidCause, notSupportedCause, type Path, type StatusCause } from "./causes.js";
-import { isDNS1123Label } from "./k8s-validation.js";
+import { isDNS1123Label } from "../../../../util/k8s-validation.js";
 
 const MAX_SERIAL_LENGTH = 256;
 const MIN_CUSTOM_BLOCK_SIZE = 512;

@@ -3,7 +3,7 @@
 // Upstream reports the DNS config problems under bare field names (`nameservers`, ...); kept as-is.
 import type { VirtualMachineInstanceSpec } from "../../../../api/generated/v1.js";
 import { invalidCause, notSupportedCause, requiredCause, type Path, type StatusCause } from "./causes.js";
-import { isDNS1123Label, isDNS1123Subdomain, isIP } from "./k8s-validation.js";
+import { isDNS1123Label, isDNS1123Subdomain, isIP } from "../../../../util/k8s-validation.js";
 
 const MAX_DNS_NAMESERVERS = 3;
 const MAX_DNS_SEARCH_PATHS = 6;

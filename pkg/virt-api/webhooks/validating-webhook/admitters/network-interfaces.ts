@@ -18,7 +18,7 @@ import {
   type StatusCause,
 } from "./causes.js";
 import { isPciAddress } from "./disks.js";
-import { isIPv4, isValidPortName, macAddressOctets } from "./k8s-validation.js";
+import { isIPv4, isValidPortName, macAddressOctets } from "../../../../util/k8s-validation.js";
 
 const INTERFACE_MODELS = new Set(["e1000", "e1000e", "igb", "ne2k_pci", "pcnet", "rtl8139", "virtio"]);
 const INTERFACE_NAME = /^[A-Za-z0-9-_]+$/;
