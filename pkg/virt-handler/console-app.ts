@@ -15,6 +15,7 @@ import { KUBEVIRT_CA_CONFIGMAP } from "../util/tls/tls.js";
 import { ConsoleHandler } from "./rest/console.js";
 import { ConsoleServer } from "./rest/console-server.js";
 import { LifecycleHandler } from "./rest/lifecycle.js";
+import { ScreenshotHandler } from "./rest/screenshot.js";
 import type { LauncherConnector } from "./launcher-clients.js";
 
 export interface ConsoleOptions {
@@ -35,7 +36,7 @@ export interface ConsoleContext {
   host: string;
   podsDir: string;
   vmis: Informer<VirtualMachineInstance>;
-  /** The launchers of this node's VMIs, for the pause/unpause endpoints. */
+  /** The launchers of this node's VMIs, for the pause/unpause and screenshot endpoints. */
   launcher: LauncherConnector;
   logger: Logger;
 }
@@ -74,7 +75,19 @@ export async function runConsoleServer(
     recordEvent: (vmi, reason, message) => recorder.event(vmi, "Normal", reason, message),
     logger,
   });
-  const server = new ConsoleServer({ ...options, clientCA: caManager, handler, lifecycle, logger });
+  const screenshot = new ScreenshotHandler({
+    getVMI: (key) => context.vmis.get(key),
+    launcher: context.launcher,
+    logger,
+  });
+  const server = new ConsoleServer({
+    ...options,
+    clientCA: caManager,
+    handler,
+    lifecycle,
+    screenshot,
+    logger,
+  });
   const ready = (await context.vmis.waitForSync(signal)) && (await caManager.ready(signal)) !== undefined;
   if (ready) {
     const port = await server.start();

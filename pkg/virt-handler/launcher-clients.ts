@@ -16,6 +16,7 @@ export type LauncherCommands = Pick<
   | "pauseVirtualMachine"
   | "unpauseVirtualMachine"
   | "getDomain"
+  | "getScreenshot"
   | "close"
 >;
 

@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import type { Logger } from "../../controller/index.js";
 import { errorMessage } from "../../util/error-message.js";
+import { vmiLauncher } from "./vmi-launcher.js";
 import { decodePathSegment } from "../../util/path-segment.js";
 import type { LauncherCommands } from "../launcher-clients.js";
 import { METHOD_NOT_ALLOWED, type Refusal } from "./console.js";
@@ -56,21 +57,9 @@ export class LifecycleHandler {
   /** The answer to a request for `target`: a code and, on failure, a plain-text message. */
   async serve(method: string, target: LifecycleTarget): Promise<Refusal | { code: 202 }> {
     if (method !== "PUT") return METHOD_NOT_ALLOWED;
-    const key = `${target.namespace}/${target.name}`;
-    const vmi = this.options.getVMI(key);
-    if (!vmi) return { code: 404, message: `VMI ${key} does not exist` };
-    const uid = vmi.metadata?.uid ?? "";
-    let launcher: Awaited<ReturnType<LifecycleHandlerOptions["launcher"]>>;
-    try {
-      launcher = await this.options.launcher(vmi);
-    } catch (error) {
-      this.options.logger.error({ ...target, err: error }, "Failed to connect cmd client");
-      return { code: 500, message: errorMessage(error) };
-    }
-    if (!launcher) {
-      this.options.logger.error({ ...target }, "Failed to detect cmd client");
-      return { code: 500, message: `No command socket found for vmi ${uid}` };
-    }
+    const found = await vmiLauncher(this.options, target);
+    if ("refused" in found) return found.refused;
+    const { vmi, launcher } = found;
     const events = EVENTS[target.command];
     try {
       if (target.command === "pause") await launcher.pauseVirtualMachine(vmi);

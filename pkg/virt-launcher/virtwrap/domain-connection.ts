@@ -16,6 +16,7 @@ export type DomainConnection = Pick<
   | "domainReboot"
   | "domainReset"
   | "domainResume"
+  | "domainScreenshot"
   | "domainShutdownFlags"
   | "domainSuspend"
   | "domainUndefineFlags"

@@ -231,6 +231,13 @@ export class LibvirtDomainManager {
     return domains;
   }
 
+  /** The primary display's picture, in the format libvirt names (upstream GetScreenshot). */
+  async getScreenshot(vmi: VirtualMachineInstance): Promise<{ mime: string; data: Buffer }> {
+    // libvirt's own error when there is no domain, as upstream passes it on.
+    const dom = await this.connection.domainLookupByName(domainName(vmi));
+    return this.connection.domainScreenshot(dom, 0, 0);
+  }
+
   /** QEMU's version as "major.minor.release". */
   async getQemuVersion(): Promise<string> {
     const version = await this.connection.getVersion();

@@ -34,6 +34,7 @@ export type DomainManager = Pick<
   | "deleteVMI"
   | "listAllDomains"
   | "getQemuVersion"
+  | "getScreenshot"
 >;
 
 export interface LauncherServerOptions {
@@ -114,12 +115,27 @@ export class Launcher {
       DeleteVirtualMachine: (request) => this.withVMI("delete", request, (vmi) => manager.deleteVMI(vmi)),
       Ping: () => Promise.resolve({ success: true, message: "" }),
       GetDomain: () => this.getDomain(),
+      GetScreenshot: (request) => this.getScreenshot(request.vmi),
       GetQemuVersion: () =>
         manager.getQemuVersion().then(
           (version) => ({ response: { success: true, message: "" }, version }),
           (error: unknown) => ({ response: { success: false, message: errorMessage(error) } }),
         ),
     };
+  }
+
+  private async getScreenshot(
+    request: VMI | null,
+  ): Promise<Sendable<CmdMethods["GetScreenshot"]["response"]>> {
+    const vmi = vmiFromRequest(request);
+    if (!vmi) return { response: { success: false, message: INVALID_VMI_MESSAGE } };
+    try {
+      const { mime, data } = await this.options.manager.getScreenshot(vmi);
+      return { response: { success: true, message: "" }, mime, data };
+    } catch (error) {
+      this.options.log.error({ name: vmi.metadata?.name, err: error }, "Failed to screenshot");
+      return { response: { success: false, message: errorMessage(error) } };
+    }
   }
 
   private async getDomain(): Promise<Sendable<CmdMethods["GetDomain"]["response"]>> {
