@@ -15,6 +15,8 @@ import {
 } from "./cluster.js";
 import { ConsoleProxy } from "./rest/console.js";
 import { PauseProxy } from "./rest/pause.js";
+import { PortForwardProxy } from "./rest/portforward.js";
+import { ScreenshotProxy } from "./rest/vnc.js";
 import { KubeApiHealth } from "./rest/healthz.js";
 import { SubresourceApp } from "./rest/subresource-app.js";
 import { createVirtApiServer } from "./server.js";
@@ -69,6 +71,8 @@ export class VirtApiApp {
     });
     const consoleServerPort = options.consoleServerPort ?? DEFAULT_CONSOLE_SERVER_PORT;
     const lifecycle = lifecycleClient(transport);
+    const logError = (message: string, error?: unknown) => options.logger.error({ err: error }, message);
+    const consoleProxy = new ConsoleProxy(handlerBackend, { consoleServerPort, logError });
     const server = createVirtApiServer({
       tls: readServingTLS(options.tlsCertFile, options.tlsKeyFile),
       requestHeader: () => requestHeader,
@@ -80,10 +84,15 @@ export class VirtApiApp {
       },
       subresources: new SubresourceApp(lifecycle),
       health: new KubeApiHealth(apiserverVersion(transport), () => config.configResourceVersion()),
-      console: new ConsoleProxy(handlerBackend, {
-        consoleServerPort,
-        logError: (message, error) => options.logger.error({ err: error }, message),
-      }),
+      console: consoleProxy,
+      vnc: { stream: consoleProxy, screenshot: new ScreenshotProxy(handlerBackend, { consoleServerPort }) },
+      portForward: new PortForwardProxy(
+        {
+          getVMI: (namespace, name) => lifecycle.getVMI(namespace, name),
+          getVM: (namespace, name) => lifecycle.getVM(namespace, name),
+        },
+        { logError },
+      ),
       pause: new PauseProxy(
         { ...handlerBackend, getVM: (namespace, name) => lifecycle.getVM(namespace, name) },
         { consoleServerPort },

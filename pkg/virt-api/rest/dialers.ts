@@ -74,7 +74,7 @@ export interface HandlerConnection {
 }
 
 /** Go's wording for the usual dial failures, so the Status reads as upstream's does. */
-function dialErrorMessage(address: string, error: NodeJS.ErrnoException): string {
+export function dialErrorMessage(address: string, error: NodeJS.ErrnoException): string {
   const words: Record<string, string> = {
     ECONNREFUSED: "connect: connection refused",
     EHOSTUNREACH: "connect: no route to host",
@@ -145,6 +145,40 @@ export function putVirtHandler(
         const text = Buffer.concat(chunks).toString("utf8");
         const status = `${code} ${response.statusMessage ?? ""}`.trim();
         settle({ ok: false, message: `unexpected return code ${code} (${status}), message: ${text}` });
+      });
+      response.on("error", (error: NodeJS.ErrnoException) =>
+        settle({ ok: false, message: dialErrorMessage(address, error) }),
+      );
+    });
+    request.on("error", (error: NodeJS.ErrnoException) => {
+      settle({ ok: false, message: dialErrorMessage(address, error) });
+    });
+  });
+}
+
+/**
+ * A GET of a handler endpoint (client-go's virtHandlerConn.Get): the body and its type on 2xx, otherwise an
+ * error worded as upstream's; the deadline ends a handler that never answers or never finishes the body.
+ */
+export function getVirtHandler(
+  url: string,
+  tls: HandlerTLS,
+  timeoutMs = 10_000,
+): Promise<{ ok: true; body: Buffer; contentType: string } | { ok: false; message: string }> {
+  return requestVirtHandler(url, tls, "GET", {}, timeoutMs, undefined, (request, settle, address) => {
+    request.on("response", (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => {
+        const code = response.statusCode ?? 0;
+        const body = Buffer.concat(chunks);
+        if (code >= 200 && code <= 299)
+          return settle({ ok: true, body, contentType: response.headers["content-type"] ?? "" });
+        const status = `${code} ${response.statusMessage ?? ""}`.trim();
+        settle({
+          ok: false,
+          message: `unexpected return code ${code} (${status}), message: ${body.toString()}`,
+        });
       });
       response.on("error", (error: NodeJS.ErrnoException) =>
         settle({ ok: false, message: dialErrorMessage(address, error) }),
