@@ -94,7 +94,9 @@ describe("the launcher's Cmd server", () => {
   it("takes a screenshot of the VMI's domain, and says why it cannot when there is none", async () => {
     const { fake, manager } = testManager();
     const launcher = await serve(manager);
-    await expect(launcher.getScreenshot(vmi)).rejects.toThrow(/Domain not found: no domain with matching name 'default_testvmi'/);
+    await expect(launcher.getScreenshot(vmi)).rejects.toThrow(
+      /Domain not found: no domain with matching name 'default_testvmi'/,
+    );
     await launcher.syncVirtualMachine(vmi);
     const shot = await launcher.getScreenshot(vmi);
     expect(shot.mime).toBe("image/png");
