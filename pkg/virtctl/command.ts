@@ -28,12 +28,16 @@ export interface CommandContext {
 
 export interface Command {
   name: string;
-  /** The usage line after the program name, e.g. "start (VM)". */
+  /** The usage line after the program name, e.g. "start (VM)", or "vnc screenshot (VMI)" for a subcommand. */
   use: string;
   short: string;
+  /** What help prints instead of `short` when set (cobra's Long). */
+  long?: string;
   example: string;
   flags: FlagSpec[];
-  /** How many positional arguments the command takes (cobra's ExactArgs / NoArgs). */
-  argCount: number;
+  /** How many positional arguments the command takes (cobra's ExactArgs / NoArgs); "any" leaves it to run. */
+  argCount: number | "any";
+  /** Commands under this one (`vnc screenshot`), found by the first word after it as cobra finds them. */
+  subcommands?: Command[];
   run(context: CommandContext): Promise<void>;
 }

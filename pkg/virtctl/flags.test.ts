@@ -29,6 +29,19 @@ describe("parseFlags follows pflag's conventions", () => {
     expect(parsed.positionals).toEqual(positionals);
   });
 
+  it("collects every occurrence of a string array, as given, and keeps it apart from its default", () => {
+    const array: FlagSpec[] = [
+      { name: "opt", short: "t", kind: "stringArray", defaultValue: ["from-default"], usage: "" },
+    ];
+    expect(parseFlags([], array).strings("opt")).toEqual(["from-default"]);
+    const parsed = parseFlags(["-t", "-o A=b,c", "--opt=-v", "vm", "-t-q"], array);
+    expect(parsed.strings("opt")).toEqual(["-o A=b,c", "-v", "-q"]);
+    expect(parsed.positionals).toEqual(["vm"]);
+    expect(flagUsages([{ ...array[0]!, defaultValue: [], usage: "options" }])).toBe(
+      "  -t, --opt stringArray   options",
+    );
+  });
+
   it("records which flags were given, even with their default value", () => {
     expect([...parseFlags(["--grace-period=-1"], specs).changed]).toEqual(["grace-period"]);
     expect([...parseFlags(["vm"], specs).changed]).toEqual([]);

@@ -3,12 +3,13 @@ import { invalidFlagValue, parseGoBool } from "../util/flags.js";
 // `-n value`, `-nvalue`, booleans as `--force` or `--force=false` (never consuming the next word),
 // flags before or after positionals, and `--` ending the flags. Errors carry pflag's wording.
 
-export type FlagValue = boolean | number | string;
+export type FlagValue = boolean | number | string | readonly string[];
 
 export interface FlagSpec {
   name: string;
   short?: string;
-  kind: "bool" | "int" | "string";
+  /** "stringArray": every occurrence adds one value, taken as is (pflag's StringArray). */
+  kind: "bool" | "int" | "string" | "stringArray";
   usage: string;
   defaultValue: FlagValue;
 }
@@ -20,6 +21,7 @@ export interface ParsedFlags {
   bool(name: string): boolean;
   int(name: string): number;
   string(name: string): string;
+  strings(name: string): string[];
 }
 
 /** A mistake in how the command was invoked: printed with a hint to read the usage. */
@@ -39,7 +41,13 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
   const changed = new Set<string>();
   const positionals: string[] = [];
   const set = (spec: FlagSpec, shown: string, raw: string): void => {
-    values.set(spec.name, convert(spec, shown, raw));
+    // The first occurrence replaces the default, later ones add to it.
+    const before = values.get(spec.name);
+    const value =
+      spec.kind === "stringArray"
+        ? [...(changed.has(spec.name) && Array.isArray(before) ? before : []), raw]
+        : convert(spec, shown, raw);
+    values.set(spec.name, value);
     changed.add(spec.name);
   };
   for (let i = 0; i < argv.length; i++) {
@@ -81,6 +89,11 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
     bool: (name) => typed<boolean>(name, "boolean"),
     int: (name) => typed<number>(name, "number"),
     string: (name) => typed<string>(name, "string"),
+    strings: (name) => {
+      const value = values.get(name);
+      if (!Array.isArray(value)) throw new Error(`no string array flag "${name}"`);
+      return [...(value as string[])];
+    },
   };
 }
 
@@ -97,6 +110,7 @@ function convert(spec: FlagSpec, shown: string, raw: string): FlagValue {
       return Number.parseInt(raw, 10);
     }
     case "string":
+    case "stringArray":
       return raw;
   }
 }
@@ -129,7 +143,7 @@ export function flagUsages(specs: readonly FlagSpec[]): string {
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((spec) => {
       const names = spec.short ? `  -${spec.short}, --${spec.name}` : `      --${spec.name}`;
-      const type = spec.kind === "bool" ? "" : spec.kind === "int" ? " int" : " string";
+      const type = spec.kind === "bool" ? "" : ` ${spec.kind}`;
       const hasDefault =
         spec.kind === "int" ? spec.defaultValue !== 0 : spec.kind === "string" && spec.defaultValue !== "";
       const shownDefault =

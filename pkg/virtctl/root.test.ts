@@ -33,14 +33,18 @@ describe("help and usage", () => {
     expect(result.stdout).toBe(
       [
         "Available Commands:",
-        "  console     Connect to a console of a virtual machine instance.",
-        "  help        Help about any command",
-        "  pause       Pause a virtual machine",
-        "  restart     Restart a virtual machine.",
-        "  start       Start a virtual machine.",
-        "  stop        Stop a virtual machine.",
-        "  unpause     Unpause a virtual machine",
-        "  version     Print the client and server version information.",
+        "  console      Connect to a console of a virtual machine instance.",
+        "  help         Help about any command",
+        "  pause        Pause a virtual machine",
+        "  port-forward Forward local ports to a virtualmachine or virtualmachineinstance.",
+        "  restart      Restart a virtual machine.",
+        "  scp          SCP files from/to a virtual machine instance.",
+        "  ssh          Open a SSH connection to a virtual machine instance.",
+        "  start        Start a virtual machine.",
+        "  stop         Stop a virtual machine.",
+        "  unpause      Unpause a virtual machine",
+        "  version      Print the client and server version information.",
+        "  vnc          Open a vnc connection to a virtual machine instance.",
         "",
         'Use "virtctl <command> --help" for more information about a given command.',
         'Use "virtctl options" for a list of global command-line options (applies to all commands).',
@@ -108,7 +112,7 @@ describe("invocation mistakes are one line, a usage hint, and exit 1", () => {
     expect(fixture.server.requests).toEqual([]);
   });
 
-  it.each([["reset", "vmi", "vm-cirros"], ["reset", "--help"], ["help", "reset"], ["vnc"]])(
+  it.each([["reset", "vmi", "vm-cirros"], ["reset", "--help"], ["help", "reset"], ["usbredir"]])(
     "upstream commands not ported yet are refused by name in one line: %s",
     async (...argv) => {
       const result = await run(argv);

@@ -11,7 +11,11 @@ import { UsageError, findCommandName, helpFlag, parseFlags } from "./flags.js";
 import { SubresourceClient } from "./kubecli/subresources.js";
 import { commandHelp, mainUsage, optionsUsage } from "./templates/templates.js";
 import { versionCommand, versionMismatchWarning } from "./version/version.js";
+import { portForwardCommand } from "./portforward/portforward.js";
+import { scpCommand } from "./scp/scp.js";
+import { sshCommand } from "./ssh/ssh.js";
 import { pauseCommand, unpauseCommand } from "./vm/pause.js";
+import { vncCommand } from "./vnc/vnc.js";
 import { restartCommand } from "./vm/restart.js";
 import { startCommand } from "./vm/start.js";
 import { stopCommand } from "./vm/stop.js";
@@ -24,14 +28,17 @@ export const defaultCommands: readonly Command[] = [
   pauseCommand,
   unpauseCommand,
   versionCommand,
+  vncCommand,
+  portForwardCommand,
+  sshCommand,
+  scpCommand,
 ];
 
 /** Upstream virtctl commands this port does not offer yet: refused by name, never mistaken for typos. */
 const NOT_YET_SUPPORTED = new Set([
   "addvolume", "adm", "create", "credentials", "evacuate-cancel", "expand", "expose", "fslist", "guestfs",
   "guestosinfo", "image-upload", "memory-dump", "migrate", "migrate-cancel", "objectgraph",
-  "permitted-devices", "port-forward", "removevolume", "reset", "scp", "soft-reboot", "ssh", "template",
-  "usbredir", "userlist", "vmexport", "vnc",
+  "permitted-devices", "removevolume", "reset", "soft-reboot", "template", "usbredir", "userlist", "vmexport",
 ]); // prettier-ignore
 
 const notSupportedYet = (programName: string, name: string) =>
@@ -64,7 +71,8 @@ export async function execute(
   const listed = [...commands, { name: "help", short: "Help about any command" }];
   const at = findCommandName(argv, globalFlags);
   const name = at < 0 ? undefined : argv[at];
-  const commandPath = (command?: Command) => (command ? `${programName} ${command.name}` : programName);
+  let path = "";
+  const commandPath = (command?: Command) => (command ? `${programName} ${path}` : programName);
   let command: Command | undefined;
   try {
     if (name === undefined) {
@@ -82,7 +90,10 @@ export async function execute(
     if (NOT_YET_SUPPORTED.has(name)) throw new Error(notSupportedYet(programName, name));
     command = commands.find((candidate) => candidate.name === name);
     if (!command) throw new UsageError(`unknown command "${name}" for "${programName}"`);
-    const flags = parseFlags(rest, [...command.flags, ...globalFlags]);
+    const found = findSubcommand(command, rest);
+    path = found.command === command ? name : `${name} ${found.command.name}`;
+    command = found.command;
+    const flags = parseFlags(found.rest, [...command.flags, ...globalFlags]);
     if (flags.bool("help")) {
       io.stdout.write(commandHelp(command, programName));
       return 0;
@@ -99,7 +110,16 @@ export async function execute(
   }
 }
 
+/** The subcommand the first word after `command` names, with that word taken out; else `command` itself. */
+function findSubcommand(command: Command, rest: string[]): { command: Command; rest: string[] } {
+  if (!command.subcommands) return { command, rest };
+  const at = findCommandName(rest, [...command.flags, ...globalFlags]);
+  const sub = at < 0 ? undefined : command.subcommands.find((candidate) => candidate.name === rest[at]);
+  return sub ? { command: sub, rest: [...rest.slice(0, at), ...rest.slice(at + 1)] } : { command, rest };
+}
+
 function checkArgCount(command: Command, flags: ParsedFlags, programName: string): void {
+  if (command.argCount === "any") return;
   const received = flags.positionals.length;
   if (command.argCount === 0 && received > 0) {
     throw new UsageError(`unknown command "${flags.positionals[0]}" for "${programName} ${command.name}"`);
@@ -149,10 +169,12 @@ function help(
   io: IO,
   programName: string,
 ): number {
-  const topic = args.find((arg) => !arg.startsWith("-"));
+  const words = args.filter((arg) => !arg.startsWith("-"));
+  const topic = words[0];
   const command = commands.find((candidate) => candidate.name === topic);
   if (command) {
-    io.stdout.write(commandHelp(command, programName));
+    const sub = command.subcommands?.find((candidate) => candidate.name === words[1]);
+    io.stdout.write(commandHelp(sub ?? command, programName));
     return 0;
   }
   if (topic !== undefined && NOT_YET_SUPPORTED.has(topic)) {

@@ -1,11 +1,16 @@
-// The console path for real, with no cluster (testing/stream-stack.ts): virt-api → mutual TLS →
+// The console path for real, with no cluster (test/support/stream-stack.ts): virt-api → mutual TLS →
 // virt-handler's console server → a unix socket standing in for QEMU's serial console.
 import net from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newCA, toPem, type PemKeyPair } from "../../certificates/triple.js";
 import { SERIAL_SOCKET_NAME } from "../../virt-handler/rest/console.js";
-import { runningVMI as running, StreamStack, VMI_UID, type Opened } from "./testing/stream-stack.js";
+import {
+  runningVMI as running,
+  StreamStack,
+  VMI_UID,
+  type Opened,
+} from "../../../test/support/stream-stack.js";
 
 let stack: StreamStack;
 let echo: net.Server;

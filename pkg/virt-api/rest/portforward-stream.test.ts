@@ -1,11 +1,11 @@
-// portforward for real, with no cluster (testing/stream-stack.ts): virt-api dials the VMI's first interface
+// portforward for real, with no cluster (test/support/stream-stack.ts): virt-api dials the VMI's first interface
 // IP, here a loopback server standing in for the guest, and streams it over the client's WebSocket.
 import { createSocket, type Socket as UDPSocket } from "node:dgram";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { guestAddress } from "./portforward.js";
-import { runningVMI, StreamStack, VMI_UID, type Opened } from "./testing/stream-stack.js";
+import { runningVMI, StreamStack, VMI_UID, type Opened } from "../../../test/support/stream-stack.js";
 
 let stack: StreamStack;
 let tcpEcho: net.Server;

@@ -1,7 +1,8 @@
 // The portforward subresource of a VMI, and of a VM through its VMI (upstream pkg/virt-api/rest/
 // portforward.go and dialers.go netDial): virt-api itself dials the port at the VMI's first interface IP
 // (the pod IP, which masquerade forwards to the guest, or the guest's own address with bridge binding),
-// over tcp or udp, and streams it to the client's WebSocket as binary messages (websocket-streamer.ts).
+// over tcp or udp, and streams it to the client's WebSocket as binary messages (upstream's
+// NewWebsocketStreamer: pkg/util/websocket-stream.ts, virt-api pinging the client every second).
 // Refusals before the upgrade are Statuses; the dial has a deadline.
 import { createSocket } from "node:dgram";
 import type { IncomingMessage } from "node:http";
@@ -21,7 +22,7 @@ import {
 } from "./status.js";
 import type { StreamRoute } from "./stream-route.js";
 import { clientHandshakeError, PLAIN_STREAM_PROTOCOL, writeStatus } from "./streamer.js";
-import { DEFAULT_KEEPALIVE, streamMessages, type KeepAlive } from "./websocket-streamer.js";
+import { DEFAULT_KEEPALIVE, streamMessages, type KeepAlive } from "../../util/websocket-stream.js";
 
 export const NO_NETWORK_INTERFACES = "no network interfaces are present";
 

@@ -8,7 +8,7 @@ import { readdirSync } from "node:fs";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VNC_SOCKET_NAME } from "../../virt-handler/rest/console.js";
-import { runningVMI, StreamStack, type Opened } from "./testing/stream-stack.js";
+import { runningVMI, StreamStack, type Opened } from "../../../test/support/stream-stack.js";
 
 const CYCLES = 200;
 let stack: StreamStack;

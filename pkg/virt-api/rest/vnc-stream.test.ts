@@ -1,10 +1,10 @@
-// vnc and vnc/screenshot for real, with no cluster (testing/stream-stack.ts): virt-api → mutual TLS →
+// vnc and vnc/screenshot for real, with no cluster (test/support/stream-stack.ts): virt-api → mutual TLS →
 // virt-handler → a unix socket standing in for QEMU's VNC server, and the launcher's screenshot.
 import { request as httpsRequest } from "node:https";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SERIAL_SOCKET_NAME, VNC_SOCKET_NAME } from "../../virt-handler/rest/console.js";
-import { IDENTITY, runningVMI, StreamStack, type Opened } from "./testing/stream-stack.js";
+import { IDENTITY, runningVMI, StreamStack, type Opened } from "../../../test/support/stream-stack.js";
 
 const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex");
 let stack: StreamStack;

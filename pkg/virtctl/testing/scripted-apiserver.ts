@@ -23,7 +23,9 @@ export interface RecordedRequest {
 
 export interface Reply {
   status: number;
+  /** JSON-encoded unless a string or bytes, which go as they are. */
   body?: unknown;
+  contentType?: string;
 }
 
 export type Handler = (request: RecordedRequest) => Reply;
@@ -65,11 +67,11 @@ export class ScriptedApiServer {
       request.on("end", () => {
         const recorded = fake.record(request, Buffer.concat(chunks).toString("utf8"));
         const reply = fake.handler(recorded);
-        response.writeHead(reply.status, { "Content-Type": "application/json" });
+        response.writeHead(reply.status, { "Content-Type": reply.contentType ?? "application/json" });
         response.end(
           reply.body === undefined
             ? ""
-            : typeof reply.body === "string"
+            : typeof reply.body === "string" || Buffer.isBuffer(reply.body)
               ? reply.body
               : JSON.stringify(reply.body),
         );

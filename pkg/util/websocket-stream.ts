@@ -1,8 +1,8 @@
-// The message streamer of a subresource that virt-api serves itself (upstream pkg/virt-api/rest/streamer.go
-// NewWebsocketStreamer, used by portforward): the client's binary messages go to the server connection and
-// what the server sends comes back as binary messages; text messages are skipped as upstream's reader
-// skips them. virt-api pings the client every second and drops it when no pong came for a minute. Either
-// side ending ends the other, so a client that goes away frees the connection to the guest at once.
+// A byte stream carried as WebSocket binary messages (client-go's kvcorev1 CopyTo/CopyFrom, as virt-api's
+// NewWebsocketStreamer and virtctl's stream helpers use them): messages go to the connection and what the
+// connection reads comes back as messages; text messages are skipped as upstream's reader skips them. With
+// keepalive (virt-api's side), the peer is pinged and dropped when no pong came for a while. Either side
+// ending ends the other, so a peer that goes away frees the connection at once.
 import type { Duplex } from "node:stream";
 import type WebSocket from "ws";
 

@@ -8,29 +8,29 @@ import type net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import WebSocket from "ws";
-import type { VirtualMachine, VirtualMachineInstance } from "../../../api/generated/v1.js";
+import type { VirtualMachine, VirtualMachineInstance } from "../../pkg/api/generated/v1.js";
 import {
   newCA,
   newClientKeyPair,
   newServerKeyPair,
   toPem,
   type PemKeyPair,
-} from "../../../certificates/triple.js";
-import { silentLogger } from "../../../controller/index.js";
-import { ClusterConfig } from "../../../virt-config/cluster-config.js";
-import type { LauncherCommands } from "../../../virt-handler/launcher-clients.js";
-import { ConsoleHandler, PRIVATE_VOLUME_IN_POD_DIR } from "../../../virt-handler/rest/console.js";
-import { ConsoleServer } from "../../../virt-handler/rest/console-server.js";
-import { ScreenshotHandler } from "../../../virt-handler/rest/screenshot.js";
-import { createVirtApiServer, type VirtApiServer } from "../../server.js";
-import { kubeVirtServiceAccounts } from "../../webhooks/routes.js";
-import type { RequestHeaderConfig } from "../authorizer.js";
-import { ConsoleProxy, type ConsoleBackend } from "../console.js";
-import type { HandlerTLS } from "../dialers.js";
-import { KubeApiHealth } from "../healthz.js";
-import { PortForwardProxy, type PortForwardOptions } from "../portforward.js";
-import { SubresourceApp, type LifecycleClient } from "../subresource-app.js";
-import { ScreenshotProxy } from "../vnc.js";
+} from "../../pkg/certificates/triple.js";
+import { silentLogger } from "../../pkg/controller/index.js";
+import { ClusterConfig } from "../../pkg/virt-config/cluster-config.js";
+import type { LauncherCommands } from "../../pkg/virt-handler/launcher-clients.js";
+import { ConsoleHandler, PRIVATE_VOLUME_IN_POD_DIR } from "../../pkg/virt-handler/rest/console.js";
+import { ConsoleServer } from "../../pkg/virt-handler/rest/console-server.js";
+import { ScreenshotHandler } from "../../pkg/virt-handler/rest/screenshot.js";
+import { createVirtApiServer, type VirtApiServer } from "../../pkg/virt-api/server.js";
+import { kubeVirtServiceAccounts } from "../../pkg/virt-api/webhooks/routes.js";
+import type { RequestHeaderConfig } from "../../pkg/virt-api/rest/authorizer.js";
+import { ConsoleProxy, type ConsoleBackend } from "../../pkg/virt-api/rest/console.js";
+import type { HandlerTLS } from "../../pkg/virt-api/rest/dialers.js";
+import { KubeApiHealth } from "../../pkg/virt-api/rest/healthz.js";
+import { PortForwardProxy, type PortForwardOptions } from "../../pkg/virt-api/rest/portforward.js";
+import { SubresourceApp, type LifecycleClient } from "../../pkg/virt-api/rest/subresource-app.js";
+import { ScreenshotProxy } from "../../pkg/virt-api/rest/vnc.js";
 
 export const POD_UID = "0b5a3c1e-1111-2222-3333-444455556666";
 export const VMI_UID = "7d0e1f2a-aaaa-bbbb-cccc-ddddeeeeffff";
