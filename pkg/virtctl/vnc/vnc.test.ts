@@ -43,6 +43,25 @@ describe("virtctl vnc --proxy-only", () => {
     expect(fixture.server.acceptedProtocols).toEqual(["plain.kubevirt.io"]);
   });
 
+  it("keeps what the VNC server says first until a viewer connects", async () => {
+    fixture.server.onConsole = (socket) => {
+      socket.send(Buffer.from("RFB 003.008\n"), { binary: true });
+      socket.on("message", (data: Buffer) => socket.send(data, { binary: true }));
+    };
+    const { io, exit } = startVNC("--proxy-only");
+    const port = await printedPort(io);
+    // Long enough for the greeting to have arrived at virtctl.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const viewer = net.connect(port, "127.0.0.1");
+    let received = "";
+    viewer.on("data", (chunk: Buffer) => (received += chunk.toString()));
+    await until(() => received === "RFB 003.008\n");
+    viewer.write("RFB 003.008\n");
+    await until(() => received === "RFB 003.008\nRFB 003.008\n");
+    viewer.end();
+    expect(await exit).toBe(0);
+  });
+
   it("listens on --port and --address, asks to preserve the session, and ends on interrupt", async () => {
     const free = net.createServer();
     await new Promise<void>((resolve) => free.listen(0, "127.0.0.1", () => resolve()));

@@ -132,6 +132,9 @@ async function run(context: CommandContext): Promise<void> {
   } catch (error) {
     throw new Error(`can't access VMI ${vmi}: ${errorMessage(error)}`);
   }
+  // The VNC server speaks first: what it sends waits in the stream until a viewer is there to read it
+  // (upstream's io.Pipe). Paused before anything else is awaited, so not one message is handed out early.
+  stream.pause();
   // Only a proxy for a viewer started by hand may listen elsewhere than on the loopback.
   const address = proxyOnly ? flags.string("address") : "127.0.0.1";
   let server: net.Server;
@@ -157,6 +160,7 @@ async function run(context: CommandContext): Promise<void> {
         connection.on("error", () => connection.destroy());
         void warnIfPaused(client, vmi, context);
         void streamMessages(stream, connection).then(() => resolve());
+        stream.resume();
       });
       if (proxyOnly) {
         io.stdout.write(`${JSON.stringify({ port })}\n`);
