@@ -11,8 +11,9 @@
 #                   libvirt-clients + libxml2-utils: virt-xml-validate checks generated domain XML
 #                   the VM layer: virt-launcher's private libvirtd and QEMU (TCG), qcow2 overlays
 #   genisoimage     cloud-init NoCloud ISOs
-#   mtools, syslinux, syslinux-common
-#                   the test guest's BIOS-bootable disk, built without loop devices
+#   mtools, syslinux, syslinux-common, fdisk (sfdisk), e2fsprogs (mke2fs)
+#                   the test guest's BIOS-bootable disk, built without loop devices (the guest
+#                   build adds the libraries of the qemu-guest-agent and dropbear it unpacks)
 #   gcc, libc6-dev  static C helpers images carry (cmd/container-disk runs chrooted in a disk image)
 #   python3-yaml    PyYAML, the YAML 1.1 reader a test reads every generated manifest with
 #   golang-go is not listed: the Go toolchain comes with the machine (go >= 1.26 is required).
@@ -20,7 +21,7 @@
 set -euo pipefail
 PACKAGES=(iproute2 nftables util-linux busybox-static openssl procps ca-certificates
   libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients libxml2-utils qemu-system-x86 qemu-utils
-  genisoimage mtools syslinux syslinux-common gcc libc6-dev python3-yaml)
+  genisoimage mtools syslinux syslinux-common fdisk e2fsprogs gcc libc6-dev python3-yaml)
 if (($# > 0)); then PACKAGES=("$@"); fi
 
 missing=()

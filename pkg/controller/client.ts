@@ -47,6 +47,8 @@ export interface DeleteOptions {
   propagationPolicy?: "Foreground" | "Background" | "Orphan";
   gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** ["All"]: the apiserver checks the deletion and deletes nothing. */
+  dryRun?: string[];
   signal?: AbortSignal;
 }
 

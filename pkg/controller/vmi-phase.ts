@@ -1,6 +1,7 @@
 // A VMI's lifecycle phases (core/v1 VirtualMachineInstancePhase) and upstream's predicates on them, for
 // virt-controller and virt-handler alike.
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
+import { timestamp } from "./conditions.js";
 import { isBeingDeleted } from "./object.js";
 
 export const VMIPhase = {
@@ -29,3 +30,19 @@ export const isFinal = (vmi: VirtualMachineInstance): boolean =>
   phaseOf(vmi) === VMIPhase.Succeeded || phaseOf(vmi) === VMIPhase.Failed;
 /** vmi.IsMarkedForDeletion(). */
 export const isMarkedForDeletion = (vmi: VirtualMachineInstance): boolean => isBeingDeleted(vmi);
+
+/**
+ * Upstream's SetVMIPhaseTransitionTimestamp, for whoever moves the phase (virt-controller up to
+ * Scheduled, virt-handler after): the first entry into a phase is recorded, a phase entered again is not.
+ */
+export function setPhaseTransitionTimestamp(
+  before: VirtualMachineInstance["status"],
+  after: NonNullable<VirtualMachineInstance["status"]>,
+  now: number,
+): void {
+  const phase = after.phase ?? "";
+  if ((before?.phase ?? "") === phase) return;
+  const transitions = (after.phaseTransitionTimestamps ??= []);
+  if (transitions.some((transition) => transition.phase === phase)) return;
+  transitions.push({ phase, phaseTransitionTimestamp: timestamp(now) });
+}

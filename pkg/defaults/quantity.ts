@@ -9,7 +9,8 @@ export class QuantityParseError extends Error {
   override readonly name = "QuantityParseError";
 }
 
-const FORMAT_MESSAGE =
+/** ErrFormatWrong's text. */
+export const FORMAT_MESSAGE =
   "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 const SUFFIX_MESSAGE = "unable to parse quantity's suffix";
 

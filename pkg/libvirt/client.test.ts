@@ -7,15 +7,23 @@ import {
   VIR_DOMAIN_EVENT_ID_LIFECYCLE,
   VIR_DOMAIN_EVENT_STARTED,
   VIR_DOMAIN_EVENT_STARTED_BOOTED,
+  VIR_DOMAIN_GUEST_INFO_HOSTNAME,
+  VIR_DOMAIN_GUEST_INFO_USERS,
   VIR_DOMAIN_JOB_UNBOUNDED,
+  VIR_DOMAIN_QEMU_AGENT_COMMAND_DEFAULT,
   VIR_DOMAIN_RUNNING,
   VIR_DOMAIN_RUNNING_BOOTED,
   VIR_TYPED_PARAM_BOOLEAN,
+  VIR_TYPED_PARAM_STRING,
+  VIR_TYPED_PARAM_UINT,
   VIR_TYPED_PARAM_ULLONG,
 } from "./generated/libvirt-api.js";
 import {
+  QEMU_PROC_DOMAIN_AGENT_COMMAND,
   QEMU_PROC_DOMAIN_MONITOR_COMMAND,
   QEMU_PROGRAM,
+  QemuDomainAgentCommandArgsCodec,
+  QemuDomainAgentCommandRetCodec,
   QemuDomainMonitorCommandArgsCodec,
 } from "./generated/qemu-protocol.js";
 import * as remote from "./generated/remote-protocol.js";
@@ -100,6 +108,67 @@ describe("LibvirtClient calls", () => {
     expect(await answer).toBe('{"return":{}}');
     expect(call.header).toMatchObject({ prog: QEMU_PROGRAM, proc: QEMU_PROC_DOMAIN_MONITOR_COMMAND });
     expect(decodeXdr(QemuDomainMonitorCommandArgsCodec, call.payload).cmd).toBe('{"execute":"query-status"}');
+  });
+
+  it("domainFSFreeze and domainFSThaw freeze all filesystems and answer the count", async () => {
+    const frozen = client.domainFSFreeze(dom);
+    const freeze = await answerNext(remote.RemoteDomainFsfreezeRetCodec, { filesystems: 2 });
+    expect(await frozen).toBe(2);
+    expect(freeze.header.proc).toBe(remote.REMOTE_PROC_DOMAIN_FSFREEZE);
+    expect(decodeXdr(remote.RemoteDomainFsfreezeArgsCodec, freeze.payload)).toEqual({
+      dom,
+      mountpoints: [],
+      flags: 0,
+    });
+    const thawed = client.domainFSThaw(dom);
+    const thaw = await answerNext(remote.RemoteDomainFsthawRetCodec, { filesystems: 2 });
+    expect(await thawed).toBe(2);
+    expect(thaw.header.proc).toBe(remote.REMOTE_PROC_DOMAIN_FSTHAW);
+  });
+
+  it("qemuAgentCommand goes to the QEMU program with libvirt's default timeout", async () => {
+    const answer = client.qemuAgentCommand(dom, '{"execute":"guest-info"}');
+    const call = await answerNext(QemuDomainAgentCommandRetCodec, {
+      result: '{"return":{"version":"7.2.0"}}',
+    });
+    expect(await answer).toBe('{"return":{"version":"7.2.0"}}');
+    expect(call.header).toMatchObject({ prog: QEMU_PROGRAM, proc: QEMU_PROC_DOMAIN_AGENT_COMMAND });
+    expect(decodeXdr(QemuDomainAgentCommandArgsCodec, call.payload)).toEqual({
+      dom,
+      cmd: '{"execute":"guest-info"}',
+      timeout: VIR_DOMAIN_QEMU_AGENT_COMMAND_DEFAULT,
+      flags: 0,
+    });
+  });
+
+  it("qemuAgentCommand answers an empty string when libvirt returns no result", async () => {
+    const answer = client.qemuAgentCommand(dom, '{"execute":"guest-sync"}', 5);
+    const call = await answerNext(QemuDomainAgentCommandRetCodec, { result: null });
+    expect(await answer).toBe("");
+    expect(decodeXdr(QemuDomainAgentCommandArgsCodec, call.payload).timeout).toBe(5);
+  });
+
+  it("domainGetGuestInfo asks for the types and names the typed parameters", async () => {
+    const info = client.domainGetGuestInfo(dom, VIR_DOMAIN_GUEST_INFO_USERS | VIR_DOMAIN_GUEST_INFO_HOSTNAME);
+    const call = await answerNext(remote.RemoteDomainGetGuestInfoRetCodec, {
+      params: [
+        { field: "user.count", value: { type: VIR_TYPED_PARAM_UINT, ui: 1 } },
+        { field: "user.0.name", value: { type: VIR_TYPED_PARAM_STRING, s: "root" } },
+        { field: "user.0.login-time", value: { type: VIR_TYPED_PARAM_ULLONG, ul: 1_700_000_000_123n } },
+        { field: "hostname", value: { type: VIR_TYPED_PARAM_STRING, s: "testvmi" } },
+      ],
+    });
+    expect(await info).toEqual({
+      "user.count": 1,
+      "user.0.name": "root",
+      "user.0.login-time": 1_700_000_000_123n,
+      hostname: "testvmi",
+    });
+    expect(decodeXdr(remote.RemoteDomainGetGuestInfoArgsCodec, call.payload)).toEqual({
+      dom,
+      types: VIR_DOMAIN_GUEST_INFO_USERS | VIR_DOMAIN_GUEST_INFO_HOSTNAME,
+      flags: 0,
+    });
   });
 
   it("domainGetJobStats turns typed parameters into a record", async () => {

@@ -5,7 +5,10 @@ import type { ConnectionOptions, DownloadOptions } from "./connection.js";
 import type { Domain, DomainEvent } from "./domain-events.js";
 import { toDomainEvent } from "./domain-events.js";
 import { LibvirtNotSupportedError } from "./errors.js";
-import { VIR_DRV_FEATURE_PROGRAM_KEEPALIVE } from "./generated/libvirt-api.js";
+import {
+  VIR_DOMAIN_QEMU_AGENT_COMMAND_DEFAULT,
+  VIR_DRV_FEATURE_PROGRAM_KEEPALIVE,
+} from "./generated/libvirt-api.js";
 import { remoteProgram } from "./generated/remote-protocol.js";
 import type { RemoteDomainGetInfoRet, RemoteDomainGetJobInfoRet } from "./generated/remote-protocol.js";
 import { LibvirtRpc } from "./rpc-client.js";
@@ -134,6 +137,16 @@ export class LibvirtClient {
     return this.rpc.remote("REMOTE_PROC_DOMAIN_RESET", { dom, flags });
   }
 
+  /** Freezes the guest's filesystems through its agent (all of them: no mount points); the count frozen. */
+  async domainFSFreeze(dom: Domain, mountpoints: string[] = [], flags = 0): Promise<number> {
+    return (await this.rpc.remote("REMOTE_PROC_DOMAIN_FSFREEZE", { dom, mountpoints, flags })).filesystems;
+  }
+
+  /** Thaws what domainFSFreeze froze; the count thawed. */
+  async domainFSThaw(dom: Domain, mountpoints: string[] = [], flags = 0): Promise<number> {
+    return (await this.rpc.remote("REMOTE_PROC_DOMAIN_FSTHAW", { dom, mountpoints, flags })).filesystems;
+  }
+
   /** Stops the domain at once (kills QEMU); VIR_DOMAIN_DESTROY_GRACEFUL sends SIGTERM only. */
   domainDestroyFlags(dom: Domain, flags = 0): Promise<void> {
     return this.rpc.remote("REMOTE_PROC_DOMAIN_DESTROY_FLAGS", { dom, flags });
@@ -165,6 +178,31 @@ export class LibvirtClient {
       limits,
     );
     return { mime: ret.mime ?? "", data };
+  }
+
+  /**
+   * Sends a guest agent command (QGA JSON such as `{"execute":"guest-info"}`) through libvirt and returns
+   * the agent's answer; `timeout` is in seconds or a VIR_DOMAIN_QEMU_AGENT_COMMAND_* value.
+   */
+  async qemuAgentCommand(
+    dom: Domain,
+    command: string,
+    timeout = VIR_DOMAIN_QEMU_AGENT_COMMAND_DEFAULT,
+    flags = 0,
+  ): Promise<string> {
+    const { result } = await this.rpc.qemu("QEMU_PROC_DOMAIN_AGENT_COMMAND", {
+      dom,
+      cmd: command,
+      timeout,
+      flags,
+    });
+    return result ?? "";
+  }
+
+  /** What the guest agent reports for `types` (VIR_DOMAIN_GUEST_INFO_*), as libvirt's typed parameters by name. */
+  async domainGetGuestInfo(dom: Domain, types: number, flags = 0): Promise<Record<string, TypedParamValue>> {
+    const { params } = await this.rpc.remote("REMOTE_PROC_DOMAIN_GET_GUEST_INFO", { dom, types, flags });
+    return typedParamsToRecord(params);
   }
 
   domainGetJobInfo(dom: Domain): Promise<RemoteDomainGetJobInfoRet> {

@@ -22,6 +22,7 @@ import {
   VIR_DOMAIN_EVENT_SUSPENDED_PAUSED,
   VIR_DOMAIN_EVENT_UNDEFINED,
   VIR_DOMAIN_EVENT_UNDEFINED_REMOVED,
+  VIR_DOMAIN_GUEST_INFO_OS,
   VIR_DOMAIN_JOB_NONE,
   VIR_DOMAIN_PAUSED,
   VIR_DOMAIN_PAUSED_USER,
@@ -29,6 +30,7 @@ import {
   VIR_DOMAIN_RUNNING_BOOTED,
   VIR_DOMAIN_SHUTOFF,
   VIR_DOMAIN_SHUTOFF_DESTROYED,
+  VIR_ERR_AGENT_UNRESPONSIVE,
   VIR_ERR_NO_DOMAIN,
   VIR_ERR_XML_DETAIL,
 } from "./generated/libvirt-api.js";
@@ -42,8 +44,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 const isRoot = runnable("the real-libvirt tests", unlessRoot());
 const DAEMON_UID = 61801;
 const NAME = "kvts-libvirt-client-test";
-const DOMAIN_XML = `<domain type='qemu'>
-  <name>${NAME}</name>
+const domainXML = (name: string, devices = "") => `<domain type='qemu'>
+  <name>${name}</name>
   <memory unit='MiB'>64</memory>
   <vcpu>1</vcpu>
   <os><type arch='x86_64' machine='pc'>hvm</type></os>
@@ -53,9 +55,17 @@ const DOMAIN_XML = `<domain type='qemu'>
   <devices>
     <emulator>/usr/bin/qemu-system-x86_64</emulator>
     <video><model type='none'/></video>
-    <memballoon model='none'/>
+    <memballoon model='none'/>${devices}
   </devices>
 </domain>`;
+const DOMAIN_XML = domainXML(NAME);
+// The guest agent channel as virt-launcher defines it, QEMU serving the socket; the path is given since the
+// one libvirt would pick under this test's temporary HOME is longer than a socket path may be.
+const agentChannel = (socketPath: string) => `
+    <channel type='unix'>
+      <source mode='bind' path='${socketPath}'/>
+      <target type='virtio' name='org.qemu.guest_agent.0'/>
+    </channel>`;
 
 /** "QEMU emulator version 7.2.22 (...)" -> 7002022, libvirt's encoding of versions. */
 function versionNumberOf(text: string): number {
@@ -179,7 +189,7 @@ describe.runIf(isRoot)("LibvirtClient against a real session libvirtd", () => {
 
   it("takes a screenshot of a running domain's display through a stream", async () => {
     const name = `${NAME}-display`;
-    const xml = DOMAIN_XML.replace(`<name>${NAME}</name>`, `<name>${name}</name>`).replace(
+    const xml = domainXML(name).replace(
       "<video><model type='none'/></video>",
       "<video><model type='vga'/></video><graphics type='vnc'><listen type='none'/></graphics>",
     );
@@ -198,6 +208,37 @@ describe.runIf(isRoot)("LibvirtClient against a real session libvirtd", () => {
     } finally {
       await client.domainDestroyFlags(dom);
       await client.domainUndefineFlags(dom);
+    }
+  }, 120_000);
+
+  it("maps a guest agent nobody answers to libvirt's agent error, channel disconnected", async () => {
+    // QEMU's side of the virtio-serial channel is only answered by an agent inside a guest, and this
+    // domain boots nothing: libvirt reports the channel disconnected and refuses agent calls.
+    const name = `${NAME}-agent`;
+    const dom = await client.domainCreateWithFlags(
+      await client.domainDefineXML(domainXML(name, agentChannel(join(daemon.root, "run", "agent.sock")))),
+    );
+    try {
+      expect(await client.domainGetXMLDesc(dom)).toMatch(
+        /<target type='virtio' name='org\.qemu\.guest_agent\.0' state='disconnected'\/>/,
+      );
+      const command = await client.qemuAgentCommand(dom, '{"execute":"guest-info"}').catch((e: unknown) => e);
+      const guestInfo = await client
+        .domainGetGuestInfo(dom, VIR_DOMAIN_GUEST_INFO_OS)
+        .catch((e: unknown) => e);
+      for (const failure of [command, guestInfo]) {
+        expect(failure).toBeInstanceOf(LibvirtError);
+        expect(failure).toMatchObject({
+          code: VIR_ERR_AGENT_UNRESPONSIVE,
+          codeName: "VIR_ERR_AGENT_UNRESPONSIVE",
+        });
+        expect((failure as LibvirtError).message).toBe(
+          "Guest agent is not responding: QEMU guest agent is not connected",
+        );
+      }
+    } finally {
+      await client.domainDestroyFlags(dom).catch(() => undefined);
+      await client.domainUndefineFlags(dom).catch(() => undefined);
     }
   }, 120_000);
 

@@ -14,9 +14,11 @@ import {
   subjectAccessReviewer,
 } from "./cluster.js";
 import { ConsoleProxy } from "./rest/console.js";
-import { PauseProxy } from "./rest/pause.js";
 import { PortForwardProxy } from "./rest/portforward.js";
 import { ScreenshotProxy } from "./rest/vnc.js";
+import { HandlerPutProxy } from "./rest/handler-put.js";
+import { VMI_HANDLER_VERBS } from "./rest/vmi-lifecycle.js";
+import { GuestInfoProxy } from "./rest/guest-info.js";
 import { KubeApiHealth } from "./rest/healthz.js";
 import { SubresourceApp } from "./rest/subresource-app.js";
 import { createVirtApiServer } from "./server.js";
@@ -86,17 +88,13 @@ export class VirtApiApp {
       health: new KubeApiHealth(apiserverVersion(transport), () => config.configResourceVersion()),
       console: consoleProxy,
       vnc: { stream: consoleProxy, screenshot: new ScreenshotProxy(handlerBackend, { consoleServerPort }) },
-      portForward: new PortForwardProxy(
-        {
-          getVMI: (namespace, name) => lifecycle.getVMI(namespace, name),
-          getVM: (namespace, name) => lifecycle.getVM(namespace, name),
-        },
-        { logError },
-      ),
-      pause: new PauseProxy(
+      portForward: new PortForwardProxy(lifecycle, { logError }),
+      vmiHandlerPut: new HandlerPutProxy(
         { ...handlerBackend, getVM: (namespace, name) => lifecycle.getVM(namespace, name) },
+        VMI_HANDLER_VERBS,
         { consoleServerPort },
       ),
+      guestInfo: new GuestInfoProxy(handlerBackend, { consoleServerPort }),
       logger: options.logger,
     });
     await server.listen({ host: options.host, port: options.port });

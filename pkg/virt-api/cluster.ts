@@ -50,6 +50,7 @@ export function lifecycleClient(transport: Transport): LifecycleClient {
     transport,
     kubevirtGVR("virtualmachineinstances", "VirtualMachineInstance"),
   );
+  const pods = new ResourceClient(transport, coreGVR.pods);
   return {
     getVM: async (namespace, name) => {
       const raw = await orUndefined(vms.get(namespace, name));
@@ -67,6 +68,15 @@ export function lifecycleClient(transport: Transport): LifecycleClient {
     },
     patchVMI: async (namespace, name, patch, dryRun) => {
       await vmis.patch(namespace, name, "json", patch, { dryRun });
+    },
+    listPodNames: async (namespace, labelSelector, fieldSelector) => {
+      const list = await pods.list(namespace, { labelSelector, fieldSelector });
+      return list.items.map((pod) => (pod as { metadata?: { name?: string } }).metadata?.name ?? "");
+    },
+    deletePod: async (namespace, name, gracePeriodSeconds, dryRun) => {
+      await orUndefined(
+        pods.delete(namespace, name, { gracePeriodSeconds, ...(dryRun ? { dryRun: ["All"] } : {}) }),
+      );
     },
   };
 }

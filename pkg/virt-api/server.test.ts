@@ -36,6 +36,8 @@ const store: LifecycleClient = {
   patchVM: async (_ns, _name, patch) => void writes.push({ kind: "vm", patch }),
   patchVMStatus: async (_ns, _name, patch) => void writes.push({ kind: "vmStatus", patch }),
   patchVMI: async (_ns, _name, patch) => void writes.push({ kind: "vmi", patch }),
+  listPodNames: async () => [],
+  deletePod: async () => undefined,
 };
 
 beforeAll(async () => {

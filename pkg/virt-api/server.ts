@@ -22,7 +22,9 @@ import {
   SUBRESOURCE_VERSIONS,
 } from "./rest/discovery.js";
 import type { KubeApiHealth } from "./rest/healthz.js";
-import type { PauseAction, PauseProxy } from "./rest/pause.js";
+import type { HandlerPutProxy } from "./rest/handler-put.js";
+import type { VMIHandlerVerb } from "./rest/vmi-lifecycle.js";
+import { GUEST_INFO_SUBRESOURCES, type GuestInfoProxy } from "./rest/guest-info.js";
 import type { LifecycleAction, SubresourceApp } from "./rest/subresource-app.js";
 import { badRequest, internalError, notSupportedYet, routeNotFound, type Status } from "./rest/status.js";
 import { clientHandshakeError, writeStatus } from "./rest/streamer.js";
@@ -39,12 +41,17 @@ export interface VirtApiServerOptions {
   health: KubeApiHealth;
   /** The console stream; absent: console answers that it is not supported yet. */
   console?: Pick<ConsoleProxy, "handle">;
-  /** The VMI pause/unpause subresources; absent: not registered, so discovery does not list them. */
-  pause?: Pick<PauseProxy, "handle">;
   /** vnc (through the console's proxy) and vnc/screenshot; absent: not registered. */
   vnc?: { stream: Pick<ConsoleProxy, "handle">; screenshot: Pick<ScreenshotProxy, "handle"> };
   /** portforward on VMIs and VMs; absent: not registered. */
   portForward?: Pick<PortForwardProxy, "handle">;
+  /**
+   * The VMI subresources virt-handler performs (pause, unpause, freeze, unfreeze, softreboot, reset), each
+   * of `verbs` registered; absent: none is, so discovery does not list them.
+   */
+  vmiHandlerPut?: Pick<HandlerPutProxy<VMIHandlerVerb>, "handle" | "verbs">;
+  /** The VMI guestosinfo/userlist/filesystemlist subresources; absent: not registered. */
+  guestInfo?: Pick<GuestInfoProxy, "handle">;
   logger?: FastifyBaseLogger;
 }
 
@@ -176,17 +183,31 @@ function registerSubresourceApi(api: VirtApiServer, options: VirtApiServerOption
       },
     );
   }
-  const pause = options.pause;
-  for (const action of pause ? PAUSE_ACTIONS : []) {
+  const handlerPut = options.vmiHandlerPut;
+  for (const verb of handlerPut?.verbs ?? []) {
     api.put<{ Params: LifecycleParams }>(
-      `${base}/:version/namespaces/:namespace/virtualmachineinstances/:name/${action}`,
+      `${base}/:version/namespaces/:namespace/virtualmachineinstances/:name/${verb}`,
       async (request, reply) => {
         const { version, namespace, name } = request.params;
-        if (!isVersion(version) || !pause) return reply.code(404).send(routeNotFound(request.url));
+        if (!isVersion(version) || !handlerPut) return reply.code(404).send(routeNotFound(request.url));
         const body = parseJsonBody(request.body);
         if (!body.ok) return reply.code(400).send(body.status);
-        const answer = await pause.handle(action, namespace, name, body.value);
+        const answer = await handlerPut.handle(verb, namespace, name, body.value);
         return answer.body ? reply.code(answer.code).send(answer.body) : reply.code(answer.code).send();
+      },
+    );
+  }
+  const guestInfo = options.guestInfo;
+  for (const subresource of guestInfo ? GUEST_INFO_SUBRESOURCES : []) {
+    api.get<{ Params: LifecycleParams }>(
+      `${base}/:version/namespaces/:namespace/virtualmachineinstances/:name/${subresource}`,
+      async (request, reply) => {
+        const { version, namespace, name } = request.params;
+        if (!isVersion(version) || !guestInfo) return reply.code(404).send(routeNotFound(request.url));
+        const answer = await guestInfo.handle(subresource, namespace, name);
+        if ("json" in answer) return reply.code(answer.code).send(answer.json);
+        // go-restful's WriteError: the code and the error's text, no Status.
+        return reply.code(answer.code).type("text/plain; charset=utf-8").send(answer.text);
       },
     );
   }
@@ -267,4 +288,3 @@ async function serveUpgrade(
 }
 
 const LIFECYCLE_ACTIONS: readonly LifecycleAction[] = ["start", "stop", "restart"];
-const PAUSE_ACTIONS: readonly PauseAction[] = ["pause", "unpause"];

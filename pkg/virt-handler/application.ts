@@ -207,10 +207,14 @@ export class VirtHandlerApp {
     const podsDir = this.options.podsDir ?? DEFAULT_PODS_BASE_DIR;
     const privateDir = this.options.virtPrivateDir ?? VIRT_PRIVATE_DIR;
     const detector = new SocketIsolationDetector({ host, podsDir });
+    const { clusterConfig } = this.options;
     return new VirtualMachineController({
       host,
       vmis,
       launchers: launchers.connector,
+      ...(clusterConfig
+        ? { supportedAgentVersions: () => clusterConfig.current().getSupportedAgentVersions() }
+        : {}),
       ...(notifyPipes ? { notifyPipes } : {}),
       podInterfaceIPs: (vmi) => cachedPodInterfaceIPs(privateDir, vmi),
       containerDisks: new NodeContainerDiskMounter({
@@ -234,10 +238,14 @@ export class VirtHandlerApp {
         const cached = vmis.get(`${namespace}/${name}`);
         if (!cached) return;
         const delta = patch as { metadata?: { resourceVersion?: string }; status?: object };
+        // A null in the patch removes the field, as in a merge patch.
+        const status = Object.fromEntries(
+          Object.entries({ ...cached.status, ...delta.status }).filter(([, value]) => value !== null),
+        );
         await vmiResource.update({
           ...cached,
           metadata: { ...cached.metadata, resourceVersion: delta.metadata?.resourceVersion },
-          status: { ...cached.status, ...delta.status },
+          status,
         } as VirtualMachineInstance);
       },
       logger: this.options.logger,

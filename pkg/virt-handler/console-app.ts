@@ -16,6 +16,7 @@ import { ConsoleHandler } from "./rest/console.js";
 import { ConsoleServer } from "./rest/console-server.js";
 import { LifecycleHandler } from "./rest/lifecycle.js";
 import { ScreenshotHandler } from "./rest/screenshot.js";
+import { GuestInfoHandler } from "./rest/guest-info.js";
 import type { LauncherConnector } from "./launcher-clients.js";
 
 export interface ConsoleOptions {
@@ -36,7 +37,7 @@ export interface ConsoleContext {
   host: string;
   podsDir: string;
   vmis: Informer<VirtualMachineInstance>;
-  /** The launchers of this node's VMIs, for the pause/unpause and screenshot endpoints. */
+  /** The launchers of this node's VMIs, for the lifecycle, guest agent and screenshot endpoints. */
   launcher: LauncherConnector;
   logger: Logger;
 }
@@ -72,7 +73,12 @@ export async function runConsoleServer(
   const lifecycle = new LifecycleHandler({
     getVMI: (key) => context.vmis.get(key),
     launcher: context.launcher,
-    recordEvent: (vmi, reason, message) => recorder.event(vmi, "Normal", reason, message),
+    recordEvent: (vmi, reason, message, type = "Normal") => recorder.event(vmi, type, reason, message),
+    logger,
+  });
+  const guestInfo = new GuestInfoHandler({
+    getVMI: (key) => context.vmis.get(key),
+    launcher: context.launcher,
     logger,
   });
   const screenshot = new ScreenshotHandler({
@@ -85,6 +91,7 @@ export async function runConsoleServer(
     clientCA: caManager,
     handler,
     lifecycle,
+    guestInfo,
     screenshot,
     logger,
   });

@@ -5,7 +5,13 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import { socketDirectoryOnHost } from "../handler-launcher-com/sockets.js";
-import { LauncherClients, activePodUID, safeSocketPath, type LauncherCommands } from "./launcher-clients.js";
+import {
+  LauncherClients,
+  LauncherSocketWatch,
+  activePodUID,
+  safeSocketPath,
+  type LauncherCommands,
+} from "./launcher-clients.js";
 
 const UID = "0b5a3c1e-1111-2222-3333-444455556666";
 
@@ -88,5 +94,57 @@ describe("launcher sockets", () => {
     await listen(socketPath);
     expect(await clients.connector(vmi)).toBeDefined();
     expect(dialed).toEqual([socketPath, socketPath]);
+  });
+});
+
+describe("LauncherSocketWatch", () => {
+  const start = Date.parse("2026-11-30T12:00:00Z");
+  it.each<[string, Array<[boolean, number]>, boolean]>([
+    ["a socket there at once", [[true, 0]], false],
+    [
+      "no socket yet, within the timeout",
+      [
+        [false, 0],
+        [false, 180_000],
+      ],
+      false,
+    ],
+    [
+      "no socket after the timeout",
+      [
+        [false, 0],
+        [false, 180_001],
+      ],
+      true,
+    ],
+    [
+      "a socket that came, then went",
+      [
+        [false, 0],
+        [true, 5_000],
+        [false, 6_000],
+      ],
+      true,
+    ],
+    [
+      "a socket that was there from the first look, then went",
+      [
+        [true, 0],
+        [false, 1_000],
+      ],
+      true,
+    ],
+  ])("%s: lost is %s", (_name, looks, expected) => {
+    const watch = new LauncherSocketWatch();
+    let lost = false;
+    for (const [present, after] of looks) lost = watch.lost("vmi-uid", present, start + after);
+    expect(lost).toBe(expected);
+  });
+
+  it("starts over for a VMI it forgot", () => {
+    const watch = new LauncherSocketWatch();
+    watch.lost("vmi-uid", true, start);
+    watch.forget("vmi-uid");
+    expect(watch.lost("vmi-uid", false, start + 1_000)).toBe(false);
   });
 });

@@ -15,8 +15,15 @@ export type LauncherCommands = Pick<
   | "killVirtualMachine"
   | "pauseVirtualMachine"
   | "unpauseVirtualMachine"
+  | "freezeVirtualMachine"
+  | "unfreezeVirtualMachine"
+  | "softRebootVirtualMachine"
+  | "resetVirtualMachine"
   | "getDomain"
   | "getScreenshot"
+  | "getGuestInfo"
+  | "getUsers"
+  | "getFilesystems"
   | "close"
 >;
 
@@ -95,5 +102,35 @@ export class LauncherClients {
     const client = this.clients.get(key);
     this.clients.delete(key);
     client?.then((c) => c.close()).catch(() => undefined);
+  }
+}
+
+/** How long a launcher may take to bring its command socket up before its VMI counts as lost. */
+export const LauncherNotInitializedTimeoutMs = 3 * 60_000;
+
+/**
+ * Upstream's LauncherClientInfo bookkeeping (IsLauncherClientUnresponsive): since when each VMI's launcher
+ * socket has been looked for, and whether it was ever there. A socket that was there and is gone, or one
+ * that never came within the timeout, means the launcher is lost (it crashed before or after starting).
+ */
+export class LauncherSocketWatch {
+  private readonly seen = new Map<string, { since: number; ready: boolean }>();
+
+  /** Whether the launcher of VMI `uid` counts as lost, given whether its socket is there now. */
+  lost(uid: string, socketPresent: boolean, nowMs: number): boolean {
+    const entry = this.seen.get(uid);
+    if (!entry) {
+      this.seen.set(uid, { since: nowMs, ready: socketPresent });
+      return false;
+    }
+    if (socketPresent) {
+      entry.ready = true;
+      return false;
+    }
+    return entry.ready || nowMs - entry.since > LauncherNotInitializedTimeoutMs;
+  }
+
+  forget(uid: string): void {
+    this.seen.delete(uid);
   }
 }

@@ -65,6 +65,7 @@ describe("VirtualMachineController with a launcher over gRPC", () => {
         metadata: { resourceVersion: "3" },
         status: {
           phase: "Running",
+          phaseTransitionTimestamps: [{ phase: "Running", phaseTransitionTimestamp: expect.any(String) }],
           interfaces: [
             {
               name: "default",
@@ -72,7 +73,7 @@ describe("VirtualMachineController with a launcher over gRPC", () => {
               ipAddress: "10.0.2.2",
               ipAddresses: ["10.0.2.2"],
               interfaceName: "eth0",
-              infoSource: "domain",
+              infoSource: "domain, guest-agent",
             },
           ],
         },

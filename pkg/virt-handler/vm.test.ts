@@ -3,6 +3,7 @@ import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import { keyOf, silentLogger, type Clock } from "../controller/index.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
 import type { LauncherCommands } from "./launcher-clients.js";
+import type { GuestAgentInfo } from "../api/guest-agent-info.js";
 import type { VMINetworkSetup } from "./network-setup.js";
 import { VirtualMachineController, type VMIEvents } from "./vm.js";
 
@@ -52,12 +53,35 @@ class FakeLauncher implements LauncherCommands {
   async unpauseVirtualMachine() {
     this.calls.push("Unpause");
   }
+  async freezeVirtualMachine() {
+    this.calls.push("Freeze");
+  }
+  async unfreezeVirtualMachine() {
+    this.calls.push("Unfreeze");
+  }
+  async softRebootVirtualMachine() {
+    this.calls.push("SoftReboot");
+  }
+  async resetVirtualMachine() {
+    this.calls.push("Reset");
+  }
   async getDomain() {
     return this.domain;
   }
   async getScreenshot() {
     this.calls.push("GetScreenshot");
     return { mime: "image/png", data: Buffer.alloc(0) };
+  }
+  guestInfo: GuestAgentInfo = {};
+  async getGuestInfo() {
+    this.calls.push("GetGuestInfo");
+    return this.guestInfo;
+  }
+  async getUsers() {
+    return { items: [] };
+  }
+  async getFilesystems() {
+    return { items: [] };
   }
   close() {}
 }
@@ -86,7 +110,7 @@ function vmi(phase: string, node = "node01"): VirtualMachineInstance {
   };
 }
 
-function setup(launcher: FakeLauncher | undefined, network?: VMINetworkSetup) {
+function setup(launcher: FakeLauncher | undefined, network?: VMINetworkSetup, at: Clock = clock) {
   const vmis = new FakeVMIs();
   const patches: { name: string; patch: object }[] = [];
   const events: { reason: string; type: string; message: string }[] = [];
@@ -98,7 +122,7 @@ function setup(launcher: FakeLauncher | undefined, network?: VMINetworkSetup) {
       patches.push({ name, patch });
     },
     logger: silentLogger,
-    clock,
+    clock: at,
     ...(network ? { network } : {}),
     recorder: { event: (_obj, type, reason, message) => events.push({ type, reason, message }) },
   });
@@ -115,7 +139,15 @@ describe("VirtualMachineController.sync", () => {
     expect(patches).toEqual([
       {
         name: "testvmi",
-        patch: { metadata: { resourceVersion: "7" }, status: { phase: "Running" } },
+        patch: {
+          metadata: { resourceVersion: "7" },
+          status: {
+            phase: "Running",
+            phaseTransitionTimestamps: [
+              { phase: "Running", phaseTransitionTimestamp: "2026-11-30T12:00:00Z" },
+            ],
+          },
+        },
       },
     ]);
     expect(result).toEqual({ requeueAfter: 5_000 });
@@ -128,12 +160,39 @@ describe("VirtualMachineController.sync", () => {
     expect(patches).toEqual([]);
   });
 
+  it("fails a scheduled VMI whose launcher never brought its socket up within 3 minutes", async () => {
+    let now = NOW;
+    const { vmis, patches, controller } = setup(undefined, undefined, {
+      now: () => now,
+      sleep: async () => undefined,
+    });
+    vmis.set(vmi("Scheduled"));
+    await controller.sync("default/testvmi");
+    now += 180_000;
+    await controller.sync("default/testvmi");
+    expect(patches).toEqual([]);
+    now += 1_000;
+    await controller.sync("default/testvmi");
+    expect(patches).toMatchObject([{ name: "testvmi", patch: { status: { phase: "Failed" } } }]);
+  });
+
   it("fails a running VMI whose launcher is gone", async () => {
     const { vmis, patches, controller } = setup(undefined);
     vmis.set(vmi("Running"));
     await controller.sync("default/testvmi");
     expect(patches).toEqual([
-      { name: "testvmi", patch: { metadata: { resourceVersion: "7" }, status: { phase: "Failed" } } },
+      {
+        name: "testvmi",
+        patch: {
+          metadata: { resourceVersion: "7" },
+          status: {
+            phase: "Failed",
+            phaseTransitionTimestamps: [
+              { phase: "Failed", phaseTransitionTimestamp: "2026-11-30T12:00:00Z" },
+            ],
+          },
+        },
+      },
     ]);
   });
 
@@ -174,6 +233,45 @@ describe("VirtualMachineController.sync", () => {
     expect(await controller.sync("default/testvmi")).toBeUndefined();
     expect(launcher.calls).toHaveLength(3);
     expect(patches).toEqual([]);
+  });
+});
+
+describe("VirtualMachineController and the guest agent", () => {
+  const agentDomain = (state: string) =>
+    ({
+      objectMeta: { name: "default_testvmi", namespace: "default" },
+      spec: {
+        devices: {
+          channels: [{ type: "unix", target: { type: "virtio", name: "org.qemu.guest_agent.0", state } }],
+        },
+      },
+      status: { status: "Running", reason: "Unknown" },
+    }) as unknown as DomainObject;
+
+  it("asks the launcher about the agent only while its channel is connected, and reports what it says", async () => {
+    const launcher = new FakeLauncher();
+    const { vmis, patches, controller } = setup(launcher);
+    vmis.set(vmi("Running"));
+    launcher.domain = agentDomain("disconnected");
+    await controller.sync("default/testvmi");
+    expect(launcher.calls).not.toContain("GetGuestInfo");
+
+    launcher.domain = agentDomain("connected");
+    launcher.guestInfo = { guestAgentVersion: "1.0" }; // no command list: the version decides, and 1.0 is too old
+    await controller.sync("default/testvmi");
+    expect(launcher.calls).toContain("GetGuestInfo");
+    expect(patches.at(-1)?.patch).toMatchObject({
+      status: {
+        conditions: [
+          { type: "AgentConnected", status: "True" },
+          {
+            type: "AgentVersionNotSupported",
+            status: "True",
+            reason: "Guest agent version '1.0' is not supported",
+          },
+        ],
+      },
+    });
   });
 });
 

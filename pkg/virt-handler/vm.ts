@@ -17,13 +17,14 @@ import {
 } from "../controller/index.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
 import type { ContainerDiskMounter } from "./container-disk/mount.js";
-import type { LauncherCommands, LauncherConnector } from "./launcher-clients.js";
+import { LauncherSocketWatch, type LauncherCommands, type LauncherConnector } from "./launcher-clients.js";
 import { errorMessage } from "../util/error-message.js";
 import type { VMINetworkSetup } from "./network-setup.js";
 import type { NotifyPipes } from "./notify-server/pipe.js";
 import { decideAction, type SyncAction } from "./sync-decision.js";
 import { isFinal, VMIPhase as Phase } from "../controller/vmi-phase.js";
-import { computeStatus, statusPatch, type PodInterfaceIPs } from "./vmi-status.js";
+import { agentChannelConnected, computeStatus, statusPatch, type PodInterfaceIPs } from "./vmi-status.js";
+import { SupportedGuestAgentVersions } from "../virt-config/defaults.js";
 
 export interface VMIEvents<T> {
   get(key: string): T | undefined;
@@ -52,6 +53,8 @@ export interface VMControllerOptions {
   retryMs?: number;
   /** How often a running VMI is looked at while domain events are not wired. */
   resyncMs?: number;
+  /** The cluster's supportedGuestAgentVersions, read on every use; absent: upstream's defaults. */
+  supportedAgentVersions?: () => readonly string[];
 }
 
 interface Observed {
@@ -67,6 +70,7 @@ export class VirtualMachineController {
   private readonly clock: Clock;
   /** UIDs of the VMIs whose pod network is prepared (upstream's network state cache). */
   private readonly networkReady = new Set<string>();
+  private readonly sockets = new LauncherSocketWatch();
 
   constructor(private readonly opts: VMControllerOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -129,8 +133,10 @@ export class VirtualMachineController {
 
   private async observe(vmi: VirtualMachineInstance): Promise<Observed> {
     const launcher = await this.opts.launchers(vmi).catch(() => undefined);
-    // A Running VMI whose launcher socket vanished has lost its launcher.
-    const lost = !launcher && vmi.status?.phase === Phase.Running;
+    const socketLost = this.sockets.lost(vmi.metadata?.uid ?? "", launcher !== undefined, this.clock.now());
+    // A Running VMI whose launcher socket vanished has lost its launcher; so has one whose launcher
+    // died before its socket came up (the VMI would wait in Scheduled for ever).
+    const lost = !launcher && (vmi.status?.phase === Phase.Running || socketLost);
     if (!launcher) return { launcher, domain: undefined, unresponsive: lost };
     try {
       return { launcher, domain: await launcher.getDomain(), unresponsive: false };
@@ -184,6 +190,7 @@ export class VirtualMachineController {
   private async forget(key: string, vmi: VirtualMachineInstance): Promise<void> {
     this.deleted.delete(key);
     this.networkReady.delete(vmi.metadata?.uid ?? "");
+    this.sockets.forget(vmi.metadata?.uid ?? "");
     this.opts.notifyPipes?.close(vmi);
     await this.opts.network?.teardown(vmi).catch((error: unknown) => {
       this.opts.logger.error({ err: error, vmi: key }, "failed to delete VMI Network cache files");
@@ -200,6 +207,14 @@ export class VirtualMachineController {
   ): Promise<void> {
     const failure = syncError && { message: syncError.message, nowMs: this.clock.now() };
     const podIPs = (await this.opts.podInterfaceIPs?.(vmi).catch(() => undefined)) ?? new Map();
+    // Upstream asks whether the agent is supported while it is connected; a failed ask fails the status update.
+    const guestAgent =
+      observed.launcher && agentChannelConnected(observed.domain)
+        ? {
+            info: await observed.launcher.getGuestInfo(),
+            supportedVersions: this.opts.supportedAgentVersions?.() ?? SupportedGuestAgentVersions,
+          }
+        : undefined;
     const desired = computeStatus(
       vmi,
       observed.domain,
@@ -207,6 +222,7 @@ export class VirtualMachineController {
       failure,
       podIPs,
       this.clock.now(),
+      guestAgent,
     );
     const patch = statusPatch(vmi, desired);
     if (!patch) return;

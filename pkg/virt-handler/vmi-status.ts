@@ -1,34 +1,48 @@
-// The VMI status virt-handler reports from its launcher: the phase, `status.interfaces` (the domain's
-// interfaces by alias and MAC, with the addresses the launcher saw) and the Synchronized condition
-// carrying the last sync error. Written as a merge patch carrying the resourceVersion read, so a stale
-// cache fails instead of overwriting newer status.
-import type { VirtualMachineInstance, VirtualMachineInstanceCondition } from "../api/generated/v1.js";
+// The VMI status virt-handler reports from its launcher: the phase (and when it was first entered), `status.interfaces` (the domain's
+// interfaces by alias and MAC, with the pod's addresses and what the guest agent saw), the guest's OS
+// and filesystem freeze status from its agent, and the conditions: Synchronized carrying the last sync
+// error, AgentConnected / AgentVersionNotSupported, Paused. Written as a merge patch carrying the
+// resourceVersion read, so a stale cache fails instead of overwriting newer status.
+import { isDeepStrictEqual } from "node:util";
+import type {
+  VirtualMachineInstance,
+  VirtualMachineInstanceCondition,
+  VirtualMachineInstanceGuestOSInfo,
+  VirtualMachineInstanceNetworkInterface,
+} from "../api/generated/v1.js";
+import type { GuestAgentInfo } from "../api/guest-agent-info.js";
 import { hasCondition, removeCondition, syncFailureCondition, timestamp } from "../controller/conditions.js";
 import { SyncError } from "../controller/sync-error.js";
+import { ifacesStatusFromGuestAgent } from "../network/setup/netstat.js";
+import { INFO_SOURCE_DOMAIN } from "../network/vmispec/infosource.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
+import { FS_THAWED } from "../virt-launcher/virtwrap/api/domain-object.js";
 import { StateChangeReason } from "../virt-launcher/virtwrap/api/domain-status.js";
+import { setPhaseTransitionTimestamp } from "../controller/vmi-phase.js";
+import { isGuestAgentSupported, isGuestAgentVersionSupported } from "./guestagent.js";
 import { calculatePhase } from "./vmi-phase.js";
 
-/** Upstream's InfoSourceDomain: the entry comes from the domain, not the guest agent. */
-export const INFO_SOURCE_DOMAIN = "domain";
-
-export interface ReportedInterface {
-  name?: string;
-  podInterfaceName?: string;
-  mac?: string;
-  ipAddress?: string;
-  ipAddresses?: string[];
-  interfaceName?: string;
-  infoSource: string;
-}
+export type ReportedInterface = VirtualMachineInstanceNetworkInterface;
 
 /** Upstream's reason on the handler's Synchronized=False condition. */
 export const SYNC_FAILED_REASON = "Synchronizing with the Domain failed.";
 
 export interface ReportedStatus {
   phase: string;
+  phaseTransitionTimestamps?: NonNullable<VirtualMachineInstance["status"]>["phaseTransitionTimestamps"];
   interfaces?: ReportedInterface[];
   conditions: VirtualMachineInstanceCondition[];
+  /** Set when the agent reports another OS than the VMI shows. */
+  guestOSInfo?: VirtualMachineInstanceGuestOSInfo;
+  /** The agent's freeze status; null: thawed, so none is shown; absent: unchanged. */
+  fsFreezeStatus?: string | null;
+}
+
+/** What the launcher's GetGuestInfo said, asked while the agent is connected, for the supported check. */
+export interface GuestAgentReport {
+  info: GuestAgentInfo;
+  /** The cluster's supportedGuestAgentVersions, for a launcher that lists no commands. */
+  supportedVersions: readonly string[];
 }
 
 export interface SyncFailure {
@@ -36,19 +50,15 @@ export interface SyncFailure {
   nowMs: number;
 }
 
+/** The domain's interfaces, by the alias the VMI gave them and their MAC (upstream ifacesStatusFromDomainInterfaces). */
 function interfacesOf(domain: DomainObject): ReportedInterface[] {
-  const observed = domain.status.interfaces ?? [];
   return (domain.spec.devices?.interfaces ?? []).map((iface) => {
     const mac = iface.mac?.mac;
     // The domain carries user aliases decoded (name without `ua-`, userDefined set), as upstream's JSON does.
     const userName = iface.alias?.userDefined ? iface.alias.name : undefined;
-    const seen = observed.find((o) => mac !== undefined && o.mac.toLowerCase() === mac.toLowerCase());
-    const ips = seen?.ips?.length ? seen.ips : seen?.ip ? [seen.ip] : [];
     return {
       ...(userName ? { name: userName } : {}),
       ...(mac ? { mac } : {}),
-      ...(ips[0] ? { ipAddress: ips[0], ipAddresses: ips } : {}),
-      ...(seen?.interfaceName ? { interfaceName: seen.interfaceName } : {}),
       infoSource: INFO_SOURCE_DOMAIN,
     };
   });
@@ -79,6 +89,13 @@ function withPodInterfaceData(
   });
 }
 
+/** Upstream netstat's UpdateStatus: domain, then the pod's cached IPs, then what the guest agent adds. */
+function interfacesStatus(vmi: VirtualMachineInstance, domain: DomainObject, podIPs: PodInterfaceIPs) {
+  const specByName = new Map((vmi.spec.domain.devices.interfaces ?? []).map((iface) => [iface.name, iface]));
+  const fromPod = withPodInterfaceData(interfacesOf(domain), vmi, podIPs);
+  return ifacesStatusFromGuestAgent(fromPod, domain.status.interfaces ?? [], specByName);
+}
+
 export function computeStatus(
   vmi: VirtualMachineInstance,
   domain: DomainObject | undefined,
@@ -86,11 +103,111 @@ export function computeStatus(
   failure?: SyncFailure,
   podIPs: PodInterfaceIPs = new Map(),
   nowMs = failure?.nowMs ?? 0,
+  guestAgent?: GuestAgentReport,
 ): ReportedStatus {
   const phase = calculatePhase({ vmi, domain, launcherUnresponsive });
-  const conditions = pausedConditions(synchronizedConditions(vmi, failure), domain, nowMs);
-  if (!domain) return { phase, conditions };
-  return { phase, interfaces: withPodInterfaceData(interfacesOf(domain), vmi, podIPs), conditions };
+  const transitions = {
+    phase,
+    phaseTransitionTimestamps: [...(vmi.status?.phaseTransitionTimestamps ?? [])],
+  };
+  // The VM controller tells a VMI that failed before it ever ran by these (start failure back-off).
+  setPhaseTransitionTimestamp(vmi.status, transitions, nowMs);
+  const { phaseTransitionTimestamps } = transitions;
+  const synchronized = synchronizedConditions(vmi, failure);
+  const conditions = pausedConditions(
+    guestAgentConditions(synchronized, vmi, domain, guestAgent, nowMs),
+    domain,
+    nowMs,
+  );
+  if (!domain) return { phase, phaseTransitionTimestamps, conditions };
+  const guestOSInfo = guestOSInfoOf(vmi, domain);
+  const fsFreezeStatus = fsFreezeStatusOf(domain);
+  return {
+    phase,
+    phaseTransitionTimestamps,
+    interfaces: interfacesStatus(vmi, domain, podIPs),
+    conditions,
+    ...(guestOSInfo ? { guestOSInfo } : {}),
+    ...(fsFreezeStatus !== undefined ? { fsFreezeStatus } : {}),
+  };
+}
+
+export const AGENT_CONNECTED_CONDITION = "AgentConnected";
+export const AGENT_UNSUPPORTED_CONDITION = "AgentVersionNotSupported";
+const GUEST_AGENT_CHANNEL = "org.qemu.guest_agent.0";
+
+/** Whether libvirt reports the guest agent's channel open (an agent answers in the guest). */
+export function agentChannelConnected(domain: DomainObject | undefined): boolean {
+  return (domain?.spec.devices?.channels ?? []).some(
+    (channel) => channel.target?.name === GUEST_AGENT_CHANNEL && channel.target.state === "connected",
+  );
+}
+
+/**
+ * Upstream's updateGuestAgentConditions: AgentConnected while the channel is connected (set once, with a
+ * probe time), and AgentVersionNotSupported when the agent lacks what KubeVirt needs.
+ */
+function guestAgentConditions(
+  conditions: VirtualMachineInstanceCondition[],
+  vmi: VirtualMachineInstance,
+  domain: DomainObject | undefined,
+  guestAgent: GuestAgentReport | undefined,
+  nowMs: number,
+): VirtualMachineInstanceCondition[] {
+  const status = { conditions };
+  const probed = (type: string, reason?: string): VirtualMachineInstanceCondition => ({
+    type,
+    status: "True",
+    lastProbeTime: timestamp(nowMs),
+    // upstream leaves it at Go's zero time, which encodes as null
+    lastTransitionTime: null,
+    ...(reason ? { reason } : {}),
+  });
+  if (!agentChannelConnected(domain)) {
+    removeCondition(status, AGENT_CONNECTED_CONDITION);
+    return status.conditions;
+  }
+  if (!hasCondition(status, AGENT_CONNECTED_CONDITION))
+    status.conditions.push(probed(AGENT_CONNECTED_CONDITION));
+  if (!guestAgent) return status.conditions;
+  const commands = guestAgent.info.supportedCommands ?? [];
+  // A launcher of an older version may list no commands: then the agent's version decides.
+  const { supported, reason } =
+    commands.length > 0
+      ? isGuestAgentSupported(vmi, commands)
+      : isGuestAgentVersionSupported(guestAgent.info.guestAgentVersion ?? "", guestAgent.supportedVersions);
+  if (supported) removeCondition(status, AGENT_UNSUPPORTED_CONDITION);
+  else if (!hasCondition(status, AGENT_UNSUPPORTED_CONDITION))
+    status.conditions.push(probed(AGENT_UNSUPPORTED_CONDITION, reason));
+  return status.conditions;
+}
+
+/** Upstream's updateGuestInfoFromDomain: taken over once the agent names an OS other than the one shown. */
+function guestOSInfoOf(
+  vmi: VirtualMachineInstance,
+  domain: DomainObject,
+): VirtualMachineInstanceGuestOSInfo | undefined {
+  const os = domain.status.osInfo;
+  if (!os || os.name === "" || vmi.status?.guestOSInfo?.name === os.name) return undefined;
+  const fields: VirtualMachineInstanceGuestOSInfo = {
+    name: os.name,
+    kernelRelease: os.kernelRelease,
+    version: os.version,
+    prettyName: os.prettyName,
+    versionId: os.versionId,
+    kernelVersion: os.kernelVersion,
+    machine: os.machine,
+    id: os.id,
+  };
+  // omitempty: Go leaves empty fields out
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== ""));
+}
+
+/** Upstream's updateFSFreezeStatus: nothing reported leaves it, thawed clears it, anything else is shown. */
+function fsFreezeStatusOf(domain: DomainObject): string | null | undefined {
+  const reported = domain.status.fsFreezeStatus;
+  if (!reported) return undefined;
+  return reported === FS_THAWED ? null : reported;
 }
 
 /** The VMI's conditions with Synchronized set from the failure, or removed after a clean sync. */
@@ -143,16 +260,25 @@ function pausedConditions(
 /** The merge patch that brings the VMI's status to `desired`, or undefined when nothing changed. */
 export function statusPatch(vmi: VirtualMachineInstance, desired: ReportedStatus): object | undefined {
   const status: Record<string, unknown> = {};
+  // Compared by value: the apiserver sends the stored keys in its own (sorted) order.
   if (vmi.status?.phase !== desired.phase) status["phase"] = desired.phase;
-  if (
-    desired.interfaces &&
-    JSON.stringify(vmi.status?.interfaces ?? []) !== JSON.stringify(desired.interfaces)
-  ) {
+  const transitions = desired.phaseTransitionTimestamps ?? [];
+  if (!isDeepStrictEqual(vmi.status?.phaseTransitionTimestamps ?? [], transitions)) {
+    status["phaseTransitionTimestamps"] = transitions;
+  }
+  if (desired.interfaces && !isDeepStrictEqual(vmi.status?.interfaces ?? [], desired.interfaces)) {
     status["interfaces"] = desired.interfaces;
   }
-  if (JSON.stringify(vmi.status?.conditions ?? []) !== JSON.stringify(desired.conditions)) {
+  if (!isDeepStrictEqual(vmi.status?.conditions ?? [], desired.conditions)) {
     status["conditions"] = desired.conditions;
   }
+  if (desired.guestOSInfo && !isDeepStrictEqual(vmi.status?.guestOSInfo ?? {}, desired.guestOSInfo)) {
+    status["guestOSInfo"] = desired.guestOSInfo;
+  }
+  const frozen = vmi.status?.fsFreezeStatus;
+  if (desired.fsFreezeStatus === null && frozen) status["fsFreezeStatus"] = null;
+  if (desired.fsFreezeStatus && desired.fsFreezeStatus !== frozen)
+    status["fsFreezeStatus"] = desired.fsFreezeStatus;
   if (Object.keys(status).length === 0) return undefined;
   return { metadata: { resourceVersion: vmi.metadata?.resourceVersion }, status };
 }

@@ -55,6 +55,35 @@ describe("virt-launcher's command line", () => {
     expect(() => parseLauncherFlags(argv)).toThrow(message);
   });
 
+  it("reads the guest agent poll intervals as Go durations, upstream's by default", () => {
+    expect(parseLauncherFlags([]).agentPollIntervals).toEqual({
+      sysMs: 120_000,
+      fileMs: 300_000,
+      userMs: 10_000,
+      versionMs: 300_000,
+      fsFreezeStatusMs: 5_000,
+    });
+    // prettier-ignore
+    const flags = parseLauncherFlags([
+      "--qemu-agent-sys-interval", "1m",
+      "--qemu-agent-file-interval", "2m30s",
+      "--qemu-agent-user-interval", "5s",
+      "--qemu-agent-version-interval", "1h",
+      "--qemu-fsfreeze-status-interval", "500ms",
+    ]);
+    expect(flags.agentPollIntervals).toEqual({
+      sysMs: 60_000,
+      fileMs: 150_000,
+      userMs: 5_000,
+      versionMs: 3_600_000,
+      fsFreezeStatusMs: 500,
+    });
+    expect(flags.ignored).toEqual([]);
+    expect(() => parseLauncherFlags(["--qemu-agent-user-interval", "0s"])).toThrow(
+      '--qemu-agent-user-interval: the interval must be positive, got "0s"',
+    );
+  });
+
   it("reads --qemu-timeout as a Go duration", () => {
     expect(parseLauncherFlags(["--qemu-timeout", "3m0s"]).qemuTimeoutMs).toBe(180_000);
   });

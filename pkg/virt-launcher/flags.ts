@@ -7,6 +7,8 @@ import { parseGoDuration } from "../util/go-duration.js";
 import type { LauncherLayout } from "./layout.js";
 import { DEFAULT_LAYOUT } from "./layout.js";
 import { NON_ROOT_UID } from "./libvirtd/identity.js";
+import type { AgentPollIntervals } from "./virtwrap/agent-poller/agent-poller.js";
+import { DEFAULT_AGENT_POLL_INTERVALS } from "./virtwrap/agent-poller/agent-poller.js";
 
 export interface LauncherFlags {
   name: string;
@@ -21,6 +23,8 @@ export interface LauncherFlags {
   simulateCrash: boolean;
   libvirtLogFilters: string;
   libvirtUid: number;
+  /** How often the guest agent is asked what (upstream's --qemu-agent-*-interval flags). */
+  agentPollIntervals: AgentPollIntervals;
   verbosity: number;
   /** Flags accepted for compatibility that change nothing here, for the log. */
   ignored: string[];
@@ -45,14 +49,14 @@ const STRING_FLAGS = [
   "kubevirt-private-dir",
   "run-dir",
   "libvirt-uid",
-  // Accepted, unused: firmware, disk verification and guest agent polling are not here yet.
-  "ovmf-path",
-  "disk-memory-limit",
   "qemu-agent-sys-interval",
   "qemu-agent-file-interval",
   "qemu-agent-user-interval",
   "qemu-agent-version-interval",
   "qemu-fsfreeze-status-interval",
+  // Accepted, unused: firmware and disk verification are not here yet.
+  "ovmf-path",
+  "disk-memory-limit",
   "v",
 ] as const;
 
@@ -74,11 +78,6 @@ const UNUSED = new Set<string>([
   "hotplug-disk-dir",
   "ovmf-path",
   "disk-memory-limit",
-  "qemu-agent-sys-interval",
-  "qemu-agent-file-interval",
-  "qemu-agent-user-interval",
-  "qemu-agent-version-interval",
-  "qemu-fsfreeze-status-interval",
   "allow-cross-arch-emulation",
   "image-volume",
   "upgrade-ordinal-ifaces",
@@ -86,6 +85,14 @@ const UNUSED = new Set<string>([
   "vm-stats-collector",
   "firmware-auto-selection",
 ]);
+
+/** A duration flag in milliseconds, `fallback` when absent; a poll period must be positive (Go's ticker panics). */
+function intervalFlag(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const ms = parseGoDuration(text);
+  if (ms <= 0) throw new Error(`--${name}: the interval must be positive, got "${text}"`);
+  return ms;
+}
 
 export function parseLauncherFlags(argv: readonly string[]): LauncherFlags {
   const options = Object.fromEntries([
@@ -127,6 +134,33 @@ export function parseLauncherFlags(argv: readonly string[]): LauncherFlags {
     simulateCrash: flag("simulate-crash"),
     libvirtLogFilters: text("libvirt-log-filters") ?? "",
     libvirtUid: intFlag("libvirt-uid", text("libvirt-uid"), NON_ROOT_UID),
+    agentPollIntervals: {
+      sysMs: intervalFlag(
+        "qemu-agent-sys-interval",
+        text("qemu-agent-sys-interval"),
+        DEFAULT_AGENT_POLL_INTERVALS.sysMs,
+      ),
+      fileMs: intervalFlag(
+        "qemu-agent-file-interval",
+        text("qemu-agent-file-interval"),
+        DEFAULT_AGENT_POLL_INTERVALS.fileMs,
+      ),
+      userMs: intervalFlag(
+        "qemu-agent-user-interval",
+        text("qemu-agent-user-interval"),
+        DEFAULT_AGENT_POLL_INTERVALS.userMs,
+      ),
+      versionMs: intervalFlag(
+        "qemu-agent-version-interval",
+        text("qemu-agent-version-interval"),
+        DEFAULT_AGENT_POLL_INTERVALS.versionMs,
+      ),
+      fsFreezeStatusMs: intervalFlag(
+        "qemu-fsfreeze-status-interval",
+        text("qemu-fsfreeze-status-interval"),
+        DEFAULT_AGENT_POLL_INTERVALS.fsFreezeStatusMs,
+      ),
+    },
     verbosity: intFlag("v", text("v"), 2),
     ignored: Object.keys(values).filter((name) => UNUSED.has(name)),
   };

@@ -30,6 +30,8 @@ import { Launcher, runServer } from "./virtwrap/cmd-server/server.js";
 import { LibvirtDomainManager } from "./virtwrap/manager.js";
 import { MetadataCache } from "./virtwrap/metadata-cache.js";
 import { LauncherDomainPreparation } from "./virtwrap/prestart.js";
+import { AgentPoller } from "./virtwrap/agent-poller/agent-poller.js";
+import { AsyncAgentStore } from "./virtwrap/agent-poller/agent-store.js";
 import { domainName } from "./virtwrap/vmi-state.js";
 
 /** How long to wait for the final "domain deleted" notification before killing (upstream). */
@@ -115,9 +117,25 @@ export class VirtLauncher {
       startDhcpServer: (config) => startSingleClientDhcpServer(config, log),
     });
     this.cleanups.push(() => preparation.close());
-    const manager = new LibvirtDomainManager({ connection: client, preparation, metadata, layout, log });
+    const agentStore = new AsyncAgentStore();
+    const manager = new LibvirtDomainManager({
+      connection: client,
+      preparation,
+      metadata,
+      layout,
+      log,
+      agentStore,
+    });
     this.manager = manager;
 
+    // Started and stopped by the agent's lifecycle events the notifier receives.
+    const poller = new AgentPoller({
+      connection: client,
+      domainName: domainName(this.vmi),
+      store: agentStore,
+      intervals: flags.agentPollIntervals,
+      log,
+    });
     const domainNotifier = new DomainNotifier({
       events: client,
       connection: client,
@@ -125,6 +143,7 @@ export class VirtLauncher {
       notifier,
       domainName: domainName(this.vmi),
       log,
+      agent: { store: agentStore, poller },
     });
     await domainNotifier.start();
     this.domainNotifier = domainNotifier;

@@ -224,6 +224,29 @@ describe.runIf(isRoot)("virt-launcher with a real libvirtd and QEMU", () => {
     2 * BOOT_TIMEOUT_MS + 30_000,
   );
 
+  it("reports the guest agent connected, as libvirt sees its channel, and answers GetGuestInfo from it", async () => {
+    if (!client) throw new Error("no launcher client");
+    const launcherClient = client;
+    // libvirt's runtime state of the channel reaches virt-handler through GetDomain: "connected" once the
+    // test guest's qemu-guest-agent opened it (then virt-handler sets AgentConnected).
+    const channelState = async () =>
+      (await launcherClient.getDomain())?.spec.devices.channels?.find(
+        (c) => c.target?.name === "org.qemu.guest_agent.0",
+      )?.target?.state;
+    const deadline = Date.now() + 90_000;
+    while ((await channelState()) !== "connected" && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    expect(await channelState()).toBe("connected");
+    let info = await launcherClient.getGuestInfo();
+    while (info.guestAgentVersion === "" && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      info = await launcherClient.getGuestInfo();
+    }
+    expect(info.guestAgentVersion).not.toBe("");
+    expect(info.timezone).toMatch(/, -?\d+$/);
+  }, 120_000);
+
   it("stays small: launcher + libvirtd RSS, QEMU excluded", () => {
     const tree = processTree(launcherPid);
     expect(tree).not.toContain(started.qemu);
@@ -247,7 +270,7 @@ describe.runIf(isRoot)("virt-launcher with a real libvirtd and QEMU", () => {
     const final = await notifyServer.waitForDomainEvent(
       (event) => event.domain.objectMeta.deletionTimestamp !== undefined,
     );
-    expect(final.domain.status).toEqual({ status: "NoState", reason: "NonExistent" });
+    expect(final.domain.status).toMatchObject({ status: "NoState", reason: "NonExistent" });
     const events = notifyServer.domainEvents;
     expect(
       events.some(

@@ -20,6 +20,8 @@ export interface CommandContext {
   io: IO;
   /** "virtctl", or "kubectl virt" when run as the kubectl plugin. */
   programName: string;
+  /** The command line that picked the command, e.g. "virtctl create vm". */
+  commandPath: string;
   flags: ParsedFlags;
   args: string[];
   /** The client and namespace from the kubeconfig; loaded on first use. */
@@ -28,16 +30,23 @@ export interface CommandContext {
 
 export interface Command {
   name: string;
-  /** The usage line after the program name, e.g. "start (VM)", or "vnc screenshot (VMI)" for a subcommand. */
+  /** The usage line after the parent command's path, e.g. "start (VM)", or "screenshot (VMI)" under vnc. */
   use: string;
   short: string;
-  /** What help prints instead of `short` when set (cobra's Long). */
+  /** What `--help` prints first, when longer than `short` (cobra's Long). */
   long?: string;
   example: string;
   flags: FlagSpec[];
-  /** How many positional arguments the command takes (cobra's ExactArgs / NoArgs); "any" leaves it to run. */
+  /**
+   * How many positional arguments the command takes (cobra's ExactArgs / NoArgs); "any" leaves the words to
+   * its run: a custom cobra Args, or none on a command with subcommands (cobra's legacy check).
+   */
   argCount: number | "any";
-  /** Commands under this one (`vnc screenshot`), found by the first word after it as cobra finds them. */
-  subcommands?: Command[];
+  /** cobra's AddCommand: the first word after this command's name that names one runs it instead. */
+  subcommands?: readonly Command[];
+  /** cobra's SortFlags: false lists the flags in the order they are declared. */
+  sortFlags?: boolean;
+  /** cobra's MarkFlagsMutuallyExclusive, one group per call. */
+  exclusiveFlagGroups?: readonly (readonly string[])[];
   run(context: CommandContext): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { FlagSpec } from "./flags.js";
-import { findCommandName, flagUsages, parseFlags } from "./flags.js";
+import { checkExclusiveFlagGroups, findCommandName, flagUsages, parseFlags } from "./flags.js";
 
 const specs: FlagSpec[] = [
   { name: "force", kind: "bool", defaultValue: false, usage: "force it" },
@@ -27,19 +27,6 @@ describe("parseFlags follows pflag's conventions", () => {
     expect(parsed.int("grace-period")).toBe(grace);
     expect(parsed.string("namespace")).toBe(namespace);
     expect(parsed.positionals).toEqual(positionals);
-  });
-
-  it("collects every occurrence of a string array, as given, and keeps it apart from its default", () => {
-    const array: FlagSpec[] = [
-      { name: "opt", short: "t", kind: "stringArray", defaultValue: ["from-default"], usage: "" },
-    ];
-    expect(parseFlags([], array).strings("opt")).toEqual(["from-default"]);
-    const parsed = parseFlags(["-t", "-o A=b,c", "--opt=-v", "vm", "-t-q"], array);
-    expect(parsed.strings("opt")).toEqual(["-o A=b,c", "-v", "-q"]);
-    expect(parsed.positionals).toEqual(["vm"]);
-    expect(flagUsages([{ ...array[0]!, defaultValue: [], usage: "options" }])).toBe(
-      "  -t, --opt stringArray   options",
-    );
   });
 
   it("records which flags were given, even with their default value", () => {
@@ -88,4 +75,86 @@ it("flag usages are sorted and aligned, with type names and non-zero defaults", 
       "  -n, --namespace string   the namespace",
     ].join("\n"),
   );
+});
+
+describe("repeated flags", () => {
+  const repeated: FlagSpec[] = [
+    { name: "volume", kind: "stringArray", defaultValue: [], usage: "a volume" },
+    { name: "key", kind: "stringSlice", defaultValue: ["default"], usage: "keys" },
+  ];
+
+  it("a stringArray flag collects each occurrence as given, commas included", () => {
+    const parsed = parseFlags(["--volume=a,b", "--volume", "c"], repeated);
+    expect(parsed.strings("volume")).toEqual(["a,b", "c"]);
+    expect(parseFlags([], repeated).strings("volume")).toEqual([]);
+  });
+
+  it("a stringArray flag replaces its default, and takes values that look like flags (ssh's -t)", () => {
+    const array: FlagSpec[] = [
+      { name: "opt", short: "t", kind: "stringArray", defaultValue: ["from-default"], usage: "" },
+    ];
+    expect(parseFlags([], array).strings("opt")).toEqual(["from-default"]);
+    const parsed = parseFlags(["-t", "-o A=b,c", "--opt=-v", "vm", "-t-q"], array);
+    expect(parsed.strings("opt")).toEqual(["-o A=b,c", "-v", "-q"]);
+    expect(parsed.positionals).toEqual(["vm"]);
+  });
+
+  it("a stringSlice flag replaces its default, then appends each occurrence split as CSV", () => {
+    expect(parseFlags([], repeated).strings("key")).toEqual(["default"]);
+    expect(parseFlags(["--key=a,b", "--key", '"c,d"'], repeated).strings("key")).toEqual(["a", "b", "c,d"]);
+    expect(parseFlags(["--key="], repeated).strings("key")).toEqual([]);
+  });
+
+  it("refuses a stringSlice value that is no CSV record, in pflag's words", () => {
+    expect(() => parseFlags(['--key=a"b'], repeated)).toThrow(
+      'invalid argument "a\\"b" for "--key" flag: parse error on line 1, column 2: bare " in non-quoted-field',
+    );
+  });
+
+  it("usages show pflag's type names and non-empty defaults", () => {
+    expect(flagUsages(repeated)).toBe(
+      ["      --key strings          keys (default [default])", "      --volume stringArray   a volume"].join(
+        "\n",
+      ),
+    );
+  });
+});
+
+describe("flag usages", () => {
+  const declared: FlagSpec[] = [
+    { name: "zeta", kind: "bool", defaultValue: true, usage: "first line\nsecond line" },
+    { name: "alpha", kind: "string", defaultValue: "x", usage: "alpha" },
+  ];
+
+  it("keep the declared order when not sorted, align continuation lines and show a true default", () => {
+    expect(flagUsages(declared, false)).toBe(
+      [
+        "      --zeta           first line",
+        "                       second line (default true)",
+        '      --alpha string   alpha (default "x")',
+      ].join("\n"),
+    );
+  });
+});
+
+describe("checkExclusiveFlagGroups", () => {
+  const groups = [
+    ["memory", "instancetype", "infer-instancetype"],
+    ["cloud-init-user-data", "user"],
+  ];
+
+  it("lets one flag of each group through", () => {
+    expect(() => checkExclusiveFlagGroups(groups, new Set(["memory", "user"]))).not.toThrow();
+  });
+
+  it("refuses the first group, by cobra's order, naming the given flags sorted", () => {
+    expect(() =>
+      checkExclusiveFlagGroups(groups, new Set(["memory", "instancetype", "user", "cloud-init-user-data"])),
+    ).toThrow(
+      "if any flags in the group [cloud-init-user-data user] are set none of the others can be; [cloud-init-user-data user] were all set",
+    );
+    expect(() => checkExclusiveFlagGroups(groups, new Set(["memory", "instancetype"]))).toThrow(
+      "if any flags in the group [memory instancetype infer-instancetype] are set none of the others can be; [instancetype memory] were all set",
+    );
+  });
 });

@@ -1,3 +1,5 @@
+import { goQuote } from "../api/field.js";
+import { CSVParseError, readCSVRecord } from "../util/csv-record.js";
 import { invalidFlagValue, parseGoBool } from "../util/flags.js";
 // A small command-line parser with cobra/pflag's conventions: `--name value`, `--name=value`,
 // `-n value`, `-nvalue`, booleans as `--force` or `--force=false` (never consuming the next word),
@@ -5,11 +7,16 @@ import { invalidFlagValue, parseGoBool } from "../util/flags.js";
 
 export type FlagValue = boolean | number | string | readonly string[];
 
+/**
+ * pflag's value types. A stringArray flag collects each occurrence as given; a stringSlice flag
+ * splits each occurrence as one CSV record. Both start over from their default on the first one.
+ */
+export type FlagKind = "bool" | "int" | "string" | "stringArray" | "stringSlice";
+
 export interface FlagSpec {
   name: string;
   short?: string;
-  /** "stringArray": every occurrence adds one value, taken as is (pflag's StringArray). */
-  kind: "bool" | "int" | "string" | "stringArray";
+  kind: FlagKind;
   usage: string;
   defaultValue: FlagValue;
 }
@@ -21,7 +28,8 @@ export interface ParsedFlags {
   bool(name: string): boolean;
   int(name: string): number;
   string(name: string): string;
-  strings(name: string): string[];
+  /** A stringArray or stringSlice flag's values. */
+  strings(name: string): readonly string[];
 }
 
 /** A mistake in how the command was invoked: printed with a hint to read the usage. */
@@ -41,13 +49,10 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
   const changed = new Set<string>();
   const positionals: string[] = [];
   const set = (spec: FlagSpec, shown: string, raw: string): void => {
-    // The first occurrence replaces the default, later ones add to it.
-    const before = values.get(spec.name);
-    const value =
-      spec.kind === "stringArray"
-        ? [...(changed.has(spec.name) && Array.isArray(before) ? before : []), raw]
-        : convert(spec, shown, raw);
-    values.set(spec.name, value);
+    const value = convert(spec, shown, raw);
+    const previous = values.get(spec.name);
+    const appends = Array.isArray(value) && Array.isArray(previous) && changed.has(spec.name);
+    values.set(spec.name, appends ? [...(previous as string[]), ...value] : value);
     changed.add(spec.name);
   };
   for (let i = 0; i < argv.length; i++) {
@@ -80,7 +85,8 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
   }
   const typed = <T extends FlagValue>(name: string, kind: string): T => {
     const value = values.get(name);
-    if (value === undefined || typeof value !== kind) throw new Error(`no ${kind} flag "${name}"`);
+    const actual = Array.isArray(value) ? "array" : typeof value;
+    if (value === undefined || actual !== kind) throw new Error(`no ${kind} flag "${name}"`);
     return value as T;
   };
   return {
@@ -89,11 +95,7 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
     bool: (name) => typed<boolean>(name, "boolean"),
     int: (name) => typed<number>(name, "number"),
     string: (name) => typed<string>(name, "string"),
-    strings: (name) => {
-      const value = values.get(name);
-      if (!Array.isArray(value)) throw new Error(`no string array flag "${name}"`);
-      return [...(value as string[])];
-    },
+    strings: (name) => typed<readonly string[]>(name, "array"),
   };
 }
 
@@ -110,8 +112,22 @@ function convert(spec: FlagSpec, shown: string, raw: string): FlagValue {
       return Number.parseInt(raw, 10);
     }
     case "string":
-    case "stringArray":
       return raw;
+    case "stringArray":
+      return [raw];
+    case "stringSlice":
+      return splitSlice(shown, raw);
+  }
+}
+
+/** pflag's readAsCSV: an empty value is no element, anything else one CSV record. */
+function splitSlice(shown: string, raw: string): string[] {
+  if (raw === "") return [];
+  try {
+    return readCSVRecord(raw);
+  } catch (error) {
+    if (!(error instanceof CSVParseError)) throw error;
+    throw new UsageError(`invalid argument ${goQuote(raw)} for "${shown}" flag: ${error.message}`);
   }
 }
 
@@ -137,19 +153,58 @@ export function findCommandName(argv: readonly string[], globalSpecs: readonly F
   return -1;
 }
 
-/** Flag usage lines in pflag's layout: sorted, shorthand column, type name, default when not zero. */
-export function flagUsages(specs: readonly FlagSpec[]): string {
-  const rows = [...specs]
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .map((spec) => {
-      const names = spec.short ? `  -${spec.short}, --${spec.name}` : `      --${spec.name}`;
-      const type = spec.kind === "bool" ? "" : ` ${spec.kind}`;
-      const hasDefault =
-        spec.kind === "int" ? spec.defaultValue !== 0 : spec.kind === "string" && spec.defaultValue !== "";
-      const shownDefault =
-        spec.kind === "string" ? `"${String(spec.defaultValue)}"` : String(spec.defaultValue);
-      return { left: names + type, right: spec.usage + (hasDefault ? ` (default ${shownDefault})` : "") };
-    });
-  const width = Math.max(0, ...rows.map((row) => row.left.length));
-  return rows.map((row) => `${row.left.padEnd(width)}   ${row.right}`).join("\n");
+const TYPE_NAMES: Record<FlagKind, string> = {
+  bool: "",
+  int: " int",
+  string: " string",
+  stringArray: " stringArray",
+  stringSlice: " strings",
+};
+
+/** What pflag prints after the usage unless the default is the type's zero value. */
+function shownDefault(spec: FlagSpec): string | undefined {
+  const value = spec.defaultValue;
+  if (Array.isArray(value)) return value.length > 0 ? `[${value.join(",")}]` : undefined;
+  if (value === false || value === 0 || value === "") return undefined;
+  return typeof value === "string" ? `"${value}"` : String(value);
 }
+
+/**
+ * Flag usage lines in pflag's layout: sorted unless `sorted` is false (cobra's SortFlags), shorthand
+ * column, type name, default when not zero, continuation lines of a usage aligned under its start.
+ */
+export function flagUsages(specs: readonly FlagSpec[], sorted = true): string {
+  const ordered = sorted ? [...specs].sort((a, b) => a.name.localeCompare(b.name)) : specs;
+  const rows = ordered.map((spec) => {
+    const names = spec.short ? `  -${spec.short}, --${spec.name}` : `      --${spec.name}`;
+    const shown = shownDefault(spec);
+    return { left: names + TYPE_NAMES[spec.kind], right: spec.usage + (shown ? ` (default ${shown})` : "") };
+  });
+  const width = Math.max(0, ...rows.map((row) => row.left.length));
+  const indent = " ".repeat(width + 3);
+  return rows
+    .map((row) => `${row.left.padEnd(width)}   ${row.right.replaceAll("\n", `\n${indent}`)}`)
+    .join("\n");
+}
+
+/**
+ * cobra's MarkFlagsMutuallyExclusive check: the first group (in cobra's order, by the names joined)
+ * with more than one flag given is refused, naming the given ones sorted.
+ */
+export function checkExclusiveFlagGroups(
+  groups: readonly (readonly string[])[],
+  changed: ReadonlySet<string>,
+): void {
+  const byKey = [...groups].sort((a, b) => compareBytes(a.join(" "), b.join(" ")));
+  for (const group of byKey) {
+    const given = group.filter((name) => changed.has(name)).sort(compareBytes);
+    if (given.length > 1) {
+      throw new Error(
+        `if any flags in the group [${group.join(" ")}] are set none of the others can be; [${given.join(" ")}] were all set`,
+      );
+    }
+  }
+}
+
+/** Go's string order. */
+const compareBytes = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -50,12 +50,22 @@ describe("the subresource API's edges", () => {
         resources: { name: string }[];
       };
       expect(list.resources.map((resource) => resource.name)).toEqual([
+        "virtualmachineinstances/vnc",
+        "virtualmachineinstances/vnc/screenshot",
         "virtualmachineinstances/console",
+        "virtualmachineinstances/portforward",
         "virtualmachineinstances/pause",
         "virtualmachineinstances/unpause",
+        "virtualmachineinstances/freeze",
+        "virtualmachineinstances/unfreeze",
+        "virtualmachineinstances/reset",
+        "virtualmachineinstances/softreboot",
         "virtualmachines/start",
         "virtualmachines/stop",
         "virtualmachines/restart",
+        "virtualmachineinstances/guestosinfo",
+        "virtualmachineinstances/userlist",
+        "virtualmachineinstances/filesystemlist",
       ]);
     }
   });
@@ -64,15 +74,15 @@ describe("the subresource API's edges", () => {
     const result = await kubectl([
       "get",
       "--raw",
-      "/apis/subresources.kubevirt.io/v1/namespaces/default/virtualmachineinstances/any/guestosinfo",
+      "/apis/subresources.kubevirt.io/v1/namespaces/default/virtualmachineinstances/any/objectgraph",
     ]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("Error from server (NotFound)");
   });
 
   it("a virtctl command not built yet says so in one line", async () => {
-    const result = await virtctl(["reset", "vmi", "any"]);
+    const result = await virtctl(["migrate", "any"]);
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toBe('"virtctl reset" is not supported by kubevirt-ts yet\n');
+    expect(result.stderr).toBe('"virtctl migrate" is not supported by kubevirt-ts yet\n');
   });
 });

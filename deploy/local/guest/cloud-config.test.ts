@@ -43,6 +43,13 @@ describe("cloud-config.awk scalar mode", () => {
       want: "one\n",
     },
     { rule: "missing key", key: "hostname", input: "runcmd:\n  - ls\n", want: "" },
+    { rule: "a boolean as written", key: "ssh_pwauth", input: "ssh_pwauth: True\n", want: "True\n" },
+    {
+      rule: "double-quoted escapes undone",
+      key: "password",
+      input: 'password: "a\\"b\\\\c"\n',
+      want: 'a"b\\c\n',
+    },
   ])("$rule", ({ key, input, want }) => {
     expect(runAwk("scalar", key, input)).toBe(want);
   });
@@ -92,8 +99,78 @@ describe("cloud-config.awk list mode", () => {
     },
     { rule: "blank and comment lines inside the list", input: "runcmd:\n\n  # c\n  - ls\n", want: "ls\n" },
     { rule: "no such list", input: "#cloud-config\nhostname: x\n", want: "" },
+    {
+      rule: "a flow list on the key's line: one element a line, unquoted",
+      input: "runcmd: [ls, 'echo a, b', \"echo c\"]  # three\nhostname: x\n",
+      want: "ls\necho a, b\necho c\n",
+    },
+    {
+      rule: 'double-quoted items lose their escapes (\\" \\\\ \\t)',
+      input: 'runcmd:\n  - "printf \\"%s\\\\n\\" a\\tb"\n',
+      want: 'printf "%s\\n" a\tb\n',
+    },
   ])("$rule", ({ input, want }) => {
     expect(runAwk("list", "runcmd", input)).toBe(want);
+  });
+
+  it("reads ssh_authorized_keys as upstream's tests write it", () => {
+    const key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIO7e1mBvHw9K user@host";
+    expect(runAwk("list", "ssh_authorized_keys", `#cloud-config\nssh_authorized_keys:\n  - ${key}\n`)).toBe(
+      `${key}\n`,
+    );
+    expect(runAwk("list", "ssh_authorized_keys", `ssh_authorized_keys: ["${key}", '${key} 2']\n`)).toBe(
+      `${key}\n${key} 2\n`,
+    );
+  });
+
+  it.each([
+    {
+      rule: "a literal block under the child: its lines",
+      input: "chpasswd:\n  expire: False\n  list: |\n    root:pw1\n    cirros:pw2\nruncmd:\n  - ls\n",
+      want: "root:pw1\ncirros:pw2\n",
+    },
+    {
+      rule: "the block ends at the next child",
+      input: "chpasswd:\n  list: |\n    root:pw1\n  expire: False\n",
+      want: "root:pw1\n",
+    },
+    {
+      rule: "a block list at the child's indentation",
+      input: "chpasswd:\n  list:\n  - root:pw1\n  - 'cirros:p w'\n  expire: False\n",
+      want: "root:pw1\ncirros:p w\n",
+    },
+    {
+      rule: "a block list indented under the child",
+      input: "chpasswd:\n    list:\n      - root:pw1\nhostname: x\n",
+      want: "root:pw1\n",
+    },
+    {
+      rule: "a flow list on the child's line",
+      input: 'chpasswd:\n  list: [ "root:pw1", cirros:pw2 ]\n',
+      want: "root:pw1\ncirros:pw2\n",
+    },
+    {
+      rule: "a flow mapping on the key's line, its list a flow list",
+      input: 'chpasswd: { expire: False, list: [ "root:pw1", "cirros:a,b" ] }\n',
+      want: "root:pw1\ncirros:a,b\n",
+    },
+    {
+      rule: "a flow mapping, its list a double-quoted string of lines",
+      input: 'chpasswd: {list: "root:pw1\\ncirros:pw2", expire: false}\n',
+      want: "root:pw1\ncirros:pw2\n",
+    },
+    {
+      rule: "upstream's `chpasswd: { expire: False }`: no list",
+      input: "chpasswd: { expire: False }\n",
+      want: "",
+    },
+    {
+      rule: "only the mapping's own child: a top-level list of that name is another key",
+      input: "list:\n  - no\nchpasswd:\n  users:\n    - name: root\n",
+      want: "",
+    },
+  ])("nested key chpasswd.list: $rule", ({ input, want }) => {
+    expect(runAwk("list", "chpasswd.list", input)).toBe(want);
   });
 
   it("yields shell text that runs: each runcmd item as one command", () => {

@@ -14,11 +14,30 @@ export const BUILD_SCRIPT = fileURLToPath(new URL("./build-test-guest.sh", impor
 export interface TestGuestImage {
   /** The image folder, laid out like an upstream containerDisk plus kernel-boot files. */
   root: string;
-  /** `disk/disk.qcow2`: BIOS-bootable (SYSLINUX + kernel + initramfs). */
+  /** `disk/disk.qcow2`: BIOS-bootable (MBR; FAT with SYSLINUX + kernel + initramfs, and an ext4 volume). */
   disk: string;
   /** `boot/vmlinuz` and `boot/initramfs.cpio.gz`, for `firmware.kernelBoot`. */
   kernel: string;
   initrd: string;
+}
+
+/**
+ * The personalities build-test-guest.sh builds an image for (rootfs/usr/lib/kubevirt-ts/personalities),
+ * the default one first: `kubevirt-ts/test-guest`; the others stand in for upstream's demo images
+ * (the local image store maps those names to them).
+ */
+export const PERSONALITIES = [
+  "test-guest",
+  "cirros",
+  "alpine",
+  "alpine-with-test-tooling",
+  "fedora",
+] as const;
+export type Personality = (typeof PERSONALITIES)[number];
+
+/** The image folder of a personality: beside the default one, named test-guest-<personality>. */
+export function personalityRoot(personality: Personality, root: string = testGuestRoot()): string {
+  return personality === "test-guest" ? root : `${root}-${personality}`;
 }
 
 /** `${XDG_CACHE_HOME:-$HOME/.cache}/kubevirt-ts/images/test-guest`, as the build script computes it. */
@@ -39,7 +58,7 @@ export function testGuestImage(root: string = testGuestRoot()): TestGuestImage {
 export interface BuildOptions {
   /** Rebuild even if the recipe did not change. */
   force?: boolean;
-  /** Also install what the boot tests use (qemu-system-x86, genisoimage). */
+  /** Also install what the boot tests use (qemu-system-x86, genisoimage, openssh-client). */
   withTestTools?: boolean;
   /** Called with each progress line of the build. */
   onOutput?: (line: string) => void;

@@ -1,4 +1,4 @@
-import type { ContainerStatus, Pod } from "./k8s-types.js";
+import type { ContainerStatus, Pod, PodCondition } from "./k8s-types.js";
 import { podConditions, podPhase } from "./pod-status.js";
 
 // The status object the agent patches onto a pod: phase and conditions from the container statuses,
@@ -23,6 +23,15 @@ export interface StatusInput {
 export const isTerminalPhase = (phase: string | undefined): phase is "Succeeded" | "Failed" =>
   phase === "Succeeded" || phase === "Failed";
 
+/**
+ * The status goes out as a strategic merge patch, which merges each condition into the stored one of its
+ * type: a reason or message the condition no longer has must be sent as null to go (kubelet's two-way
+ * patch does the same), or a Ready=True would keep the ContainersNotReady it had before.
+ */
+function clearingAbsentMembers(condition: PodCondition): Record<string, unknown> {
+  return { ...condition, reason: condition.reason ?? null, message: condition.message ?? null };
+}
+
 export function buildPodStatus(input: StatusInput): { phase: PodPhase; status: Record<string, unknown> } {
   const { pod, initContainerStatuses, containerStatuses } = input;
   const all = [...initContainerStatuses, ...containerStatuses];
@@ -33,7 +42,7 @@ export function buildPodStatus(input: StatusInput): { phase: PodPhase; status: R
   if (input.rejected) phase = "Failed";
   const status: Record<string, unknown> = {
     phase,
-    conditions: podConditions(pod, all, phase, input.sandboxReady, input.now),
+    conditions: podConditions(pod, all, phase, input.sandboxReady, input.now).map(clearingAbsentMembers),
     hostIP: input.nodeIP,
     hostIPs: [{ ip: input.nodeIP }],
     ...(input.podIPs[0] ? { podIP: input.podIPs[0], podIPs: input.podIPs.map((ip) => ({ ip })) } : {}),

@@ -352,7 +352,11 @@ describe("PodWorker", () => {
     await new Promise((r) => setTimeout(r, 1100));
     expect(h.enqueued.length).toBeGreaterThan(0);
     await h.sync();
-    expect(await h.condition("Ready")).toMatchObject({ status: "True" });
+    // Ready=True keeps nothing of the not-ready condition the status patch merged into.
+    const ready = await h.condition("Ready");
+    expect(ready).toMatchObject({ status: "True" });
+    expect(ready).not.toHaveProperty("reason");
+    expect(ready).not.toHaveProperty("message");
     await h.worker.sync(undefined); // the pod vanished: stops the probes with the container
   });
 

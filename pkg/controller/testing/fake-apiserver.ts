@@ -99,20 +99,22 @@ const isObject = (value: unknown): value is Json =>
 
 /**
  * A strategic merge patch as the components send them: objects merge key by key, null deletes a key,
- * lists of conditions merge by `type` (their patchMergeKey), other lists are replaced.
+ * lists of conditions merge by `type` (their patchMergeKey), element by element as objects do (a member
+ * the patch leaves out stays), other lists are replaced. Nulls never get stored: the typed objects a
+ * real apiserver decodes the result into have no null members.
  */
 function strategicMerge(current: Json, patch: Json): Json {
   const out: Json = { ...current };
   for (const [key, value] of Object.entries(patch)) {
     const existing = out[key];
     if (value === null) delete out[key];
-    else if (isObject(value) && isObject(existing)) out[key] = strategicMerge(existing, value);
-    else if (key === "conditions" && Array.isArray(value) && Array.isArray(existing)) {
-      const merged = [...(existing as Array<{ type?: string }>)];
-      for (const condition of value as Array<{ type?: string }>) {
+    else if (isObject(value)) out[key] = strategicMerge(isObject(existing) ? existing : {}, value);
+    else if (key === "conditions" && Array.isArray(value)) {
+      const merged = [...(Array.isArray(existing) ? (existing as Json[]) : [])];
+      for (const condition of value as Json[]) {
         const index = merged.findIndex((c) => c.type === condition.type);
-        if (index >= 0) merged[index] = structuredClone(condition);
-        else merged.push(structuredClone(condition));
+        if (index >= 0) merged[index] = strategicMerge(merged[index] ?? {}, condition);
+        else merged.push(strategicMerge({}, condition));
       }
       out[key] = merged;
     } else out[key] = structuredClone(value);

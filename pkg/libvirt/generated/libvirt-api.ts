@@ -761,10 +761,54 @@ export type VirDomainQemuMonitorCommandFlags =
 export const VirDomainQemuMonitorCommandFlagsCodec: XdrCodec<VirDomainQemuMonitorCommandFlags> =
   xdr.enumeration("virDomainQemuMonitorCommandFlags", Object.values(VirDomainQemuMonitorCommandFlags));
 
+export const VIR_DOMAIN_QEMU_AGENT_COMMAND_MIN = -2;
+export const VIR_DOMAIN_QEMU_AGENT_COMMAND_BLOCK = -2;
+export const VIR_DOMAIN_QEMU_AGENT_COMMAND_DEFAULT = -1;
+export const VIR_DOMAIN_QEMU_AGENT_COMMAND_NOWAIT = 0;
+export const VIR_DOMAIN_QEMU_AGENT_COMMAND_SHUTDOWN = 60;
+/** XDR `enum virDomainQemuAgentCommandTimeoutValues` (libvirt_api.x:346). */
+export const VirDomainQemuAgentCommandTimeoutValues = {
+  VIR_DOMAIN_QEMU_AGENT_COMMAND_MIN,
+  VIR_DOMAIN_QEMU_AGENT_COMMAND_BLOCK,
+  VIR_DOMAIN_QEMU_AGENT_COMMAND_DEFAULT,
+  VIR_DOMAIN_QEMU_AGENT_COMMAND_NOWAIT,
+  VIR_DOMAIN_QEMU_AGENT_COMMAND_SHUTDOWN,
+} as const;
+export type VirDomainQemuAgentCommandTimeoutValues =
+  (typeof VirDomainQemuAgentCommandTimeoutValues)[keyof typeof VirDomainQemuAgentCommandTimeoutValues];
+export const VirDomainQemuAgentCommandTimeoutValuesCodec: XdrCodec<VirDomainQemuAgentCommandTimeoutValues> =
+  xdr.enumeration(
+    "virDomainQemuAgentCommandTimeoutValues",
+    Object.values(VirDomainQemuAgentCommandTimeoutValues),
+  );
+
+export const VIR_DOMAIN_GUEST_INFO_USERS = 1;
+export const VIR_DOMAIN_GUEST_INFO_OS = 2;
+export const VIR_DOMAIN_GUEST_INFO_TIMEZONE = 4;
+export const VIR_DOMAIN_GUEST_INFO_HOSTNAME = 8;
+export const VIR_DOMAIN_GUEST_INFO_FILESYSTEM = 16;
+export const VIR_DOMAIN_GUEST_INFO_DISKS = 32;
+export const VIR_DOMAIN_GUEST_INFO_INTERFACES = 64;
+/** XDR `enum virDomainGuestInfoTypes` (libvirt_api.x:355). */
+export const VirDomainGuestInfoTypes = {
+  VIR_DOMAIN_GUEST_INFO_USERS,
+  VIR_DOMAIN_GUEST_INFO_OS,
+  VIR_DOMAIN_GUEST_INFO_TIMEZONE,
+  VIR_DOMAIN_GUEST_INFO_HOSTNAME,
+  VIR_DOMAIN_GUEST_INFO_FILESYSTEM,
+  VIR_DOMAIN_GUEST_INFO_DISKS,
+  VIR_DOMAIN_GUEST_INFO_INTERFACES,
+} as const;
+export type VirDomainGuestInfoTypes = (typeof VirDomainGuestInfoTypes)[keyof typeof VirDomainGuestInfoTypes];
+export const VirDomainGuestInfoTypesCodec: XdrCodec<VirDomainGuestInfoTypes> = xdr.enumeration(
+  "virDomainGuestInfoTypes",
+  Object.values(VirDomainGuestInfoTypes),
+);
+
 export const VIR_ERR_NONE = 0;
 export const VIR_ERR_WARNING = 1;
 export const VIR_ERR_ERROR = 2;
-/** XDR `enum virErrorLevel` (libvirt_api.x:345). */
+/** XDR `enum virErrorLevel` (libvirt_api.x:365). */
 export const VirErrorLevel = { VIR_ERR_NONE, VIR_ERR_WARNING, VIR_ERR_ERROR } as const;
 export type VirErrorLevel = (typeof VirErrorLevel)[keyof typeof VirErrorLevel];
 export const VirErrorLevelCodec: XdrCodec<VirErrorLevel> = xdr.enumeration(
@@ -845,7 +889,7 @@ export const VIR_FROM_DOMAIN_CHECKPOINT = 69;
 export const VIR_FROM_TPM = 70;
 export const VIR_FROM_BPF = 71;
 export const VIR_FROM_CH = 72;
-/** XDR `enum virErrorDomain` (libvirt_api.x:351). */
+/** XDR `enum virErrorDomain` (libvirt_api.x:371). */
 export const VirErrorDomain = {
   VIR_FROM_NONE,
   VIR_FROM_XEN,
@@ -1038,7 +1082,7 @@ export const VIR_ERR_NO_NETWORK_PORT = 107;
 export const VIR_ERR_NO_HOSTNAME = 108;
 export const VIR_ERR_CHECKPOINT_INCONSISTENT = 109;
 export const VIR_ERR_MULTIPLE_DOMAINS = 110;
-/** XDR `enum virErrorNumber` (libvirt_api.x:427). */
+/** XDR `enum virErrorNumber` (libvirt_api.x:447). */
 export const VirErrorNumber = {
   VIR_ERR_OK,
   VIR_ERR_INTERNAL_ERROR,

@@ -19,6 +19,7 @@ export class FakeDaemon {
   private server: Server | null = null;
   private client: Socket | null = null;
   private waiters: { count: number; resolve: () => void }[] = [];
+  private readonly packetListeners = new Set<(packet: Packet) => void>();
 
   constructor() {
     this.dir = mkdtempSync(join(tmpdir(), "kvts-fake-libvirtd-"));
@@ -30,7 +31,10 @@ export class FakeDaemon {
       this.client = socket;
       const splitter = new PacketSplitter();
       socket.on("data", (chunk: Buffer) => {
-        for (const packet of splitter.push(chunk)) this.received.push(packet);
+        for (const packet of splitter.push(chunk)) {
+          this.received.push(packet);
+          for (const listener of this.packetListeners) listener(packet);
+        }
         this.waiters = this.waiters.filter((waiter) => {
           if (this.received.length < waiter.count) return true;
           waiter.resolve();
@@ -48,6 +52,12 @@ export class FakeDaemon {
     if (this.received.length < count)
       await new Promise<void>((resolve) => this.waiters.push({ count, resolve }));
     return this.received.slice(0, count);
+  }
+
+  /** Calls `listener` with each packet as it arrives (a daemon that answers on its own); returns the unsubscribe. */
+  onPacket(listener: (packet: Packet) => void): () => void {
+    this.packetListeners.add(listener);
+    return () => this.packetListeners.delete(listener);
   }
 
   send(header: VirNetMessageHeader, payload: Uint8Array = new Uint8Array()): void {

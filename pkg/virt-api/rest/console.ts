@@ -5,35 +5,18 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
-import {
-  checkHandlerReachable,
-  dialVirtHandler,
-  isRunning,
-  virtHandlerURL,
-  type HandlerPod,
-  type HandlerTLS,
-} from "./dialers.js";
-import {
-  badRequest,
-  conflict,
-  internalError,
-  notFound,
-  virtualMachineInstanceResource,
-  type Status,
-} from "./status.js";
+import { dialVirtHandler, isRunning, virtHandlerFor, type HandlerBackend } from "./dialers.js";
+import { badRequest, conflict, virtualMachineInstanceResource, type Status } from "./status.js";
+import { fetchVMI } from "./subresource-app.js";
 import { acceptClientHandshake, clientHandshakeError, splice, writeStatus } from "./streamer.js";
-import { errorMessage } from "../../util/error-message.js";
 import { parseStreamRoute } from "./stream-route.js";
 
 export const VMI_NOT_RUNNING = "VMI is not running";
 export const NO_SERIAL_CONSOLE = "No serial consoles are present.";
 
 /** What the console needs from the cluster and the files; `getVMI` undefined means NotFound. */
-export interface ConsoleBackend {
+export interface ConsoleBackend extends HandlerBackend {
   getVMI(namespace: string, name: string): Promise<VirtualMachineInstance | undefined>;
-  /** The virt-handler pods on a node, in virt-api's namespace. */
-  handlerPods(nodeName: string): Promise<HandlerPod[]>;
-  handlerTLS(): Promise<HandlerTLS>;
 }
 
 export interface ConsoleProxyOptions {
@@ -89,34 +72,22 @@ export class ConsoleProxy {
   }
 
   private async dialHandler(namespace: string, name: string, stream: HandlerStream) {
-    const vmi = await this.fetchVMI(namespace, name);
+    const vmi = await fetchVMI(this.backend, namespace, name);
     if ("code" in vmi) return { ok: false as const, status: vmi };
-    const invalid = stream.validate(vmi) ?? checkHandlerReachable(vmi);
+    const invalid = stream.validate(vmi);
     if (invalid) return { ok: false as const, status: invalid };
-    let pods: HandlerPod[];
-    try {
-      pods = await this.backend.handlerPods(vmi.status?.nodeName ?? "");
-    } catch (error) {
-      this.options.logError?.("Unable to establish connection to virt-handler", error);
-      return { ok: false as const, status: badRequest(errorMessage(error)) };
+    const handler = await virtHandlerFor(
+      this.backend,
+      vmi,
+      this.options.consoleServerPort,
+      stream.handlerPath,
+      "wss",
+    );
+    if (!handler.ok) {
+      this.options.logError?.("Unable to establish connection to virt-handler", handler.status.message);
+      return handler;
     }
-    const url = virtHandlerURL(vmi, pods, this.options.consoleServerPort, stream.handlerPath);
-    if (!url.ok) return url;
-    let tls: HandlerTLS;
-    try {
-      tls = await this.backend.handlerTLS();
-    } catch (error) {
-      return { ok: false as const, status: internalError(errorMessage(error)) };
-    }
-    return dialVirtHandler(url.value, tls, this.options.dialTimeoutMs);
-  }
-
-  private async fetchVMI(namespace: string, name: string): Promise<VirtualMachineInstance | Status> {
-    try {
-      return (await this.backend.getVMI(namespace, name)) ?? notFound(virtualMachineInstanceResource, name);
-    } catch (error) {
-      return internalError(`unable to retrieve vmi [${name}]: ${errorMessage(error)}`);
-    }
+    return dialVirtHandler(handler.value.url, handler.value.tls, this.options.dialTimeoutMs);
   }
 }
 

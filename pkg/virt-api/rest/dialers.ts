@@ -11,6 +11,7 @@ import type { Duplex } from "node:stream";
 import type { PeerCertificate } from "node:tls";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { commonNameOf, verifyCommonName, VIRT_HANDLER_TYPE } from "../../util/tls/tls.js";
+import { errorMessage } from "../../util/error-message.js";
 import { acceptKey, PLAIN_STREAM_PROTOCOL } from "./streamer.js";
 import { badRequest, internalError, type Status } from "./status.js";
 
@@ -65,6 +66,41 @@ export function checkHandlerReachable(vmi: VirtualMachineInstance): Status | und
   return badRequest(
     `Unable to connect to VirtualMachineInstance because phase is ${phase} instead of Running or Scheduled`,
   );
+}
+
+/** Where virt-api finds virt-handlers and the certificates to reach them with. */
+export interface HandlerBackend {
+  /** The virt-handler pods on a node, in virt-api's namespace. */
+  handlerPods(nodeName: string): Promise<HandlerPod[]>;
+  handlerTLS(): Promise<HandlerTLS>;
+}
+
+/**
+ * Upstream's getVirtHandlerFor: the URL of the VMI's subresource on its node's virt-handler and the TLS to
+ * call it with, or why there is none (BadRequest for the handler lookup, as upstream).
+ */
+export async function virtHandlerFor(
+  backend: HandlerBackend,
+  vmi: VirtualMachineInstance,
+  port: number,
+  subresource: string,
+  scheme: "wss" | "https",
+): Promise<Result<{ url: string; tls: HandlerTLS }>> {
+  const unreachable = checkHandlerReachable(vmi);
+  if (unreachable) return fail(unreachable);
+  let pods: HandlerPod[];
+  try {
+    pods = await backend.handlerPods(vmi.status?.nodeName ?? "");
+  } catch (error) {
+    return fail(badRequest(errorMessage(error)));
+  }
+  const url = virtHandlerURL(vmi, pods, port, subresource, scheme);
+  if (!url.ok) return url;
+  try {
+    return { ok: true, value: { url: url.value, tls: await backend.handlerTLS() } };
+  } catch (error) {
+    return fail(internalError(errorMessage(error)));
+  }
 }
 
 export interface HandlerConnection {
@@ -124,70 +160,73 @@ function handlerTLSOptions(tls: HandlerTLS) {
   };
 }
 
+/** A 2xx answer's body, bytes as sent (a screenshot is binary), and its Content-Type. */
+type Exchange = { ok: true; body: Buffer; contentType: string } | { ok: false; message: string };
+
 /**
- * A PUT to a handler endpoint (client-go's virtHandlerConn.Put): any answer outside 2xx is an error worded as
- * upstream's; the deadline ends a handler that never answers.
+ * A plain request to a handler endpoint (client-go's virtHandlerConn.doRequest): the body of a 2xx answer;
+ * any other answer is an error worded as upstream's; the deadline ends a handler that never answers.
  */
-export function putVirtHandler(
+function exchangeVirtHandler(
+  url: string,
+  tls: HandlerTLS,
+  method: "GET" | "PUT",
+  headers: Record<string, string | number>,
+  body: string | undefined,
+  timeoutMs: number,
+): Promise<Exchange> {
+  return requestVirtHandler<Exchange>(
+    url,
+    tls,
+    method,
+    headers,
+    timeoutMs,
+    body,
+    (request, settle, address) => {
+      request.on("response", (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => {
+          const code = response.statusCode ?? 0;
+          const body = Buffer.concat(chunks);
+          if (code >= 200 && code <= 299)
+            return settle({ ok: true, body, contentType: response.headers["content-type"] ?? "" });
+          const text = body.toString("utf8");
+          const status = `${code} ${response.statusMessage ?? ""}`.trim();
+          settle({ ok: false, message: `unexpected return code ${code} (${status}), message: ${text}` });
+        });
+        response.on("error", (error: NodeJS.ErrnoException) =>
+          settle({ ok: false, message: dialErrorMessage(address, error) }),
+        );
+      });
+      request.on("error", (error: NodeJS.ErrnoException) => {
+        settle({ ok: false, message: dialErrorMessage(address, error) });
+      });
+    },
+  );
+}
+
+/** A PUT to a handler endpoint (client-go's virtHandlerConn.Put). */
+export async function putVirtHandler(
   url: string,
   tls: HandlerTLS,
   body: string,
   timeoutMs = 10_000,
 ): Promise<{ ok: true } | { ok: false; message: string }> {
   const headers = { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) };
-  return requestVirtHandler(url, tls, "PUT", headers, timeoutMs, body, (request, settle, address) => {
-    request.on("response", (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => {
-        const code = response.statusCode ?? 0;
-        if (code >= 200 && code <= 299) return settle({ ok: true });
-        const text = Buffer.concat(chunks).toString("utf8");
-        const status = `${code} ${response.statusMessage ?? ""}`.trim();
-        settle({ ok: false, message: `unexpected return code ${code} (${status}), message: ${text}` });
-      });
-      response.on("error", (error: NodeJS.ErrnoException) =>
-        settle({ ok: false, message: dialErrorMessage(address, error) }),
-      );
-    });
-    request.on("error", (error: NodeJS.ErrnoException) => {
-      settle({ ok: false, message: dialErrorMessage(address, error) });
-    });
-  });
+  const answer = await exchangeVirtHandler(url, tls, "PUT", headers, body, timeoutMs);
+  return answer.ok ? { ok: true } : answer;
 }
 
-/**
- * A GET of a handler endpoint (client-go's virtHandlerConn.Get): the body and its type on 2xx, otherwise an
- * error worded as upstream's; the deadline ends a handler that never answers or never finishes the body.
- */
+/** A GET of a handler endpoint (client-go's virtHandlerConn.Get): the answer's body; "" sends no Accept. */
 export function getVirtHandler(
   url: string,
   tls: HandlerTLS,
+  accept = "application/json",
   timeoutMs = 10_000,
-): Promise<{ ok: true; body: Buffer; contentType: string } | { ok: false; message: string }> {
-  return requestVirtHandler(url, tls, "GET", {}, timeoutMs, undefined, (request, settle, address) => {
-    request.on("response", (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => {
-        const code = response.statusCode ?? 0;
-        const body = Buffer.concat(chunks);
-        if (code >= 200 && code <= 299)
-          return settle({ ok: true, body, contentType: response.headers["content-type"] ?? "" });
-        const status = `${code} ${response.statusMessage ?? ""}`.trim();
-        settle({
-          ok: false,
-          message: `unexpected return code ${code} (${status}), message: ${body.toString()}`,
-        });
-      });
-      response.on("error", (error: NodeJS.ErrnoException) =>
-        settle({ ok: false, message: dialErrorMessage(address, error) }),
-      );
-    });
-    request.on("error", (error: NodeJS.ErrnoException) => {
-      settle({ ok: false, message: dialErrorMessage(address, error) });
-    });
-  });
+): Promise<Exchange> {
+  const headers: Record<string, string> = accept === "" ? {} : { Accept: accept };
+  return exchangeVirtHandler(url, tls, "GET", headers, undefined, timeoutMs);
 }
 
 /**

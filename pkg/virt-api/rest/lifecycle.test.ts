@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { VirtualMachine, VirtualMachineInstance } from "../../api/generated/v1.js";
 import { runStrategyOf } from "../../api/run-strategy.js";
-import { decideRestart, decideStart, decideStop, type Decision } from "./lifecycle.js";
+import { decideRestart, decideStart, decideStop, launcherPodToDelete, type Decision } from "./lifecycle.js";
 
 function vm(spec: Partial<VirtualMachine["spec"]>, status?: VirtualMachine["status"]): VirtualMachine {
   const object: VirtualMachine = {
@@ -219,6 +219,11 @@ describe("stop", () => {
     });
   });
 
+  it("refuses a negative grace period with a BadRequest naming it", () => {
+    const status = refusal(decideStop(vm({ runStrategy: "Always" }), vmi("Running"), { gracePeriod: -1 }));
+    expect([status?.code, status?.message]).toEqual([400, "gracePeriod has to be greater or equal to 0"]);
+  });
+
   it("lets a Stop replace a pending request", () => {
     const machine = vm({ runStrategy: "Manual" }, { stateChangeRequests: [{ action: "Start" }] });
     const decision = decideStop(machine, vmi("Running"), {});
@@ -280,20 +285,30 @@ describe("restart", () => {
     });
   });
 
-  it("forces with a one-second grace period and knows how to roll it back", () => {
-    const decision = decideRestart(vm({ runStrategy: "Always" }), vmi("Running", 180), {
-      gracePeriodSeconds: 0,
-    });
-    expect("writes" in decision && decision.writes[0]).toEqual({
-      kind: "patchVMI",
-      patch: [
-        { op: "test", path: "/spec/terminationGracePeriodSeconds", value: 180 },
-        { op: "replace", path: "/spec/terminationGracePeriodSeconds", value: 1 },
-      ],
-      rollback: [
-        { op: "test", path: "/spec/terminationGracePeriodSeconds", value: 1 },
-        { op: "replace", path: "/spec/terminationGracePeriodSeconds", value: 180 },
-      ],
-    });
+  it("forces by deleting the launcher pod after asking for Stop(uid) then Start", () => {
+    const running = vmi("Running", 180);
+    const decision = decideRestart(vm({ runStrategy: "Always" }), running, { gracePeriodSeconds: 0 });
+    expect("writes" in decision && decision.writes.map((write) => write.kind)).toEqual([
+      "patchVMStatus",
+      "deleteLauncherPod",
+    ]);
+    expect("writes" in decision && decision.writes[1]).toEqual({ kind: "deleteLauncherPod", vmi: running });
+  });
+});
+
+describe("the launcher pod a forced restart deletes", () => {
+  const migrated = (completed: boolean): VirtualMachineInstance => ({
+    ...vmi("Running"),
+    status: { phase: "Running", migrationState: { completed, targetPod: "virt-launcher-b" } },
+  });
+  it.each([
+    [[], vmi("Running"), undefined],
+    [["virt-launcher-a"], vmi("Running"), "virt-launcher-a"],
+    [["virt-launcher-a", "virt-launcher-b"], vmi("Running"), "virt-launcher-a"],
+    [["virt-launcher-a", "virt-launcher-b"], migrated(false), "virt-launcher-a"],
+    [["virt-launcher-a", "virt-launcher-b"], migrated(true), "virt-launcher-b"],
+    [["virt-launcher-a", "virt-launcher-c"], migrated(true), undefined],
+  ])("of %j: %#", (pods, instance, expected) => {
+    expect(launcherPodToDelete(pods, instance)).toBe(expected);
   });
 });

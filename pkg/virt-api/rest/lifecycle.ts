@@ -28,8 +28,13 @@ export const VOLUME_MIGRATION_MANUAL_RECOVERY_REQUIRED =
 export type LifecycleWrite =
   | { kind: "patchVM"; patch: JsonPatchOperation[] }
   | { kind: "patchVMStatus"; patch: JsonPatchOperation[] }
-  /** `rollback` undoes it when a later write of the same request fails. */
-  | { kind: "patchVMI"; patch: JsonPatchOperation[]; rollback?: JsonPatchOperation[] };
+  | { kind: "patchVMI"; patch: JsonPatchOperation[] }
+  /** A forced restart: the VMI's running launcher pod is deleted with a one-second grace period. */
+  | { kind: "deleteLauncherPod"; vmi: VirtualMachineInstance };
+
+/** The grace period of a forced restart's pod deletion, the shortest safe one (upstream's). */
+export const FORCED_RESTART_POD_GRACE_PERIOD_SECONDS = 1;
+export const NEGATIVE_GRACE_PERIOD = "gracePeriod has to be greater or equal to 0";
 
 export type Decision = { refused: Status } | { writes: LifecycleWrite[] };
 
@@ -93,11 +98,22 @@ export function decideStart(
   }
 }
 
+/**
+ * A negative grace period is refused before the VM is fetched. Upstream lets the VMI patch carry it (and the
+ * VMI's validation refuse it); refused here with restart's wording, it is a BadRequest that names it.
+ */
+export function checkStopOptions(options: StopOptions): Status | undefined {
+  if (options.gracePeriod !== undefined && options.gracePeriod < 0) return badRequest(NEGATIVE_GRACE_PERIOD);
+  return undefined;
+}
+
 export function decideStop(
   vm: VirtualMachine,
   vmi: VirtualMachineInstance | undefined,
   options: StopOptions,
 ): Decision {
+  const invalid = checkStopOptions(options);
+  if (invalid) return refuse(invalid);
   const strategy = runStrategyOf(vm);
   if (!strategy.ok) return refuse(internalError(strategy.message));
   const active = vmi !== undefined && !isFinal(vmi);
@@ -138,7 +154,7 @@ export function checkRestartOptions(options: RestartOptions): Status | undefined
   const grace = options.gracePeriodSeconds;
   if (grace === undefined) return undefined;
   if (grace > 0) return badRequest("For force restart, only gracePeriod=0 is supported for now");
-  if (grace < 0) return badRequest("gracePeriod has to be greater or equal to 0");
+  if (grace < 0) return badRequest(NEGATIVE_GRACE_PERIOD);
   return undefined;
 }
 
@@ -156,19 +172,25 @@ export function decideRestart(
     return vmConflict(vm, `RunStategy ${strategy.value} does not support manual restart requests`);
   }
   if (!vmi) return vmConflict(vm, "VM is not running: Halted");
-  const writes: LifecycleWrite[] = [];
-  if (options.gracePeriodSeconds === 0) {
-    // A forced restart: the VMI is torn down after one second instead of its usual grace period.
-    const forced = { ...vmi, spec: { ...vmi.spec, terminationGracePeriodSeconds: 1 } };
-    writes.push({
-      kind: "patchVMI",
-      patch: gracePeriodPatch(vmi, 1),
-      rollback: gracePeriodPatch(forced, vmi.spec.terminationGracePeriodSeconds ?? 0),
-    });
-  }
   const change = statusChange(vm, [
     { action: STOP_REQUEST, uid: vmi.metadata?.uid ?? "" },
     { action: START_REQUEST },
   ]);
-  return "refused" in change ? change : { writes: [...writes, ...change.writes] };
+  if ("refused" in change || options.gracePeriodSeconds !== 0) return change;
+  // Only a forced restart (gracePeriodSeconds 0) is supported: the pod goes at once instead of the VMI.
+  return { writes: [...change.writes, { kind: "deleteLauncherPod", vmi }] };
+}
+
+/**
+ * The launcher pod a forced restart deletes, of the VMI's running ones (upstream findPod): the only one, or
+ * during a migration the target once the migration completed, else the first; none when none runs.
+ */
+export function launcherPodToDelete(
+  runningPods: readonly string[],
+  vmi: VirtualMachineInstance,
+): string | undefined {
+  if (runningPods.length <= 1) return runningPods[0];
+  const migration = vmi.status?.migrationState;
+  if (!migration?.completed) return runningPods[0];
+  return runningPods.find((pod) => pod === migration.targetPod);
 }

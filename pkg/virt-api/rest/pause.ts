@@ -1,32 +1,13 @@
 // The pause and unpause subresources of a VMI (upstream pkg/virt-api/rest/lifecycle.go Pause/Unpause
-// VMIRequestHandler): the VMI is fetched and checked, then the request goes over mutual TLS to the
-// virt-handler on its node, which has its launcher suspend or resume the domain. 200 with no body, as
-// upstream's put handler answers; a dry run stops after the checks and the handler lookup.
-import type { VirtualMachine, VirtualMachineInstance } from "../../api/generated/v1.js";
+// VMIRequestHandler): their options, checks and refusals; the way to virt-handler, which has the launcher
+// suspend or resume the domain, is the shared one of handler-put.ts.
+import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { PauseOptionsSchema, UnpauseOptionsSchema } from "../../api/generated/v1.js";
 import { hasCondition } from "../../controller/conditions.js";
 import { errorMessage } from "../../util/error-message.js";
-import type { ConsoleBackend } from "./console.js";
-import {
-  checkHandlerReachable,
-  putVirtHandler,
-  virtHandlerURL,
-  type HandlerPod,
-  type HandlerTLS,
-} from "./dialers.js";
-import { decodeOptions, isDryRun, orInternalError, reply, type SubresourceReply } from "./subresource-app.js";
-import {
-  badRequest,
-  conflict,
-  forbidden,
-  internalError,
-  notFound,
-  virtualMachineInstanceResource,
-  virtualMachineResource,
-  type Status,
-} from "./status.js";
-
-export type PauseAction = "pause" | "unpause";
+import { vmiConflict, type HandlerPutVerb } from "./handler-put.js";
+import { decodeOptions, isDryRun } from "./subresource-app.js";
+import { conflict, forbidden, internalError, virtualMachineResource, type Status } from "./status.js";
 
 // Upstream's pause refuses with the VM's wording, its unpause with the VMI's.
 export const VM_NOT_RUNNING = "VM is not running";
@@ -36,21 +17,7 @@ export const VMI_NOT_PAUSED = "VMI is not paused";
 export const VM_SNAPSHOT_IN_PROGRESS = "VM snapshot is in progress";
 export const LIVENESS_PROBE_NOT_SUPPORTED =
   "Pausing VMIs with a non-GuestAgentPing LivenessProbe is not supported";
-const PAUSED_CONDITION = "Paused";
-
-export interface PauseBackend extends ConsoleBackend {
-  getVM(namespace: string, name: string): Promise<VirtualMachine | undefined>;
-}
-
-export interface PauseProxyOptions {
-  /** virt-handler's --console-server-port, where its REST endpoints are served too. */
-  consoleServerPort: number;
-  /** The deadline of the call to virt-handler. */
-  timeoutMs?: number;
-}
-
-const vmiConflict = (vmi: VirtualMachineInstance, why: string): Status =>
-  conflict(virtualMachineInstanceResource, vmi.metadata?.name ?? "", why);
+export const PAUSED_CONDITION = "Paused";
 
 export function validatePause(vmi: VirtualMachineInstance): Status | undefined {
   if (vmi.status?.phase !== "Running") return vmiConflict(vmi, VM_NOT_RUNNING);
@@ -70,65 +37,30 @@ export function validateUnpause(vmi: VirtualMachineInstance): Status | undefined
   return undefined;
 }
 
-export class PauseProxy {
-  constructor(
-    private readonly backend: PauseBackend,
-    private readonly options: PauseProxyOptions,
-  ) {}
-
-  async handle(
-    action: PauseAction,
-    namespace: string,
-    name: string,
-    body: unknown,
-  ): Promise<SubresourceReply> {
-    return orInternalError(() => this.dispatch(action, namespace, name, body));
-  }
-
-  private async dispatch(
-    action: PauseAction,
-    namespace: string,
-    name: string,
-    body: unknown,
-  ): Promise<SubresourceReply> {
-    const schema = action === "pause" ? PauseOptionsSchema : UnpauseOptionsSchema;
+function dryRunOptions(schema: typeof PauseOptionsSchema | typeof UnpauseOptionsSchema) {
+  return (body: unknown) => {
     const options = decodeOptions<{ dryRun?: string[] }>(schema, body);
-    if (!options.ok) return reply(options.status);
-    if (action === "unpause") {
-      // A VM whose snapshot is being taken stays paused until the snapshot is done.
-      const vm = await this.backend.getVM(namespace, name);
-      if (vm?.status?.snapshotInProgress !== undefined) {
-        return reply(conflict(virtualMachineResource, name, VM_SNAPSHOT_IN_PROGRESS));
-      }
-    }
-    const vmi = await this.fetchVMI(namespace, name);
-    if ("code" in vmi) return reply(vmi);
-    const invalid = (action === "pause" ? validatePause : validateUnpause)(vmi) ?? checkHandlerReachable(vmi);
-    if (invalid) return reply(invalid);
-    let pods: HandlerPod[];
-    let tls: HandlerTLS;
-    try {
-      pods = await this.backend.handlerPods(vmi.status?.nodeName ?? "");
-    } catch (error) {
-      return reply(badRequest(errorMessage(error)));
-    }
-    const url = virtHandlerURL(vmi, pods, this.options.consoleServerPort, action, "https");
-    if (!url.ok) return reply(url.status);
-    try {
-      tls = await this.backend.handlerTLS();
-    } catch (error) {
-      return reply(internalError(errorMessage(error)));
-    }
-    if (isDryRun(options.value)) return { code: 200 };
-    const put = await putVirtHandler(url.value, tls, JSON.stringify(body ?? {}), this.options.timeoutMs);
-    return put.ok ? { code: 200 } : reply(internalError(put.message));
-  }
-
-  private async fetchVMI(namespace: string, name: string): Promise<VirtualMachineInstance | Status> {
-    try {
-      return (await this.backend.getVMI(namespace, name)) ?? notFound(virtualMachineInstanceResource, name);
-    } catch (error) {
-      return internalError(`unable to retrieve vmi [${name}]: ${errorMessage(error)}`);
-    }
-  }
+    return options.ok ? { ok: true as const, dryRun: isDryRun(options.value) } : options;
+  };
 }
+
+export const pauseVerb: HandlerPutVerb = {
+  decode: dryRunOptions(PauseOptionsSchema),
+  validate: validatePause,
+};
+
+export const unpauseVerb: HandlerPutVerb = {
+  decode: dryRunOptions(UnpauseOptionsSchema),
+  // A VM whose snapshot is being taken stays paused until the snapshot is done.
+  async precheck(backend, namespace, name) {
+    let vm;
+    try {
+      vm = await backend.getVM(namespace, name);
+    } catch (error) {
+      return internalError(`unable to retrieve vm [${name}]: ${errorMessage(error)}`);
+    }
+    if (vm?.status?.snapshotInProgress === undefined) return undefined;
+    return conflict(virtualMachineResource, name, VM_SNAPSHOT_IN_PROGRESS);
+  },
+  validate: validateUnpause,
+};

@@ -9,10 +9,10 @@ import type { IncomingMessage } from "node:http";
 import net from "node:net";
 import { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
-import type { VirtualMachine, VirtualMachineInstance } from "../../api/generated/v1.js";
+import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { hasCondition } from "../../controller/conditions.js";
 import { dialErrorMessage, type Result } from "./dialers.js";
-import { fetchVMI, fetchVMIForVM, type Getter } from "./fetch.js";
+import { fetchVMI, fetchVMIForVM, type LifecycleClient } from "./subresource-app.js";
 import {
   badRequest,
   conflict,
@@ -26,10 +26,7 @@ import { DEFAULT_KEEPALIVE, streamMessages, type KeepAlive } from "../../util/we
 
 export const NO_NETWORK_INTERFACES = "no network interfaces are present";
 
-export interface PortForwardBackend {
-  getVMI: Getter<VirtualMachineInstance>;
-  getVM: Getter<VirtualMachine>;
-}
+export type PortForwardBackend = Pick<LifecycleClient, "getVM" | "getVMI">;
 
 export interface PortForwardOptions {
   /** The deadline of the connection to the guest. */
@@ -167,11 +164,10 @@ export class PortForwardProxy {
   }
 
   private async dial(route: StreamRoute): Promise<Result<Duplex>> {
-    const { getVMI, getVM } = this.backend;
     const vmi =
       route.resource === "virtualmachines"
-        ? await fetchVMIForVM(getVM, getVMI, route.namespace, route.name)
-        : await fetchVMI(getVMI, route.namespace, route.name);
+        ? await fetchVMIForVM(this.backend, route.namespace, route.name)
+        : await fetchVMI(this.backend, route.namespace, route.name);
     if ("code" in vmi) return { ok: false, status: vmi };
     const invalid = validateVMIForPortForward(vmi);
     if (invalid) return { ok: false, status: invalid };

@@ -8,13 +8,24 @@ import {
   type VirtualMachine,
   type VirtualMachineInstance,
 } from "../../api/generated/v1.js";
-import { decideRestart, decideStart, decideStop, checkRestartOptions, type Decision } from "./lifecycle.js";
+import {
+  checkRestartOptions,
+  checkStopOptions,
+  decideRestart,
+  decideStart,
+  decideStop,
+  FORCED_RESTART_POD_GRACE_PERIOD_SECONDS,
+  launcherPodToDelete,
+  type Decision,
+} from "./lifecycle.js";
+import { AppLabel, CreatedByLabel } from "../../util/constants.js";
 import { JSON_PATCH_TEST_FAILED, type JsonPatchOperation } from "./patch.js";
 import {
   badRequest,
   conflict,
   internalError,
   notFound,
+  virtualMachineInstanceResource,
   virtualMachineResource,
   type Status,
 } from "./status.js";
@@ -27,6 +38,10 @@ export interface LifecycleClient {
   patchVM(namespace: string, name: string, patch: JsonPatchOperation[], dryRun: boolean): Promise<void>;
   patchVMStatus(namespace: string, name: string, patch: JsonPatchOperation[], dryRun: boolean): Promise<void>;
   patchVMI(namespace: string, name: string, patch: JsonPatchOperation[], dryRun: boolean): Promise<void>;
+  /** Names of the pods matching both selectors. */
+  listPodNames(namespace: string, labelSelector: string, fieldSelector: string): Promise<string[]>;
+  /** Deletes a pod; one already gone is no error. */
+  deletePod(namespace: string, name: string, gracePeriodSeconds: number, dryRun: boolean): Promise<void>;
 }
 
 export interface SubresourceReply {
@@ -63,6 +78,40 @@ export function decodeOptions<T>(
 
 export const isDryRun = (options: { dryRun?: string[] }): boolean => options.dryRun?.[0] === "All";
 
+/** Upstream's FetchVirtualMachineInstance: the VMI, or NotFound, or the failure as an InternalError. */
+export async function fetchVMI(
+  client: Pick<LifecycleClient, "getVMI">,
+  namespace: string,
+  name: string,
+): Promise<VirtualMachineInstance | Status> {
+  try {
+    return (await client.getVMI(namespace, name)) ?? notFound(virtualMachineInstanceResource, name);
+  } catch (error) {
+    return internalError(`unable to retrieve vmi [${name}]: ${errorMessage(error)}`);
+  }
+}
+
+/** Upstream's FetchVirtualMachineInstanceForVM: the VM's VMI, once the VM created it and only if it owns it. */
+export async function fetchVMIForVM(
+  client: Pick<LifecycleClient, "getVM" | "getVMI">,
+  namespace: string,
+  name: string,
+): Promise<VirtualMachineInstance | Status> {
+  let vm: VirtualMachine | undefined;
+  try {
+    vm = await client.getVM(namespace, name);
+  } catch (error) {
+    return internalError(`unable to retrieve vm [${name}]: ${errorMessage(error)}`);
+  }
+  if (!vm) return notFound(virtualMachineResource, name);
+  if (vm.status?.created !== true) return conflict(virtualMachineResource, name, "VMI is not started");
+  const vmi = await fetchVMI(client, namespace, name);
+  if ("code" in vmi) return vmi;
+  const owned = (vmi.metadata?.ownerReferences ?? []).some((ref) => ref.uid === vm.metadata?.uid);
+  // Upstream prints the (nil) error of the lookup that succeeded.
+  return owned ? vmi : internalError(`unable to retrieve vmi [${name}] for vm: <nil>`);
+}
+
 export class SubresourceApp {
   constructor(private readonly client: LifecycleClient) {}
 
@@ -84,12 +133,19 @@ export class SubresourceApp {
     const schema = { start: StartOptionsSchema, stop: StopOptionsSchema, restart: RestartOptionsSchema }[
       action
     ];
-    const options = decodeOptions<{ dryRun?: string[]; gracePeriodSeconds?: number }>(schema, body);
+    const options = decodeOptions<{ dryRun?: string[]; gracePeriodSeconds?: number; gracePeriod?: number }>(
+      schema,
+      body,
+    );
     if (!options.ok) return reply(options.status);
-    if (action === "restart") {
-      const invalid = checkRestartOptions(options.value);
-      if (invalid) return reply(invalid);
-    }
+    // Options are checked before the VM is fetched, as upstream's restart does.
+    const invalid =
+      action === "restart"
+        ? checkRestartOptions(options.value)
+        : action === "stop"
+          ? checkStopOptions(options.value)
+          : undefined;
+    if (invalid) return reply(invalid);
     const vm = await this.fetchVM(namespace, name);
     if ("code" in vm) return reply(vm);
     const vmi = await this.client.getVMI(namespace, name);
@@ -113,18 +169,14 @@ export class SubresourceApp {
     name: string,
     dryRun: boolean,
   ): Promise<SubresourceReply> {
-    const rollbacks: JsonPatchOperation[][] = [];
     for (const write of writes) {
       try {
         if (write.kind === "patchVM") await this.client.patchVM(namespace, name, write.patch, dryRun);
         else if (write.kind === "patchVMStatus")
           await this.client.patchVMStatus(namespace, name, write.patch, dryRun);
-        else {
-          await this.client.patchVMI(namespace, name, write.patch, dryRun);
-          if (write.rollback) rollbacks.push(write.rollback);
-        }
+        else if (write.kind === "patchVMI") await this.client.patchVMI(namespace, name, write.patch, dryRun);
+        else await this.deleteLauncherPod(namespace, write.vmi, dryRun);
       } catch (error) {
-        await this.rollBack(rollbacks, namespace, name, dryRun);
         const message = errorMessage(error);
         // A failed `test` operation means the VM changed under us: the caller may retry.
         if (message.includes(JSON_PATCH_TEST_FAILED))
@@ -135,15 +187,15 @@ export class SubresourceApp {
     return ACCEPTED;
   }
 
-  private async rollBack(
-    rollbacks: JsonPatchOperation[][],
-    namespace: string,
-    name: string,
-    dryRun: boolean,
-  ) {
-    for (const patch of rollbacks) {
-      // Best effort, as upstream: the original error is what the caller needs to see.
-      await this.client.patchVMI(namespace, name, patch, dryRun).catch(() => undefined);
-    }
+  /**
+   * Upstream deletes even on a dry run; here a dry run reaches the apiserver as one, so that it changes
+   * nothing, as its name says.
+   */
+  private async deleteLauncherPod(namespace: string, vmi: VirtualMachineInstance, dryRun: boolean) {
+    const labels = `${AppLabel}=virt-launcher,${CreatedByLabel}=${vmi.metadata?.uid ?? ""}`;
+    const running = await this.client.listPodNames(namespace, labels, "status.phase==Running");
+    const pod = launcherPodToDelete(running, vmi);
+    if (pod === undefined) return;
+    await this.client.deletePod(namespace, pod, FORCED_RESTART_POD_GRACE_PERIOD_SECONDS, dryRun);
   }
 }

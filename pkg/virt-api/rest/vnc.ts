@@ -6,8 +6,8 @@ import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { errorMessage } from "../../util/error-message.js";
 import { parseGoBool } from "../../util/flags.js";
 import { VMI_NOT_RUNNING, type ConsoleBackend, type HandlerStream } from "./console.js";
-import { checkHandlerReachable, getVirtHandler, isRunning, virtHandlerURL } from "./dialers.js";
-import { fetchVMI } from "./fetch.js";
+import { getVirtHandler, isRunning, virtHandlerFor } from "./dialers.js";
+import { fetchVMI } from "./subresource-app.js";
 import { badRequest, type Status } from "./status.js";
 
 export const NO_GRAPHICS_DEVICES = "No graphics devices are present.";
@@ -62,19 +62,19 @@ export class ScreenshotProxy {
   }
 
   private async screenshot(namespace: string, name: string): Promise<BinaryAnswer> {
-    const vmi = await fetchVMI((ns, n) => this.backend.getVMI(ns, n), namespace, name);
+    const vmi = await fetchVMI(this.backend, namespace, name);
     if ("code" in vmi) return failed(vmi.message);
-    const invalid = vmiHasDisplay(vmi) ?? checkHandlerReachable(vmi);
+    const invalid = vmiHasDisplay(vmi);
     if (invalid) return failed(invalid.message);
-    const url = virtHandlerURL(
+    const handler = await virtHandlerFor(
+      this.backend,
       vmi,
-      await this.backend.handlerPods(vmi.status?.nodeName ?? ""),
       this.options.consoleServerPort,
       "vnc/screenshot",
       "https",
     );
-    if (!url.ok) return failed(url.status.message);
-    const answer = await getVirtHandler(url.value, await this.backend.handlerTLS(), this.options.timeoutMs);
+    if (!handler.ok) return failed(handler.status.message);
+    const answer = await getVirtHandler(handler.value.url, handler.value.tls, "", this.options.timeoutMs);
     if (!answer.ok) return failed(answer.message);
     return { code: 200, contentType: answer.contentType || "application/octet-stream", body: answer.body };
   }

@@ -1,7 +1,7 @@
 // The launcher Pod's name, labels, annotations and owner (upstream's podLabels, generatePodAnnotations
 // and the ObjectMeta of renderLaunchManifest).
-import { createHash } from "node:crypto";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
+import { virtualMachineInstanceID } from "../../apimachinery/labels.js";
 import type { ObjectMeta, OwnerReference } from "../../controller/object.js";
 import { newControllerRef } from "../../controller/object.js";
 import {
@@ -19,7 +19,6 @@ import {
 
 export const LauncherAppLabelValue = "virt-launcher";
 const IstioInjectAnnotation = "sidecar.istio.io/inject";
-const DNS1035LabelMaxLength = 63;
 const DNS1123LabelMaxLength = 63;
 export const MemoryOverheadAnnotation = "kubevirt.io/memory-overhead-bytes";
 
@@ -27,15 +26,6 @@ export const MemoryOverheadAnnotation = "kubevirt.io/memory-overhead-bytes";
 export function launcherHostname(vmi: VirtualMachineInstance): string {
   if (vmi.spec.hostname) return vmi.spec.hostname;
   return (vmi.metadata?.name ?? "").split(".")[0]?.slice(0, DNS1123LabelMaxLength) ?? "";
-}
-
-/** A label-safe id for the VMI: its name, or for long names a prefix plus 8 hex digits of its SHA-1. */
-export function virtualMachineInstanceID(name: string): string {
-  if (name.length <= DNS1035LabelMaxLength) return name;
-  const hashLength = 8;
-  const prefix = name.slice(0, DNS1035LabelMaxLength - hashLength - 1);
-  const hash = createHash("sha1").update(name).digest("hex").slice(0, hashLength);
-  return `${prefix}-${hash}`;
 }
 
 export function launcherLabels(vmi: VirtualMachineInstance): Record<string, string> {

@@ -170,3 +170,25 @@ export function vmiFixture(
     status,
   });
 }
+
+/** One sync of `key` by the VM or VMI controller, then the informers catch up with what it wrote. */
+export async function syncOnce(env: ControllerEnv, controller: "vm" | "vmi", key: string): Promise<void> {
+  await (controller === "vm" ? env.vmController : env.vmiController).execute(key);
+  await env.server.settle();
+}
+
+/** Syncs until a sync writes nothing (at most five times); returns every write made. */
+export async function syncUntilStable(
+  env: ControllerEnv,
+  controller: "vm" | "vmi",
+  key: string,
+): Promise<string[]> {
+  const all: string[] = [];
+  for (let round = 0; round < 5; round++) {
+    await syncOnce(env, controller, key);
+    const writes = env.server.takeWrites();
+    if (writes.length === 0) return all;
+    all.push(...writes);
+  }
+  throw new Error(`still writing after 5 syncs: ${all.join("; ")}`);
+}

@@ -11,6 +11,7 @@ import { readServingTLS, reloadOnChange } from "../../certificates/bootstrap/ser
 import { NOT_A_WEBSOCKET, PAGE_NOT_FOUND, parseStreamPath, type ConsoleHandler } from "./console.js";
 import type { LifecycleHandler } from "./lifecycle.js";
 import type { ScreenshotHandler } from "./screenshot.js";
+import type { GuestInfoHandler } from "./guest-info.js";
 
 /** Where the KubeVirt CA bundle comes from (a CAManager in the process). */
 export interface ClientCASource {
@@ -29,6 +30,8 @@ export interface ConsoleServerOptions {
   lifecycle?: Pick<LifecycleHandler, "handleRequest">;
   /** The VNC screenshot endpoint, on the same port too. */
   screenshot?: Pick<ScreenshotHandler, "handleRequest">;
+  /** The guest agent endpoints (guestosinfo, userlist, filesystemlist), on the same port. */
+  guestInfo?: Pick<GuestInfoHandler, "handleRequest">;
   logger: Logger;
   /** How often the certificate files are polled for a rotation. */
   reloadIntervalMs?: number;
@@ -66,6 +69,7 @@ export class ConsoleServer {
     });
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
       if (options.lifecycle?.handleRequest(request, response)) return;
+      if (options.guestInfo?.handleRequest(request, response)) return;
       if (options.screenshot?.handleRequest(request, response)) return;
       const refusal = parseStreamPath(request.url ?? "") ? NOT_A_WEBSOCKET : PAGE_NOT_FOUND;
       response.writeHead(refusal.code, { "Content-Type": "text/plain; charset=utf-8" });

@@ -7,10 +7,9 @@ import type { ConsoleTarget, Refusal } from "./console.js";
 import { METHOD_NOT_ALLOWED } from "./console.js";
 import type { LauncherCommands } from "../launcher-clients.js";
 import { errorMessage } from "../../util/error-message.js";
-import { decodePathSegment } from "../../util/path-segment.js";
-import { vmiLauncher, type VMILauncherSource } from "./vmi-launcher.js";
+import { parseVMISubresourcePath, vmiLauncher, writeAnswer, type LauncherLookup } from "./common.js";
 
-export type ScreenshotHandlerOptions = VMILauncherSource<Pick<LauncherCommands, "getScreenshot">>;
+export type ScreenshotHandlerOptions = LauncherLookup<Pick<LauncherCommands, "getScreenshot">>;
 
 export interface Screenshot {
   code: 200;
@@ -20,12 +19,8 @@ export interface Screenshot {
 
 /** The VMI a screenshot request names, or undefined when the URL is not the screenshot route. */
 export function parseScreenshotPath(url: string): ConsoleTarget | undefined {
-  const path = url.split("?", 1)[0] ?? "";
-  const match = /^\/v1\/namespaces\/([^/]+)\/virtualmachineinstances\/([^/]+)\/vnc\/screenshot$/.exec(path);
-  if (!match) return undefined;
-  const namespace = decodePathSegment(match[1] ?? "");
-  const name = decodePathSegment(match[2] ?? "");
-  return namespace === undefined || name === undefined ? undefined : { namespace, name };
+  const target = parseVMISubresourcePath(url, ["vnc/screenshot"]);
+  return target && { namespace: target.namespace, name: target.name };
 }
 
 export class ScreenshotHandler {
@@ -34,7 +29,7 @@ export class ScreenshotHandler {
   async serve(method: string, target: ConsoleTarget): Promise<Screenshot | Refusal> {
     if (method !== "GET") return METHOD_NOT_ALLOWED;
     const found = await vmiLauncher(this.options, target);
-    if ("refused" in found) return found.refused;
+    if ("code" in found) return found;
     this.options.logger.info({ ...target }, "Requesting screenshot");
     try {
       const { mime, data } = await found.launcher.getScreenshot(found.vmi);
@@ -52,11 +47,7 @@ export class ScreenshotHandler {
     if (!target) return false;
     request.resume();
     void this.serve(request.method ?? "", target).then((answer) => {
-      if ("message" in answer) {
-        response.writeHead(answer.code, { "Content-Type": "text/plain; charset=utf-8" });
-        response.end(answer.message);
-        return;
-      }
+      if ("message" in answer) return writeAnswer(response, answer);
       response.writeHead(200, { "Content-Type": answer.mime, "Content-Length": answer.data.length });
       response.end(answer.data);
     });

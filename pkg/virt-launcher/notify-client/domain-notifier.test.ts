@@ -5,6 +5,7 @@ import { defaultedVMI } from "../virtwrap/converter/testing.js";
 import { nonExistentDomain } from "../virtwrap/domain-reader.js";
 import { MetadataCache } from "../virtwrap/metadata-cache.js";
 import { testManager } from "../virtwrap/testing/test-manager.js";
+import { AgentPoller } from "../virtwrap/agent-poller/agent-poller.js";
 import { classify, DomainNotifier, isFinalEvent } from "./domain-notifier.js";
 import { Notifier } from "./notifier.js";
 import type { RecordingNotifyServer } from "./testing.js";
@@ -123,5 +124,65 @@ describe("DomainNotifier", () => {
     await domainNotifier.stop();
     notifier.close();
     expect(server.domainEvents).toEqual([]);
+  });
+});
+
+describe("DomainNotifier and the guest agent", () => {
+  it("reports the agent channel's connection, polls the agent while connected and sends what it read", async () => {
+    server = await startRecordingNotifyServer();
+    const { fake, metadata, manager, agentStore } = testManager();
+    const notifier = new Notifier(server.socketPath, silentLogger);
+    // Rounds after the first wait for a clock that never moves: one round per start.
+    const poller = new AgentPoller({
+      connection: fake,
+      domainName: "default_testvmi",
+      store: agentStore,
+      log: silentLogger,
+      sleep: (_ms, signal) => new Promise((_resolve, reject) => signal.addEventListener("abort", reject)),
+    });
+    const domainNotifier = new DomainNotifier({
+      events: fake,
+      connection: fake,
+      metadata,
+      notifier,
+      domainName: "default_testvmi",
+      log: silentLogger,
+      agent: { store: agentStore, poller },
+    });
+    await domainNotifier.start();
+    await manager.syncVMI(vmi, true, null);
+    await domainNotifier.drained();
+    expect(poller.isRunning).toBe(false);
+
+    fake.setAgentConnected("default_testvmi", true);
+    const connected = await server.waitForDomainEvent(
+      (event) => event.domain.spec.devices.channels?.[0]?.target?.state === "connected",
+    );
+    expect(connected.type).toBe("MODIFIED");
+    await domainNotifier.drained();
+    expect(poller.isRunning).toBe(true);
+    const reported = await server.waitForDomainEvent((event) => event.domain.status.osInfo !== undefined);
+    expect(reported.domain.status).toMatchObject({
+      status: "Running",
+      osInfo: { name: "Debian GNU/Linux", id: "debian" },
+      interfaces: [{ mac: "02:00:00:aa:bb:cc", ip: "10.0.2.2", interfaceName: "eth0" }],
+      fsFreezeStatus: "thawed",
+    });
+
+    await manager.pauseVMI(vmi);
+    await domainNotifier.drained();
+    expect(poller.isRunning).toBe(false);
+    await manager.unpauseVMI(vmi);
+    await domainNotifier.drained();
+    expect(poller.isRunning).toBe(true);
+
+    fake.setAgentConnected("default_testvmi", false);
+    await server.waitForDomainEvent(
+      (event) => event.domain.spec.devices.channels?.[0]?.target?.state === "disconnected",
+    );
+    await domainNotifier.drained();
+    expect(poller.isRunning).toBe(false);
+    await domainNotifier.stop();
+    notifier.close();
   });
 });

@@ -1,7 +1,9 @@
 // Turns libvirt's domain events into domain notifications for virt-handler (upstream
 // Notifier.StartDomainNotifier + eventCallback): on each event the domain is read afresh and sent
 // as MODIFIED, as ADDED when it was just defined, and with a deletion timestamp once libvirt no
-// longer has it. Events are handled one at a time, in the order libvirt sent them.
+// longer has it. Events are handled one at a time, in the order libvirt sent them. The guest agent's
+// lifecycle events are news too (the agent channel's state changed) and drive the agent poller, whose
+// changed data is sent as well, within the domain's status.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { LibvirtClient } from "../../libvirt/client.js";
 import type { DomainEvent } from "../../libvirt/domain-events.js";
@@ -15,6 +17,9 @@ import { nonExistentDomain, readDomain } from "../virtwrap/domain-reader.js";
 import { StateChangeReason } from "../virtwrap/api/domain-status.js";
 import type { MetadataCache } from "../virtwrap/metadata-cache.js";
 import type { Notifier } from "./notifier.js";
+import type { AgentPoller } from "../virtwrap/agent-poller/agent-poller.js";
+import type { AsyncAgentStore } from "../virtwrap/agent-poller/agent-store.js";
+import { withGuestInfo } from "../virtwrap/agent-poller/agent-store.js";
 
 export type EventSource = Pick<LibvirtClient, "subscribeDomainEvents">;
 
@@ -26,7 +31,11 @@ export interface DomainNotifierOptions {
   /** The launcher's one domain: `<namespace>_<name>`. */
   domainName: string;
   log: Logger;
+  /** The guest agent's poller and what it read; absent: no agent data is reported. */
+  agent?: { store: AsyncAgentStore; poller: Pick<AgentPoller, "updateFromEvent" | "stop"> };
 }
+
+type NotifiedEvent = Extract<DomainEvent, { kind: "lifecycle" | "agent-lifecycle" }>;
 
 interface Lifecycle {
   event: number;
@@ -60,8 +69,8 @@ export function classify(domain: DomainObject, lifecycle: Lifecycle | undefined,
 
 export class DomainNotifier {
   private chain: Promise<void> = Promise.resolve();
-  private unsubscribe: (() => Promise<void>) | undefined;
-  private stopMetadata: (() => void) | undefined;
+  private readonly unsubscribes: (() => Promise<void>)[] = [];
+  private readonly stopListening: (() => void)[] = [];
   private resolveDeleted!: () => void;
   /** Settles once the final notification (domain gone from libvirt) was handed to the notifier. */
   readonly deleteNotificationSent = new Promise<void>((resolve) => (this.resolveDeleted = resolve));
@@ -74,17 +83,21 @@ export class DomainNotifier {
   constructor(private readonly options: DomainNotifierOptions) {}
 
   async start(): Promise<void> {
-    const { events } = this.options;
-    const subscription = await events.subscribeDomainEvents(
+    const { events, agent } = this.options;
+    for (const eventID of [
       libvirt.VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-      null,
-      (event) => this.enqueue(event),
-    );
-    this.unsubscribe = () => subscription.unsubscribe();
-    // A metadata change (grace period, shutdown mark) is news for the handler once a domain exists.
-    this.stopMetadata = this.options.metadata.onChange(() => {
+      libvirt.VIR_DOMAIN_EVENT_ID_AGENT_LIFECYCLE,
+    ]) {
+      const subscription = await events.subscribeDomainEvents(eventID, null, (event) => this.enqueue(event));
+      this.unsubscribes.push(() => subscription.unsubscribe());
+    }
+    // A metadata change (grace period, shutdown mark) or new agent data is news for the handler once a
+    // domain exists.
+    const news = () => {
       if (this.seenEvent) this.enqueue(undefined);
-    });
+    };
+    this.stopListening.push(this.options.metadata.onChange(news));
+    if (agent) this.stopListening.push(agent.store.onUpdate(news));
     this.options.log.info("Registered libvirt event notify callback");
   }
 
@@ -96,21 +109,29 @@ export class DomainNotifier {
   /** Stops listening; events still being sent get `graceMs` to go out. */
   async stop(graceMs = 5_000): Promise<void> {
     this.stopped = true;
-    this.stopMetadata?.();
-    await this.unsubscribe?.().catch(() => undefined);
+    for (const stop of this.stopListening.splice(0)) stop();
+    this.options.agent?.poller.stop();
+    for (const unsubscribe of this.unsubscribes.splice(0)) await unsubscribe().catch(() => undefined);
     await Promise.race([this.chain, sleep(graceMs, undefined, { ref: false })]);
   }
 
   private enqueue(received: DomainEvent | undefined): void {
     if (this.stopped) return;
-    const event = received?.kind === "lifecycle" ? received : undefined;
+    const event =
+      received?.kind === "lifecycle" || received?.kind === "agent-lifecycle" ? received : undefined;
     if (received && (!event || event.domain.name !== this.options.domainName)) return;
     if (event) {
       this.seenEvent = true;
-      this.options.log.info(
-        { event: event.eventName, detail: event.detailName },
-        `DomainLifecycle event ${event.eventName} with reason ${event.detailName} received`,
-      );
+      if (event.kind === "lifecycle") {
+        this.options.log.info(
+          { event: event.eventName, detail: event.detailName },
+          `DomainLifecycle event ${event.eventName} with reason ${event.detailName} received`,
+        );
+      } else {
+        this.options.log.info(
+          `GuestAgentLifecycle event state ${event.state} with reason ${event.reason} received`,
+        );
+      }
     }
     this.chain = this.chain
       .then(() => this.handle(event))
@@ -119,15 +140,26 @@ export class DomainNotifier {
       });
   }
 
-  private async handle(event: Extract<DomainEvent, { kind: "lifecycle" }> | undefined): Promise<void> {
-    const { connection, metadata, notifier, domainName } = this.options;
+  private async handle(event: NotifiedEvent | undefined): Promise<void> {
+    try {
+      await this.notify(event);
+    } finally {
+      // The poller follows the event even when the domain could not be read (upstream).
+      if (event) this.options.agent?.poller.updateFromEvent(event);
+    }
+  }
+
+  private async notify(received: NotifiedEvent | undefined): Promise<void> {
+    const { connection, metadata, notifier, domainName, agent } = this.options;
+    const event = received?.kind === "lifecycle" ? received : undefined;
     const dom = await connection.domainLookupByName(domainName).catch((error: unknown) => {
       // Anything but "no such domain" leaves the state unknown: nothing is sent (as upstream).
       if (isNotFound(error)) return undefined;
       throw error;
     });
-    const domain =
+    const read =
       (dom && (await readDomain(connection, dom, metadata))) ?? nonExistentDomain(domainName, metadata);
+    const domain = agent ? withGuestInfo(read, agent.store.domainGuestInfo()) : read;
     const type = classify(domain, event, new Date());
     try {
       await notifier.sendDomainEvent(type, domain);

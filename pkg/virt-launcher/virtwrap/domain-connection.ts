@@ -10,6 +10,8 @@ export type DomainConnection = Pick<
   | "domainCreateWithFlags"
   | "domainDefineXML"
   | "domainDestroyFlags"
+  | "domainFSFreeze"
+  | "domainFSThaw"
   | "domainGetState"
   | "domainGetXMLDesc"
   | "domainLookupByName"
@@ -21,6 +23,7 @@ export type DomainConnection = Pick<
   | "domainSuspend"
   | "domainUndefineFlags"
   | "getVersion"
+  | "qemuAgentCommand"
 >;
 
 /** libvirt says there is no such domain (upstream domainerrors.IsNotFound). */

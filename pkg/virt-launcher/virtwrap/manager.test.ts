@@ -3,6 +3,8 @@ import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import * as libvirt from "../../libvirt/generated/libvirt-api.js";
 import { defaultedVMI } from "./converter/testing.js";
 import { testManager as setup } from "./testing/test-manager.js";
+import { silentLogger } from "../../controller/log.js";
+import { AgentPoller } from "./agent-poller/agent-poller.js";
 
 const DOMAIN = "default_testvmi";
 
@@ -137,6 +139,55 @@ describe("LibvirtDomainManager lifecycle commands", () => {
     );
   });
 
+  it("resets the domain with the reset button, in the same domain", async () => {
+    const { fake, manager } = setup();
+    await manager.syncVMI(testVMI(), true, null);
+    await manager.resetVMI(testVMI());
+    expect(fake.calls.filter((call) => !call.startsWith("lookup")).slice(-1)).toEqual([`reset ${DOMAIN}`]);
+    expect(fake.domains.get(DOMAIN)?.state).toBe(libvirt.VIR_DOMAIN_RUNNING);
+  });
+
+  it("soft-reboots through the agent when it is connected", async () => {
+    const { fake, manager } = setup();
+    await manager.syncVMI(testVMI(), true, null);
+    const withAgent = testVMI();
+    withAgent.status = { conditions: [{ type: "AgentConnected", status: "True" }] };
+    withAgent.spec.domain.features = { acpi: { enabled: false } };
+    await manager.softRebootVMI(withAgent);
+    expect(fake.calls).toContain(`reboot ${DOMAIN} flags=${libvirt.VIR_DOMAIN_REBOOT_GUEST_AGENT}`);
+  });
+
+  it("freezes through the agent, skips a frozen guest, and thaws", async () => {
+    const { fake, manager } = setup();
+    await manager.syncVMI(testVMI(), true, null);
+    fake.agent.connected = true;
+    await manager.freezeVMI(testVMI(), 0);
+    await manager.freezeVMI(testVMI(), 0);
+    expect(fake.calls.filter((call) => call.startsWith("fs"))).toEqual([`fsfreeze ${DOMAIN}`]);
+    expect(fake.agent.state.fsFreezeStatus).toBe("frozen");
+    await manager.unfreezeVMI(testVMI());
+    await manager.unfreezeVMI(testVMI());
+    expect(fake.calls.filter((call) => call.startsWith("fs"))).toEqual([
+      `fsfreeze ${DOMAIN}`,
+      `fsthaw ${DOMAIN}`,
+    ]);
+  });
+
+  it("refuses freeze without a guest agent with libvirt's error, and freezes nothing", async () => {
+    const { fake, manager } = setup();
+    await manager.syncVMI(testVMI(), true, null);
+    await expect(manager.freezeVMI(testVMI(), 300)).rejects.toMatchObject({
+      code: libvirt.VIR_ERR_AGENT_UNRESPONSIVE,
+      message: "Guest agent is not responding: QEMU guest agent is not connected",
+    });
+    expect(fake.calls.filter((call) => call.startsWith("fs"))).toEqual([]);
+    // The status query failing does not stop an unfreeze from trying the thaw, as upstream.
+    await expect(manager.unfreezeVMI(testVMI())).rejects.toMatchObject({
+      code: libvirt.VIR_ERR_AGENT_UNRESPONSIVE,
+    });
+    expect(fake.calls.filter((call) => call.startsWith("fs"))).toEqual([`fsthaw ${DOMAIN}`]);
+  });
+
   it("lists the domain with its state and KubeVirt metadata", async () => {
     const { manager } = setup();
     expect(await manager.listAllDomains()).toEqual([]);
@@ -154,5 +205,100 @@ describe("LibvirtDomainManager lifecycle commands", () => {
 
   it("formats QEMU's version as major.minor.release", async () => {
     expect(await setup().manager.getQemuVersion()).toBe("7.2.0");
+  });
+});
+
+describe("LibvirtDomainManager and the guest agent", () => {
+  /** A running guest whose agent connected, its data read once by the poller. */
+  async function withAgent() {
+    const test = setup();
+    await test.manager.syncVMI(testVMI(), true, null);
+    test.fake.setAgentConnected(DOMAIN, true);
+    const poller = new AgentPoller({
+      connection: test.fake,
+      domainName: DOMAIN,
+      store: test.agentStore,
+      log: silentLogger,
+    });
+    await poller.pollOnce();
+    return test;
+  }
+
+  it("answers empty before the agent said anything, as upstream's zero values", () => {
+    const { manager } = setup();
+    expect(manager.getGuestInfo()).toEqual({
+      guestAgentVersion: "",
+      supportedCommands: [],
+      hostname: "",
+      fsFreezeStatus: "",
+      os: {
+        name: "",
+        kernelRelease: "",
+        version: "",
+        prettyName: "",
+        versionId: "",
+        kernelVersion: "",
+        machine: "",
+        id: "",
+      },
+      timezone: ", 0",
+      fsInfo: { disks: null },
+    });
+    expect(manager.getUsers()).toEqual([]);
+    expect(manager.getFilesystems()).toEqual([]);
+  });
+
+  it("gathers the agent's data for GetGuestInfo, GetUsers and GetFilesystems", async () => {
+    const { manager } = await withAgent();
+    const info = manager.getGuestInfo();
+    expect(info).toMatchObject({
+      guestAgentVersion: "7.2.0",
+      hostname: "testvmi",
+      fsFreezeStatus: "thawed",
+      os: { name: "Debian GNU/Linux", versionId: "12", id: "debian", machine: "x86_64" },
+      timezone: "UTC, 0",
+      userList: [{ userName: "root", domain: "", loginTime: 1_700_000_000.123 }],
+    });
+    expect(info.supportedCommands).toContainEqual({ name: "guest-get-users", enabled: true });
+    const filesystem = {
+      diskName: "vda1",
+      mountPoint: "/",
+      fileSystemType: "ext4",
+      usedBytes: 5_368_709_120,
+      totalBytes: 10_737_418_240,
+      disk: [{ serial: "containerdisk", busType: "virtio" }],
+    };
+    expect(info.fsInfo).toEqual({ disks: [filesystem] });
+    expect(manager.getUsers()).toEqual(info.userList);
+    expect(manager.getFilesystems()).toEqual([filesystem]);
+  });
+
+  it("lists at most 10 users and filesystems in the guest info, all of them on their own", async () => {
+    const { fake, manager, agentStore } = await withAgent();
+    fake.agent.state.users = Array.from({ length: 12 }, (_, i) => ({ user: `u${i}`, "login-time": i }));
+    const poller = new AgentPoller({
+      connection: fake,
+      domainName: DOMAIN,
+      store: agentStore,
+      log: silentLogger,
+    });
+    await poller.pollOnce();
+    expect(manager.getGuestInfo().userList).toHaveLength(10);
+    expect(manager.getUsers()).toHaveLength(12);
+  });
+
+  it("reports the agent's OS, interfaces and freeze status, and the connected channel, with the domain", async () => {
+    const { manager } = await withAgent();
+    const [domain] = await manager.listAllDomains();
+    expect(domain?.status).toMatchObject({
+      status: "Running",
+      osInfo: { name: "Debian GNU/Linux", id: "debian" },
+      interfaces: [{ mac: "02:00:00:aa:bb:cc", ip: "10.0.2.2", interfaceName: "eth0" }],
+      fsFreezeStatus: "thawed",
+    });
+    expect(domain?.spec.devices.channels?.[0]?.target).toMatchObject({
+      name: "org.qemu.guest_agent.0",
+      state: "connected",
+    });
   });
 });

@@ -18,6 +18,10 @@ import type { LauncherConverterInputs } from "./converter-context.js";
 import type { LauncherLayout } from "../layout.js";
 import { launcherConverterContext } from "./converter-context.js";
 import type { MetadataCache } from "./metadata-cache.js";
+import { FSFreezer } from "./storage/fsfreeze.js";
+import type { FileSystem, GuestAgentInfo, GuestOSUser } from "../../api/guest-agent-info.js";
+import type { Filesystem } from "./agent-poller/agent-parser.js";
+import { AsyncAgentStore, withGuestInfo } from "./agent-poller/agent-store.js";
 import {
   acpiDisabled,
   agentConnected,
@@ -47,6 +51,22 @@ export interface DomainManagerOptions {
   metadata: MetadataCache;
   layout: LauncherLayout;
   log: Logger;
+  /** What the guest agent poller read; absent: an agent never heard of. */
+  agentStore?: AsyncAgentStore;
+}
+
+/** How many users and filesystems GetGuestInfo lists (upstream); GetUsers and GetFilesystems list all. */
+const GUEST_INFO_LIST_LIMIT = 10;
+
+function fileSystemsOf(filesystems: readonly Filesystem[]): FileSystem[] {
+  return filesystems.map((fs) => ({
+    diskName: fs.name,
+    mountPoint: fs.mountpoint,
+    fileSystemType: fs.type,
+    usedBytes: fs.usedBytes,
+    totalBytes: fs.totalBytes,
+    disk: fs.disk.map((disk) => ({ serial: disk.serial, busType: disk.busType })),
+  }));
 }
 
 const isDown = (state: number): boolean =>
@@ -61,8 +81,13 @@ export class LibvirtDomainManager {
   /** VMIs paused on purpose (by a pause call or a paused start): sync must not resume them. */
   private readonly paused = new Set<string>();
   private lock: Promise<unknown> = Promise.resolve();
+  private readonly freezer: FSFreezer;
+  private readonly agent: AsyncAgentStore;
 
-  constructor(private readonly options: DomainManagerOptions) {}
+  constructor(private readonly options: DomainManagerOptions) {
+    this.freezer = new FSFreezer(options.connection, options.log);
+    this.agent = options.agentStore ?? new AsyncAgentStore();
+  }
 
   private get connection(): DomainConnection {
     return this.options.connection;
@@ -151,6 +176,16 @@ export class LibvirtDomainManager {
     });
   }
 
+  /** Freezes the guest's filesystems through its agent; thawed again after `unfreezeTimeoutSeconds` (0: never). */
+  freezeVMI(vmi: VirtualMachineInstance, unfreezeTimeoutSeconds: number): Promise<void> {
+    return this.freezer.freeze(vmi, unfreezeTimeoutSeconds);
+  }
+
+  unfreezeVMI(vmi: VirtualMachineInstance): Promise<void> {
+    return this.freezer.unfreeze(vmi);
+  }
+
+  /** The reset button: the guest restarts at once, in the same QEMU process. */
   async resetVMI(vmi: VirtualMachineInstance): Promise<void> {
     await this.connection.domainReset(await this.requireDomain(vmi), 0);
   }
@@ -226,7 +261,9 @@ export class LibvirtDomainManager {
     const domains: DomainObject[] = [];
     for (const dom of await this.connection.connectListAllDomains(flags)) {
       const domain = await readDomain(this.connection, dom, this.options.metadata);
-      if (domain) domains.push(domain);
+      // Upstream's handler reads the agent's data from the domain events; this port's handler reads
+      // the domain through GetDomain on every sync, so that carries it too.
+      if (domain) domains.push(withGuestInfo(domain, this.agent.domainGuestInfo()));
     }
     return domains;
   }
@@ -236,6 +273,49 @@ export class LibvirtDomainManager {
     // libvirt's own error when there is no domain, as upstream passes it on.
     const dom = await this.connection.domainLookupByName(domainName(vmi));
     return this.connection.domainScreenshot(dom, 0, 0);
+  }
+
+  /** Upstream GetGuestInfo: the agent's data together, at most 10 users and filesystems. */
+  getGuestInfo(): GuestAgentInfo {
+    const sysInfo = this.agent.getSysInfo();
+    const ga = this.agent.getGA();
+    const { osInfo, timezone } = sysInfo;
+    const users = this.getUsers().slice(0, GUEST_INFO_LIST_LIMIT);
+    const filesystems = this.agent.getFS(GUEST_INFO_LIST_LIMIT);
+    return {
+      guestAgentVersion: ga.version,
+      supportedCommands: ga.supportedCommands.map(({ name, enabled }) => ({ name, enabled })),
+      hostname: sysInfo.hostname,
+      fsFreezeStatus: this.agent.getFSFreezeStatus() ?? "",
+      os: {
+        name: osInfo.name,
+        kernelRelease: osInfo.kernelRelease,
+        version: osInfo.version,
+        prettyName: osInfo.prettyName,
+        versionId: osInfo.versionId,
+        kernelVersion: osInfo.kernelVersion,
+        machine: osInfo.machine,
+        id: osInfo.id,
+      },
+      timezone: `${timezone.zone}, ${timezone.offset}`,
+      ...(users.length > 0 ? { userList: users } : {}),
+      // Go's nil slice: no filesystem read yet is `"disks": null`.
+      fsInfo: { disks: filesystems.length > 0 ? fileSystemsOf(filesystems) : null },
+    };
+  }
+
+  /** Every user logged in on the guest. */
+  getUsers(): GuestOSUser[] {
+    return this.agent.getUsers(-1).map((user) => ({
+      userName: user.name,
+      domain: user.domain,
+      loginTime: user.loginTime,
+    }));
+  }
+
+  /** Every filesystem mounted in the guest. */
+  getFilesystems(): FileSystem[] {
+    return fileSystemsOf(this.agent.getFS(-1));
   }
 
   /** QEMU's version as "major.minor.release". */

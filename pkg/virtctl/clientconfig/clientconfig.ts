@@ -7,7 +7,7 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import type { FlagSpec, ParsedFlags } from "../flags.js";
 
 const SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
-const NO_CONFIGURATION =
+export const NO_CONFIGURATION =
   "invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable";
 
 /** The client configuration flags every command accepts (`virtctl options` lists them). */

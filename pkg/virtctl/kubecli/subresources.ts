@@ -38,6 +38,23 @@ export class SubresourceClient {
     return `/apis/kubevirt.io/v1/${segments.join("/")}`;
   }
 
+  /** The absolute path of a namespaced object of any API group (`v1` is the core group). */
+  namespacedPath(groupVersion: string, resource: string, name?: string): string {
+    const prefix = groupVersion === "v1" ? "/api/v1" : `/apis/${groupVersion}`;
+    const segments = ["namespaces", this.config.namespace, resource, ...(name === undefined ? [] : [name])];
+    return `${prefix}/${segments.map(encodeURIComponent).join("/")}`;
+  }
+
+  /** The namespace commands act in: the kubeconfig context's, or --namespace. */
+  get namespace(): string {
+    return this.config.namespace;
+  }
+
+  async post(path: string, body: unknown): Promise<unknown> {
+    const text = await this.request("POST", path, JSON.stringify(body));
+    return JSON.parse(text.toString("utf8")) as unknown;
+  }
+
   async put(path: string, body: unknown): Promise<void> {
     await this.request("PUT", path, JSON.stringify(body));
   }

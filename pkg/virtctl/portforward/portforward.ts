@@ -164,8 +164,7 @@ The port argument supports the syntax protocol/localPort:targetPort with protoco
 Protocol supports TCP (default) and UDP.
 
 Portforwards get established over the Kubernetes control-plane using websocket streams.
-Usage can be restricted by the cluster administrator through the /portforward subresource.
-`;
+Usage can be restricted by the cluster administrator through the /portforward subresource.`;
 
 const EXAMPLES = `  # Forward the local port 8080 to the vmi port:
   {{ProgramName}} port-forward vmi/testvmi 8080

@@ -22,7 +22,7 @@ export interface SSHOptions {
   identityFilePathProvided: boolean;
   knownHostsFilePath: string;
   knownHostsFilePathProvided: boolean;
-  additionalOptions: string[];
+  additionalOptions: readonly string[];
 }
 
 /** Upstream's DefaultUsername: the first of $USER, $USERNAME, $LOGNAME that is set. */

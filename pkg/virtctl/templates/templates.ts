@@ -13,39 +13,40 @@ export interface Listed {
 
 const fill = (text: string, programName: string) => text.replaceAll("{{ProgramName}}", programName);
 
-/** `<program> <command> --help`: the long (else short) description, then the usage. */
-export function commandHelp(command: Command, programName: string): string {
-  const about = fill(command.long ?? command.short, programName).trimEnd();
-  return `${about}\n\n${commandUsage(command, programName)}`;
+/**
+ * `<program> <command> --help`: the long description (else the short one), then the usage.
+ * `parentPath` is the command line before the command's name (the program's name for a top command).
+ */
+export function commandHelp(command: Command, programName: string, parentPath = programName): string {
+  return `${command.long ?? command.short}\n\n${commandUsage(command, programName, parentPath)}`;
 }
 
-export function commandUsage(command: Command, programName: string): string {
+export function commandUsage(command: Command, programName: string, parentPath = programName): string {
   const flagsPart = command.flags.length > 0 ? " [flags]" : "";
-  const usage = [`Usage:\n  ${programName} ${command.use}${flagsPart}`];
+  const usage = [`  ${parentPath} ${command.use}${flagsPart}`];
   const subcommands = command.subcommands ?? [];
-  if (subcommands.length > 0) usage.push(`  ${programName} ${command.name} [command]`);
-  const sections = [usage.join("\n")];
+  if (subcommands.length > 0) usage.push(`  ${parentPath} ${command.name} [command]`);
+  const sections = [`Usage:\n${usage.join("\n")}`];
   if (command.example) sections.push(`Examples:\n${fill(command.example, programName)}`);
-  if (subcommands.length > 0) sections.push(commandList(subcommands, programName));
-  if (command.flags.length > 0) sections.push(`Flags:\n${flagUsages(command.flags)}`);
+  if (subcommands.length > 0) sections.push(`Available Commands:\n${commandList(subcommands)}`);
+  if (command.flags.length > 0) {
+    sections.push(`Flags:\n${flagUsages(command.flags, command.sortFlags ?? true)}`);
+  }
   sections.push(optionsHint(programName));
   return `${sections.join("\n\n")}\n`;
 }
 
-/** "Available Commands:" and one line per command, sorted and padded as cobra does. */
-function commandList(commands: readonly Listed[], programName: string): string {
+/** cobra's command list: sorted, names padded to the longest (at least MIN_NAME_PADDING). */
+function commandList(commands: readonly Listed[]): string {
   const sorted = [...commands].sort((a, b) => a.name.localeCompare(b.name));
   const padding = Math.max(MIN_NAME_PADDING, ...sorted.map((command) => command.name.length));
-  const lines = sorted.map(
-    (command) => `  ${command.name.padEnd(padding)} ${fill(command.short, programName)}`,
-  );
-  return `Available Commands:\n${lines.join("\n")}`;
+  return sorted.map((command) => `  ${command.name.padEnd(padding)} ${command.short}`).join("\n");
 }
 
 /** The root command's usage: the command list and where to read more. */
 export function mainUsage(commands: readonly Listed[], programName: string): string {
   return (
-    `${commandList(commands, programName)}\n\n` +
+    `Available Commands:\n${commandList(commands)}\n\n` +
     `Use "${programName} <command> --help" for more information about a given command.\n` +
     `${optionsHint(programName)}\n`
   );

@@ -5,7 +5,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isDynamicElf } from "./busybox-image.js";
 import { parseImageReference } from "./image-reference.js";
-import { ImageStore, LocalImagePullError, matchLocalImage } from "./image-store.js";
+import { IMAGE_RULES, ImageStore, LocalImagePullError, matchLocalImage } from "./image-store.js";
+import { PERSONALITIES, personalityRoot } from "../../guest/test-guest.js";
 import { runnable } from "../../../../pkg/testutils/requirement.js";
 
 let cacheDir: string;
@@ -39,20 +40,62 @@ describe("the image table", () => {
     ["busybox:1.36.1", { kind: "busybox" }],
     ["registry.k8s.io/e2e-test-images/busybox:1.36.1-1", { kind: "busybox" }],
     ["kubevirt-ts/test-guest:latest", { kind: "directory", name: "test-guest" }],
-    ["quay.io/kubevirt/cirros-container-disk-demo:v1.5.0", { kind: "directory", name: "test-guest" }],
-    ["registry:5000/kubevirt/cirros-container-disk-demo:devel", { kind: "directory", name: "test-guest" }],
+    ["docker.io/kubevirt-ts/test-guest:v2", { kind: "directory", name: "test-guest" }],
+    ["quay.io/kubevirt/cirros-container-disk-demo:v1.5.0", { kind: "directory", name: "test-guest-cirros" }],
+    ["quay.io/kubevirt/cirros-container-disk-demo", { kind: "directory", name: "test-guest-cirros" }],
+    [
+      "registry:5000/kubevirt/cirros-container-disk-demo:devel",
+      { kind: "directory", name: "test-guest-cirros" },
+    ],
+    ["quay.io/kubevirt/alpine-container-disk-demo:v1.8.4", { kind: "directory", name: "test-guest-alpine" }],
+    [
+      "registry:5000/kubevirt/alpine-container-disk-demo:devel",
+      { kind: "directory", name: "test-guest-alpine" },
+    ],
+    [
+      "quay.io/kubevirt/alpine-with-test-tooling-container-disk:v1.8.4",
+      { kind: "directory", name: "test-guest-alpine-with-test-tooling" },
+    ],
+    [
+      "registry:5000/kubevirt/alpine-with-test-tooling-container-disk:devel",
+      { kind: "directory", name: "test-guest-alpine-with-test-tooling" },
+    ],
+    [
+      `quay.io/kubevirt/fedora-with-test-tooling-container-disk@sha256:${"1".repeat(64)}`,
+      { kind: "directory", name: "test-guest-fedora" },
+    ],
+    [
+      "registry:5000/kubevirt/fedora-with-test-tooling-container-disk:devel",
+      { kind: "directory", name: "test-guest-fedora" },
+    ],
     ["registry.k8s.io/coredns/coredns:v1.12.1", { kind: "binary", name: "coredns" }],
     ["coredns/coredns:1.15.0", { kind: "binary", name: "coredns" }],
   ])("maps %s", (image, expected) => {
     expect(matchLocalImage(parseImageReference(image))).toMatchObject(expected);
   });
 
-  it.each(["nginx", "quay.io/kubevirt/virt-handler-extra", "quay.io/kubevirt/fedora-container-disk-demo"])(
-    "knows nothing of %s",
-    (image) => {
-      expect(matchLocalImage(parseImageReference(image))).toBeUndefined();
-    },
-  );
+  it("maps the test guest's names only to images its build makes (one folder per personality)", () => {
+    const built = PERSONALITIES.map((personality) =>
+      path.basename(personalityRoot(personality, "/i/test-guest")),
+    );
+    const guestImages = IMAGE_RULES.map((rule) => rule.image).filter(
+      (image) => image.kind === "directory" && image.name.startsWith("test-guest"),
+    );
+    expect(guestImages.length).toBeGreaterThan(0);
+    for (const image of guestImages) expect(built).toContain(image.kind === "directory" ? image.name : "");
+  });
+
+  it.each([
+    "nginx",
+    "quay.io/kubevirt/virt-handler-extra",
+    "quay.io/kubevirt/fedora-container-disk-demo",
+    // only upstream's registries: the same names elsewhere are someone else's images
+    "docker.io/kubevirt/cirros-container-disk-demo",
+    "example.org/kubevirt/alpine-container-disk-demo",
+    "quay.io/other/fedora-with-test-tooling-container-disk",
+  ])("knows nothing of %s", (image) => {
+    expect(matchLocalImage(parseImageReference(image))).toBeUndefined();
+  });
 });
 
 describe("ImageStore.pull", () => {
@@ -124,18 +167,19 @@ describe("ImageStore.pull", () => {
 
   it("says how to build the test guest when it is missing", async () => {
     await expect(store.pull("quay.io/kubevirt/cirros-container-disk-demo")).rejects.toThrow(
-      `the local image directory ${path.join(cacheDir, "images/test-guest")} does not exist; build it with deploy/local/guest/build-test-guest.sh`,
+      `the local image directory ${path.join(cacheDir, "images/test-guest-cirros")} does not exist; build it with deploy/local/guest/build-test-guest.sh`,
     );
   });
 
-  it("resolves the test guest and its aliases to the built directory", async () => {
-    await mkdir(path.join(cacheDir, "images/test-guest/disk"), { recursive: true });
-    for (const name of [
-      "kubevirt-ts/test-guest:latest",
-      "registry:5000/kubevirt/cirros-container-disk-demo:devel",
-    ]) {
+  it("resolves the test guest and each stand-in to its personality's built directory", async () => {
+    for (const [name, folder] of [
+      ["kubevirt-ts/test-guest:latest", "test-guest"],
+      ["registry:5000/kubevirt/cirros-container-disk-demo:devel", "test-guest-cirros"],
+      ["quay.io/kubevirt/fedora-with-test-tooling-container-disk:v1.8.4", "test-guest-fedora"],
+    ] as const) {
+      await mkdir(path.join(cacheDir, "images", folder, "disk"), { recursive: true });
       const image = await store.pull(name);
-      expect(image.rootfs).toEqual({ kind: "directory", path: path.join(cacheDir, "images/test-guest") });
+      expect(image.rootfs).toEqual({ kind: "directory", path: path.join(cacheDir, "images", folder) });
     }
   });
 

@@ -16,7 +16,7 @@ import { shellQuote } from "./shell.js";
 // The table below is the one place that maps names to local images. Component images of this suite run
 // this checkout's entry points (cmd/<binary>/main.ts) through tsx on the host's files, with a wrapper at
 // /usr/bin/<binary> for each binary the upstream image holds, so the pod spec's command works as written.
-// busybox is the host's static busybox; the test guest is a directory built by deploy/local/guest; CoreDNS
+// busybox is the host's static busybox; the test guest's images are directories built by deploy/local/guest; CoreDNS
 // is the static binary deploy/local/build-binaries.sh builds from its Go module, alone at the image root.
 
 /** Binaries each upstream component image ships, by image name. */
@@ -109,16 +109,27 @@ interface ImageRule {
   image: LocalImage;
 }
 
-const TEST_GUEST: LocalImage = {
-  kind: "directory",
-  name: "test-guest",
-  buildHint: "build it with deploy/local/guest/build-test-guest.sh",
-};
-/** Upstream's demo containerDisk names, stand-ins for the test guest so upstream examples run unchanged. */
-const TEST_GUEST_REPOSITORIES = [
-  "docker.io/kubevirt-ts/test-guest",
-  "quay.io/kubevirt/cirros-container-disk-demo",
-  "registry:5000/kubevirt/cirros-container-disk-demo",
+/**
+ * The test guest (deploy/local/guest) in its personalities, one image folder each: the default one
+ * (a login-free root shell) for this suite's own image, and stand-ins for upstream's demo
+ * containerDisks that log in, prompt and answer (ssh, guest agent) the way those images do, so
+ * upstream's examples and console helpers work unchanged.
+ */
+function testGuest(name: string): LocalImage {
+  return { kind: "directory", name, buildHint: "build it with deploy/local/guest/build-test-guest.sh" };
+}
+const UPSTREAM_DEMO_REGISTRIES = ["quay.io/kubevirt", "registry:5000/kubevirt"];
+const TEST_GUEST_IMAGES: ReadonlyArray<{ repositories: readonly string[]; image: LocalImage }> = [
+  { repositories: ["docker.io/kubevirt-ts/test-guest"], image: testGuest("test-guest") },
+  ...[
+    { demo: "cirros-container-disk-demo", personality: "cirros" },
+    { demo: "alpine-container-disk-demo", personality: "alpine" },
+    { demo: "alpine-with-test-tooling-container-disk", personality: "alpine-with-test-tooling" },
+    { demo: "fedora-with-test-tooling-container-disk", personality: "fedora" },
+  ].map(({ demo, personality }) => ({
+    repositories: UPSTREAM_DEMO_REGISTRIES.map((registry) => `${registry}/${demo}`),
+    image: testGuest(`test-guest-${personality}`),
+  })),
 ];
 
 const COREDNS: LocalImage = {
@@ -135,7 +146,10 @@ export const IMAGE_RULES: readonly ImageRule[] = [
     image: { kind: "component", component } as const,
   })),
   { matches: (reference) => imageBaseName(reference) === "busybox", image: { kind: "busybox" } },
-  { matches: (reference) => TEST_GUEST_REPOSITORIES.includes(repositoryOf(reference)), image: TEST_GUEST },
+  ...TEST_GUEST_IMAGES.map(({ repositories, image }) => ({
+    matches: (reference: ImageReference) => repositories.includes(repositoryOf(reference)),
+    image,
+  })),
   { matches: (reference) => COREDNS_REPOSITORIES.includes(repositoryOf(reference)), image: COREDNS },
 ];
 
@@ -222,7 +236,8 @@ export class ImageStore {
       throw notFound(
         reference,
         `failed to resolve reference "${reference}": ${reference}: not found in the kubevirt-ts local image store ` +
-          "(it holds this suite's component images, busybox, coredns and kubevirt-ts/test-guest)",
+          "(it holds this suite's component images, busybox, coredns, kubevirt-ts/test-guest and its stand-ins " +
+          "for upstream's cirros, alpine and fedora demo containerDisks)",
       );
     }
     const base = { image, reference, imageID: imageIdOf(repositoryOf(parsed), local) };

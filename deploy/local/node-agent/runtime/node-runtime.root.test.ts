@@ -240,7 +240,7 @@ describe.runIf(canRun)("NodeRuntime as root", () => {
   });
 
   it("runs a directory image chrooted: the process sees only the image", async () => {
-    const { image } = await node1.pullImage("quay.io/kubevirt/cirros-container-disk-demo:latest");
+    const { image } = await node1.pullImage("kubevirt-ts/test-guest:latest");
     const guest = await node1.startContainer(
       request(server, "guest", image, { command: ["sh", "-c", "ls /; echo listed; sleep 1000"] }),
     );

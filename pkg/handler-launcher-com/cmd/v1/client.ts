@@ -11,9 +11,20 @@ import { highestCompatibleVersion } from "../../version.js";
 import type { CmdInfoMethods } from "./server.js";
 import type { CmdMethodName, CmdMethods, Response, VirtualMachineOptions, VMIRequest } from "./messages.js";
 import { errorMessage } from "../../../util/error-message.js";
+import {
+  FileSystemArrayWire,
+  GuestAgentInfoWire,
+  GuestOSUserArrayWire,
+  type FileSystemList,
+  type GuestAgentInfo,
+  type GuestOSUserList,
+} from "../../../api/guest-agent-info.js";
+import type { z } from "zod";
 
 export const SHORT_TIMEOUT_MS = 5_000;
 export const LONG_TIMEOUT_MS = 20_000;
+/** Freeze waits longer: a guest's own freeze hooks (Windows VSS) may take up to a minute. */
+export const EXTENDED_TIMEOUT_MS = 60_000;
 
 /** Versions this client speaks; kept apart from CMD_VERSION so a mismatch shows up early. */
 const SUPPORTED_CMD_VERSIONS = [1] as const;
@@ -85,6 +96,16 @@ export class LauncherClient {
   deleteDomain(vmi: VirtualMachineInstance): Promise<void> {
     return this.sendVMI("Delete", "DeleteVirtualMachine", vmi);
   }
+  async freezeVirtualMachine(vmi: VirtualMachineInstance, unfreezeTimeoutSeconds: number): Promise<void> {
+    const request = { vmi: { vmiJson: Buffer.from(JSON.stringify(vmi)) }, unfreezeTimeoutSeconds };
+    const response = await this.guarded("Freeze", () =>
+      this.call("FreezeVirtualMachine", request, EXTENDED_TIMEOUT_MS),
+    );
+    checkResponse("Freeze", response);
+  }
+  unfreezeVirtualMachine(vmi: VirtualMachineInstance): Promise<void> {
+    return this.sendVMI("Unfreeze", "UnfreezeVirtualMachine", vmi);
+  }
   resetVirtualMachine(vmi: VirtualMachineInstance): Promise<void> {
     return this.sendVMI("Reset", "ResetVirtualMachine", vmi);
   }
@@ -112,6 +133,31 @@ export class LauncherClient {
     );
     checkResponse("GetScreenshot", reply.response);
     return { mime: reply.mime, data: reply.data };
+  }
+
+  /** What the launcher's agent poller read of the guest (empty before the agent answered). */
+  async getGuestInfo(): Promise<GuestAgentInfo> {
+    const reply = await this.guarded("GetGuestInfo", () => this.call("GetGuestInfo", {}, SHORT_TIMEOUT_MS));
+    checkResponse("GetGuestInfo", reply.response);
+    return parseAnswer(GuestAgentInfoWire, reply.guestInfoResponse, {}, "guest agent");
+  }
+
+  /** The users logged in on the guest. */
+  async getUsers(): Promise<GuestOSUserList> {
+    const reply = await this.guarded("GetUsers", () => this.call("GetUsers", {}, SHORT_TIMEOUT_MS));
+    checkResponse("GetUsers", reply.response);
+    return { items: parseAnswer(GuestOSUserArrayWire, reply.guestUserListResponse, null, "guest user list") };
+  }
+
+  /** The filesystems mounted in the guest. */
+  async getFilesystems(): Promise<FileSystemList> {
+    const reply = await this.guarded("GetFilesystems", () =>
+      this.call("GetFilesystems", {}, SHORT_TIMEOUT_MS),
+    );
+    checkResponse("GetFilesystems", reply.response);
+    return {
+      items: parseAnswer(FileSystemArrayWire, reply.guestFilesystemsResponse, null, "guest filesystem list"),
+    };
   }
 
   async getQemuVersion(): Promise<string> {
@@ -158,6 +204,16 @@ function checkResponse(commandName: string, response: Response | null): void {
     throw new LauncherCommandError(
       `server error. command ${commandName} failed: ${JSON.stringify(response.message)}`,
     );
+  }
+}
+
+/** The JSON an answer carries, read as upstream unmarshals it; an empty answer is the zero value. */
+function parseAnswer<T>(schema: z.ZodType<T>, json: string, empty: unknown, what: string): T {
+  if (json === "") return schema.parse(empty);
+  try {
+    return schema.parse(JSON.parse(json));
+  } catch (error) {
+    throw new LauncherCommandError(`error unmarshalling ${what} response: ${messageOf(error)}`);
   }
 }
 

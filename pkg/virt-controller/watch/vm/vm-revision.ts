@@ -37,3 +37,20 @@ export function newVMRevision(vm: VirtualMachine): ControllerRevision {
     revision: vm.metadata?.generation ?? 0,
   };
 }
+
+/** The spec of the VM's newest start revision (upstream's getLastVMRevisionSpec): what its VMI runs. */
+export function lastRevisionSpec(
+  vm: VirtualMachine,
+  owned: readonly ControllerRevision[],
+): VirtualMachineSpec | undefined {
+  const prefix = revisionNamePrefix(vm.metadata?.uid ?? "");
+  let newest: { generation: number; revision: ControllerRevision } | undefined;
+  for (const revision of owned) {
+    const name = revision.metadata?.name ?? "";
+    if (!name.includes(prefix)) continue;
+    const generation = generationFromRevisionName(name);
+    if (generation === undefined) continue;
+    if (!newest || generation > newest.generation) newest = { generation, revision };
+  }
+  return newest?.revision.data?.spec;
+}

@@ -104,6 +104,111 @@ describe("printableStatus", () => {
       },
       "Migrating",
     ],
+    // First match wins: these rows pin the order of upstream's table.
+    [
+      "the VM being deleted while its VMI stops: Terminating",
+      {
+        vm: vm({ runStrategy: "Always" }, { metadata: { name: "vm", deletionTimestamp: "x" } }),
+        vmi: vmi("Running"),
+        stopExpected: true,
+      },
+      "Terminating",
+    ],
+    [
+      "a migrating VMI being stopped: Stopping",
+      {
+        vmi: vmi("Running", [], {
+          status: { phase: "Running", migrationState: { startTimestamp: "2025-12-31T23:59:00Z" } },
+        }),
+        stopExpected: true,
+      },
+      "Stopping",
+    ],
+    [
+      "a paused VMI that migrates: Migrating",
+      {
+        vmi: vmi("Running", [{ type: "Paused", status: "True" }], {
+          status: {
+            phase: "Running",
+            conditions: [{ type: "Paused", status: "True" }],
+            migrationState: { startTimestamp: "2025-12-31T23:59:00Z" },
+          },
+        }),
+      },
+      "Migrating",
+    ],
+    [
+      "a finished migration: Running",
+      {
+        vmi: vmi("Running", [], {
+          status: {
+            phase: "Running",
+            migrationState: {
+              startTimestamp: "2025-12-31T23:58:00Z",
+              endTimestamp: "2025-12-31T23:59:00Z",
+            },
+          },
+        }),
+      },
+      "Running",
+    ],
+    [
+      "a missing PVC: ErrorPvcNotFound",
+      { vmi: vmi("Pending", [{ type: "Synchronized", status: "False", reason: "FailedPvcNotFound" }]) },
+      "ErrorPvcNotFound",
+    ],
+    [
+      "unschedulable and pulling fails: ErrorUnschedulable first",
+      {
+        vmi: vmi("Scheduling", [
+          { type: "Synchronized", status: "False", reason: "ErrImagePull" },
+          { type: "PodScheduled", status: "False", reason: "Unschedulable" },
+        ]),
+      },
+      "ErrorUnschedulable",
+    ],
+    [
+      "a Pod not scheduled for another reason: Starting",
+      { vmi: vmi("Scheduling", [{ type: "PodScheduled", status: "False", reason: "SchedulerError" }]) },
+      "Starting",
+    ],
+    [
+      "a Running VMI whose last sync failed on an image: still Running",
+      { vmi: vmi("Running", [{ type: "Synchronized", status: "False", reason: "ErrImagePull" }]) },
+      "Running",
+    ],
+    [
+      "a failed VMI while its successor is being created: Stopped, not CrashLoopBackOff",
+      { vmi: vmi("Failed"), startExpected: true },
+      "Stopped",
+    ],
+    [
+      "start failures of a Manual VM: Stopped (Manual does not restart)",
+      {
+        vm: vm(
+          { runStrategy: "Manual" },
+          { status: { startFailure: { consecutiveFailCount: 2, lastFailedVMIUID: "old" } } },
+        ),
+      },
+      "Stopped",
+    ],
+    [
+      "a RerunOnFailure VM whose VMI failed before running: CrashLoopBackOff",
+      { vm: vm({ runStrategy: "RerunOnFailure" }), vmi: vmi("Failed") },
+      "CrashLoopBackOff",
+    ],
+    [
+      "a VMI that failed after running: Stopped",
+      {
+        vmi: vmi("Failed", [], {
+          status: {
+            phase: "Failed",
+            phaseTransitionTimestamps: [{ phase: "Running", phaseTransitionTimestamp: "x" }],
+          },
+        }),
+      },
+      "Stopped",
+    ],
   ])("%s", (_name, partial, expected) => {
     expect(computeVMStatus(input(partial)).printableStatus).toBe(expected);
   });
@@ -179,6 +284,65 @@ describe("computeVMStatus", () => {
       lastFailedVMIUID: "vmi-uid",
       retryAfterTimestamp: "2026-01-01T00:00:10Z",
       consecutiveFailCount: 1,
+    });
+  });
+
+  it("counts one VMI once, and the next failure on top of the earlier ones", () => {
+    const failedBefore = vm(
+      { runStrategy: "Always" },
+      {
+        status: {
+          startFailure: {
+            consecutiveFailCount: 1,
+            lastFailedVMIUID: "vmi-uid",
+            retryAfterTimestamp: "2025-12-31T23:59:59Z",
+          },
+        },
+      },
+    );
+    expect(computeVMStatus(input({ vm: failedBefore, vmi: vmi("Failed") })).startFailure).toEqual(
+      failedBefore.status?.startFailure,
+    );
+    const next = vmi("Failed", [], { metadata: { name: "vm", uid: "second-uid" } });
+    expect(computeVMStatus(input({ vm: failedBefore, vmi: next })).startFailure).toEqual({
+      lastFailedVMIUID: "second-uid",
+      retryAfterTimestamp: "2026-01-01T00:00:40Z",
+      consecutiveFailCount: 2,
+    });
+  });
+
+  it.each(["Manual", "Halted"])("forgets the start failures of a %s VM", (runStrategy) => {
+    const failing = vm({ runStrategy }, { status: { startFailure: { consecutiveFailCount: 3 } } });
+    expect(computeVMStatus(input({ vm: failing, vmi: vmi("Failed") })).startFailure).toBeUndefined();
+  });
+
+  it("keeps the count while the next VMI is on its way", () => {
+    const failing = vm({ runStrategy: "Always" }, { status: { startFailure: { consecutiveFailCount: 3 } } });
+    expect(computeVMStatus(input({ vm: failing, vmi: vmi("Scheduling") })).startFailure).toEqual({
+      consecutiveFailCount: 3,
+    });
+  });
+
+  it.each<[string, boolean | undefined, string[]]>([
+    ["sets RestartRequired when the sync found the template changed", true, ["Ready", "RestartRequired"]],
+    ["removes RestartRequired when the VMI runs the template", false, ["Ready"]],
+    ["leaves RestartRequired alone without a finding", undefined, ["Ready", "RestartRequired"]],
+  ])("%s", (_name, restartRequired, types) => {
+    const previous = vm(
+      { runStrategy: "Always" },
+      { status: { conditions: [{ type: "RestartRequired", status: "True", message: "earlier" }] } },
+    );
+    const status = computeVMStatus(input({ vm: previous, vmi: vmi("Running"), restartRequired }));
+    expect(status.conditions?.map((condition) => condition.type).sort()).toEqual(types);
+  });
+
+  it("writes upstream's RestartRequired condition", () => {
+    const status = computeVMStatus(input({ vmi: vmi("Running"), restartRequired: true }));
+    expect(status.conditions).toContainEqual({
+      type: "RestartRequired",
+      status: "True",
+      message: "a non-live-updatable field was changed in the template spec",
+      lastTransitionTime: "2026-01-01T00:00:00Z",
     });
   });
 

@@ -27,6 +27,7 @@ import {
 import { firstStateChangeRequest, RunStrategy, StateChangeAction } from "./vm-requests.js";
 import { runStrategyOf } from "../../../api/run-strategy.js";
 import { isBeingDeleted } from "../../../controller/object.js";
+import { RestartRequiredMessage } from "./vm-restart-required.js";
 
 export const VMConditionType = {
   Ready: "Ready",
@@ -59,6 +60,8 @@ export interface VMStatusInput {
   vm: VirtualMachine;
   vmi: VirtualMachineInstance | undefined;
   syncError: SyncError | undefined;
+  /** The sync's finding on RestartRequired; undefined leaves the condition as it is. */
+  restartRequired?: boolean | undefined;
   /** A VMI creation is expected (the controller created one the cache has not shown yet). */
   startExpected: boolean;
   /** A VMI deletion is expected. */
@@ -167,10 +170,25 @@ function syncFailureCondition(status: VirtualMachineStatus, error: SyncError | u
   });
 }
 
-/** Ready and Failure are the VM's own; every other VMI condition is mirrored onto the VM. */
+function syncRestartRequiredCondition(status: VirtualMachineStatus, input: VMStatusInput): void {
+  if (input.restartRequired === undefined) return;
+  if (!input.restartRequired) {
+    removeCondition(status, VMConditionType.RestartRequired);
+    return;
+  }
+  updateCondition(status, {
+    type: VMConditionType.RestartRequired,
+    status: "True",
+    message: RestartRequiredMessage,
+    lastTransitionTime: timestamp(input.now),
+  });
+}
+
+/** Ready, Failure and RestartRequired are the VM's own; every other VMI condition is mirrored onto the VM. */
 function syncConditions(status: VirtualMachineStatus, input: VMStatusInput): void {
   syncReadyCondition(status, input.vmi, input.now);
   syncFailureCondition(status, input.syncError, input.now);
+  syncRestartRequiredCondition(status, input);
   const { vmi } = input;
   if (!vmi) return;
   const own = new Set<string>([
@@ -200,7 +218,12 @@ function synchronizedFailure(vmi: VirtualMachineInstance | undefined, reason: st
   return hasConditionWithStatusAndReason(vmi?.status, VMIConditionType.Synchronized, "False", reason);
 }
 
-/** First match wins: the states are not exclusive (a VM can be Running and Migrating). */
+/**
+ * First match wins: the states are not exclusive (a VM can be Running and Migrating). Upstream's
+ * DataVolumeError, Provisioning and WaitingForVolumeBinding rows (after ErrorPvcNotFound and
+ * ErrorUnschedulable) are left out: they look at PVCs and DataVolumes, volume sources admission refuses
+ * until storage lands.
+ */
 function printableStatus(vm: VirtualMachine, status: VirtualMachineStatus, input: VMStatusInput): string {
   const { vmi } = input;
   const paused = hasConditionWithStatus(vmi?.status, VMIConditionType.Paused, "True");

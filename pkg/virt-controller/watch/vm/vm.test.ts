@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { StoredVM, StoredVMI } from "../../../controller/resources.js";
 import {
   startControllerEnv,
+  syncOnce,
+  syncUntilStable as syncUntil,
   Tables,
   vmFixture,
   vmiFixture,
@@ -23,11 +25,8 @@ const vm = () => env.server.get<StoredVM>(Tables.vms, "default", "testvm");
 const vmi = () => env.server.get<StoredVMI>(Tables.vmis, "default", "testvm");
 const vmis = () => env.server.list<StoredVMI>(Tables.vmis);
 
-/** One sync, then let the informers catch up with what it wrote. */
-async function sync(): Promise<void> {
-  await env.vmController.execute(key);
-  await env.server.settle();
-}
+const sync = () => syncOnce(env, "vm", key);
+const syncUntilStable = () => syncUntil(env, "vm", key);
 
 async function seedVM(spec: Partial<StoredVM["spec"]>): Promise<StoredVM> {
   const seeded = env.server.seed(Tables.vms, vmFixture("testvm", spec));
@@ -46,18 +45,6 @@ async function seedOwnedVMI(owner: StoredVM, phase: string): Promise<StoredVMI> 
   const seeded = env.server.seed(Tables.vmis, fixture);
   await env.server.settle();
   return seeded;
-}
-
-/** Syncs until a sync writes nothing (at most five times); returns every write made. */
-async function syncUntilStable(): Promise<string[]> {
-  const all: string[] = [];
-  for (let round = 0; round < 5; round++) {
-    await sync();
-    const writes = env.server.takeWrites();
-    if (writes.length === 0) return all;
-    all.push(...writes);
-  }
-  throw new Error(`still writing after 5 syncs: ${all.join("; ")}`);
 }
 
 describe("runStrategy Always", () => {
@@ -298,5 +285,173 @@ describe("failures and generations", () => {
     expect(vm()?.metadata?.generation).toBe(2);
     expect(vmi()?.metadata?.annotations?.["kubevirt.io/vm-generation"]).toBe("2");
     expect(vm()?.status).toMatchObject({ observedGeneration: 2, desiredGeneration: 2 });
+  });
+});
+
+describe("start failure backoff", () => {
+  const at = (seconds: number) => () => Date.parse("2026-01-01T00:00:00Z") + seconds * 1000;
+  /** The VMI fails without ever running (its Pod crashed, say), and the VMI controller lets it go. */
+  async function failEarlyAndGo(): Promise<void> {
+    env.server.mutate<StoredVMI>(Tables.vmis, "default", "testvm", (obj) => {
+      obj.status = { ...obj.status, phase: "Failed" };
+    });
+    await env.server.settle();
+    await sync();
+    env.server.remove(Tables.vmis, "default", "testvm");
+    await env.server.settle();
+  }
+
+  it("RerunOnFailure restarts a VMI that failed early only after 10 s, then 40 s, and a run resets it", async () => {
+    await seedVM({ runStrategy: "RerunOnFailure" });
+    await syncUntilStable();
+    const first = vmi()?.metadata?.uid;
+
+    await failEarlyAndGo();
+    expect(vm()?.status?.startFailure).toEqual({
+      lastFailedVMIUID: first,
+      retryAfterTimestamp: "2026-01-01T00:00:10Z",
+      consecutiveFailCount: 1,
+    });
+    await expect(env.vmController.execute(key)).resolves.toEqual({ requeueAfter: 10_000 });
+    await env.server.settle();
+    expect(vmis()).toHaveLength(0);
+    expect(vm()?.status?.printableStatus).toBe("CrashLoopBackOff");
+
+    env.server.now = at(10);
+    await syncUntilStable();
+    expect(vmi()?.metadata?.uid).not.toBe(first);
+    expect(vm()?.status?.printableStatus).toBe("Starting");
+
+    await failEarlyAndGo();
+    expect(vm()?.status?.startFailure).toMatchObject({
+      retryAfterTimestamp: "2026-01-01T00:00:50Z",
+      consecutiveFailCount: 2,
+    });
+    await expect(env.vmController.execute(key)).resolves.toEqual({ requeueAfter: 40_000 });
+    await env.server.settle();
+    expect(vmis()).toHaveLength(0);
+    env.server.now = at(50);
+    await syncUntilStable();
+    expect(vmis()).toHaveLength(1);
+
+    env.server.mutate<StoredVMI>(Tables.vmis, "default", "testvm", (obj) => {
+      obj.status = {
+        ...obj.status,
+        phase: "Running",
+        phaseTransitionTimestamps: [{ phase: "Running", phaseTransitionTimestamp: "2026-01-01T00:01:00Z" }],
+      };
+    });
+    await env.server.settle();
+    await syncUntilStable();
+    expect(vm()?.status?.startFailure).toBeUndefined();
+    expect(vm()?.status?.printableStatus).toBe("Running");
+  });
+
+  it("Once leaves a failed VMI as it ended and starts no other", async () => {
+    await seedVM({ runStrategy: "Once" });
+    await syncUntilStable();
+    env.server.mutate<StoredVMI>(Tables.vmis, "default", "testvm", (obj) => {
+      obj.status = { ...obj.status, phase: "Failed" };
+    });
+    await env.server.settle();
+    const writes = await syncUntilStable();
+    expect(writes).not.toContain("delete virtualmachineinstances default/testvm");
+    expect(vmis()).toHaveLength(1);
+    expect(vmi()?.status?.phase).toBe("Failed");
+    // Once counts the failure too (upstream), but never acts on it.
+    expect(vm()?.status?.printableStatus).toBe("CrashLoopBackOff");
+    env.server.now = () => Date.parse("2026-01-01T01:00:00Z");
+    expect(await syncUntilStable()).toEqual([]);
+    expect(vmis()).toHaveLength(1);
+  });
+});
+
+describe("RestartRequired", () => {
+  const restartRequired = () =>
+    vm()?.status?.conditions?.find((condition) => condition.type === "RestartRequired");
+
+  it("appears when the template changes under a running VMI, and goes with the restart", async () => {
+    await seedVM({ runStrategy: "Always" });
+    await syncUntilStable();
+    const first = vmi();
+    env.server.mutate<StoredVMI>(Tables.vmis, "default", "testvm", (obj) => {
+      obj.status = { ...obj.status, phase: "Running" };
+    });
+    env.server.mutate<StoredVM>(Tables.vms, "default", "testvm", (obj) => {
+      if (obj.spec.template?.spec) obj.spec.template.spec.hostname = "renamed";
+    });
+    await env.server.settle();
+    await syncUntilStable();
+    expect(restartRequired()).toEqual({
+      type: "RestartRequired",
+      status: "True",
+      message: "a non-live-updatable field was changed in the template spec",
+      lastTransitionTime: "2026-01-01T00:00:00Z",
+    });
+    // The VMI keeps running what it was started with.
+    expect(vmi()?.metadata?.uid).toBe(first?.metadata?.uid);
+    expect(vm()?.status).toMatchObject({ observedGeneration: 1, desiredGeneration: 2 });
+
+    env.server.mutate<StoredVM>(Tables.vms, "default", "testvm", (obj) => {
+      obj.status = {
+        ...obj.status,
+        stateChangeRequests: [{ action: "Stop", uid: first?.metadata?.uid }, { action: "Start" }],
+      };
+    });
+    await env.server.settle();
+    await sync();
+    // Still true while the old VMI goes.
+    expect(restartRequired()?.status).toBe("True");
+    env.server.remove(Tables.vmis, "default", "testvm");
+    await env.server.settle();
+    // The sync that starts the new VMI already clears it.
+    await sync();
+    expect(vmi()?.spec.hostname).toBe("renamed");
+    expect(restartRequired()).toBeUndefined();
+    await syncUntilStable();
+    expect(restartRequired()).toBeUndefined();
+  });
+
+  it("does not appear for the firmware UUID the controller writes into the template itself", async () => {
+    const fixture = vmFixture("testvm", { runStrategy: "Always" });
+    delete fixture.spec.template?.spec?.domain.firmware;
+    env.server.seed(Tables.vms, fixture);
+    await env.server.settle();
+    await syncUntilStable();
+    expect(vm()?.spec.template?.spec?.domain.firmware?.uuid).toBe(vmi()?.spec.domain.firmware?.uuid);
+    expect(vm()?.metadata?.generation).toBe(2);
+    expect(restartRequired()).toBeUndefined();
+  });
+
+  it("does not appear when only the run strategy changed", async () => {
+    await seedVM({ runStrategy: "Always" });
+    await syncUntilStable();
+    env.server.mutate<StoredVM>(Tables.vms, "default", "testvm", (obj) => {
+      obj.spec.runStrategy = "Manual";
+    });
+    await env.server.settle();
+    await syncUntilStable();
+    expect(restartRequired()).toBeUndefined();
+  });
+});
+
+describe("start strategy", () => {
+  it("a template's startStrategy Paused, and a paused start request, reach the VMI", async () => {
+    const fixture = vmFixture("testvm", { runStrategy: "Always" });
+    if (fixture.spec.template?.spec) fixture.spec.template.spec.startStrategy = "Paused";
+    env.server.seed(Tables.vms, fixture);
+    await env.server.settle();
+    await syncUntilStable();
+    expect(vmi()?.spec.startStrategy).toBe("Paused");
+
+    env.server.remove(Tables.vmis, "default", "testvm");
+    env.server.mutate<StoredVM>(Tables.vms, "default", "testvm", (obj) => {
+      obj.spec.runStrategy = "Manual";
+      delete obj.spec.template?.spec?.startStrategy;
+      obj.status = { ...obj.status, stateChangeRequests: [{ action: "Start", data: { paused: "true" } }] };
+    });
+    await env.server.settle();
+    await syncUntilStable();
+    expect(vmi()?.spec.startStrategy).toBe("Paused");
   });
 });

@@ -16,6 +16,7 @@ import { controllerRefOf, keyOf, type OwnerReference, isBeingDeleted } from "../
 import { WorkQueue, type SyncResult } from "../../../controller/workqueue.js";
 import { jsonEqual } from "../common/equality.js";
 import type { ClusterConfig } from "../../../virt-config/cluster-config.js";
+import type { VirtualMachineSpec } from "../../../api/generated/v1.js";
 import { OrphanDependentsFinalizer, VirtualMachineControllerFinalizer } from "../../../util/constants.js";
 import {
   toStored,
@@ -32,7 +33,9 @@ import { SyncError } from "../../../controller/sync-error.js";
 import { errorMessage } from "../../../util/error-message.js";
 import { isFinal, isMarkedForDeletion, isWaitingForSync } from "../../../controller/vmi-phase.js";
 import { runStrategyOf } from "../../../api/run-strategy.js";
-import type { ControllerRevision } from "./vm-revision.js";
+import { ControllerUIDIndex } from "../../../controller/indexers.js";
+import { lastRevisionSpec, type ControllerRevision } from "./vm-revision.js";
+import { isRestartRequired } from "./vm-restart-required.js";
 import { decideRunStrategyAction, type RunStrategyAction } from "./vm-run-strategy.js";
 import { vmiToStart } from "./vm-setup.js";
 import { computeVMStatus } from "./vm-status.js";
@@ -61,6 +64,8 @@ interface SyncState {
   vm: StoredVM;
   /** The VM's own VMI as last seen or written; undefined when there is none. */
   vmi: StoredVMI | undefined;
+  /** Whether the VM needs a restart to run its template; undefined leaves the condition as it is. */
+  restartRequired?: boolean;
 }
 
 export class VMController {
@@ -160,7 +165,7 @@ export class VMController {
       syncError = err;
     }
     // The status is reported from the latest versions this sync wrote, even when it failed midway.
-    await this.updateStatus(key, state.vm, state.vmi, syncError);
+    await this.updateStatus(key, state, syncError);
     if (syncError) throw syncError;
     return result;
   }
@@ -169,6 +174,8 @@ export class VMController {
   private async sync(key: string, state: SyncState): Promise<SyncResult> {
     // Until our own creations and deletions are visible in the cache nothing can be decided safely.
     if (!this.expectations.satisfiedExpectations(key)) return;
+    // What the VMI was started from, taken before this sync stops or starts anything.
+    const startedFrom = state.vmi ? this.startedFromSpec(state.vm) : undefined;
     if (isBeingDeleted(state.vm)) {
       if (!state.vmi || state.vm.metadata?.finalizers?.includes(OrphanDependentsFinalizer)) {
         state.vm = await this.writes.setControllerFinalizer(state.vm, false);
@@ -182,12 +189,19 @@ export class VMController {
     const strategy = runStrategyOf(state.vm);
     if (!strategy.ok) throw new SyncError(`Error fetching RunStrategy: ${strategy.message}`, "FailedCreate");
     const action = decideRunStrategyAction(state.vm, state.vmi, strategy.value, this.clock.now());
+    // A new VMI runs the current template.
+    if (action.kind === "start") state.restartRequired = false;
     state.vm = await this.carryOut(key, action, state.vm, state.vmi);
+    if (startedFrom) state.restartRequired = isRestartRequired(startedFrom, state.vm, state.vmi);
     // A VM starting after its backoff is looked at again then; nothing else would wake it.
     const result = action.kind === "waitForBackoff" ? { requeueAfter: action.seconds * 1000 } : undefined;
     if (!this.expectations.satisfiedExpectations(key)) return result;
     state.vm = await this.writes.ensureFirmwareUUID(state.vm);
     return result;
+  }
+
+  private startedFromSpec(vm: StoredVM): VirtualMachineSpec | undefined {
+    return lastRevisionSpec(vm, this.deps.revisions.byIndex(ControllerUIDIndex, vm.metadata?.uid ?? ""));
   }
 
   private async carryOut(
@@ -269,17 +283,14 @@ export class VMController {
     );
   }
 
-  private async updateStatus(
-    key: string,
-    vm: StoredVM,
-    vmi: StoredVMI | undefined,
-    syncError: SyncError | undefined,
-  ): Promise<void> {
+  private async updateStatus(key: string, state: SyncState, syncError: SyncError | undefined): Promise<void> {
+    const { vm, vmi } = state;
     const pending = this.expectations.expectations.getExpectations(key);
     const status = computeVMStatus({
       vm,
       vmi,
       syncError,
+      restartRequired: state.restartRequired,
       startExpected: (pending?.add ?? 0) > 0,
       stopExpected: (pending?.del ?? 0) > 0,
       observedGeneration: vmi ? await this.writes.observedGeneration(vmi) : undefined,

@@ -18,7 +18,7 @@ import {
 import { MemoryOverheadAnnotation } from "../../services/pod-metadata.js";
 import type { Pod } from "../../../api/core/v1/pod.js";
 import { bytesQuantity } from "../../../util/quantity-math.js";
-import { removeCondition, syncFailureCondition, timestamp } from "../../../controller/conditions.js";
+import { removeCondition, syncFailureCondition } from "../../../controller/conditions.js";
 import { isPodDownOrGoingDown, isPodReady } from "../common/pod-state.js";
 import { SyncError } from "../../../controller/sync-error.js";
 import {
@@ -34,6 +34,7 @@ import {
   isScheduling,
   isUnprocessed,
   isWaitingForSync,
+  setPhaseTransitionTimestamp,
   VMIPhase,
 } from "../../../controller/vmi-phase.js";
 
@@ -183,20 +184,6 @@ function removeRemovalFinalizers(vmi: VirtualMachineInstance, hasOwnerVM: boolea
     removeFinalizer(vmi, VirtualMachineControllerFinalizer);
 }
 
-/** Records when the VMI entered a phase it was never in before. */
-function setPhaseTransitionTimestamp(
-  before: VirtualMachineInstance,
-  after: VirtualMachineInstance,
-  now: number,
-): void {
-  const phase = after.status?.phase ?? "";
-  if ((before.status?.phase ?? "") === phase) return;
-  const status = (after.status ??= {});
-  const transitions = (status.phaseTransitionTimestamps ??= []);
-  if (transitions.some((transition) => transition.phase === phase)) return;
-  transitions.push({ phase, phaseTransitionTimestamp: timestamp(now) });
-}
-
 export function computeVMIStatus(input: VMIStatusInput): VMIStatusResult {
   const vmi = structuredClone(input.vmi);
   const result: VMIStatusResult = { vmi, syncError: input.syncError };
@@ -244,7 +231,7 @@ export function computeVMIStatus(input: VMIStatusInput): VMIStatusResult {
   // virt-handler owns Scheduled and Running VMIs; their status is patched, not replaced, below.
   if (!isRunning(original) && !isScheduled(original)) {
     syncFailureCondition(status, result.syncError, input.now);
-    setPhaseTransitionTimestamp(original, vmi, input.now);
+    setPhaseTransitionTimestamp(original.status, status, input.now);
   }
   return result;
 }

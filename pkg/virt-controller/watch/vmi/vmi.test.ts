@@ -3,6 +3,8 @@ import type { StoredVMI } from "../../../controller/resources.js";
 import type { Pod, PodStatus } from "../../../api/core/v1/pod.js";
 import {
   startControllerEnv,
+  syncOnce,
+  syncUntilStable as syncUntil,
   Tables,
   TestLauncherSettings,
   vmiFixture,
@@ -27,21 +29,8 @@ const onlyPod = (): Pod => {
   return pod;
 };
 
-async function sync(): Promise<void> {
-  await env.vmiController.execute(key);
-  await env.server.settle();
-}
-
-async function syncUntilStable(): Promise<string[]> {
-  const all: string[] = [];
-  for (let round = 0; round < 5; round++) {
-    await sync();
-    const writes = env.server.takeWrites();
-    if (writes.length === 0) return all;
-    all.push(...writes);
-  }
-  throw new Error(`still writing after 5 syncs: ${all.join("; ")}`);
-}
+const sync = () => syncOnce(env, "vmi", key);
+const syncUntilStable = () => syncUntil(env, "vmi", key);
 
 async function seedVMI(
   status: StoredVMI["status"] = { phase: "Pending" },

@@ -86,6 +86,35 @@ describe("api.Domain JSON", () => {
     expect(parseDomainJSON(domainToJSON(domain))).toEqual(domain);
   });
 
+  it("carries the guest agent's report: OS, interfaces and the filesystem freeze status", () => {
+    const osInfo = {
+      name: "Debian GNU/Linux",
+      kernelRelease: "6.1.0-18-amd64",
+      version: "12 (bookworm)",
+      prettyName: "Debian GNU/Linux 12 (bookworm)",
+      versionId: "12",
+      kernelVersion: "#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 (2024-02-01)",
+      machine: "x86_64",
+      id: "debian",
+    };
+    const reported: DomainObject = {
+      ...domain,
+      status: {
+        ...domain.status,
+        interfaces: [{ mac: "02:00:00:00:00:01", ip: "10.0.2.2", ips: ["10.0.2.2"], interfaceName: "eth0" }],
+        osInfo,
+        fsFreezeStatus: "frozen",
+      },
+    };
+    const json = JSON.parse(domainToJSON(reported));
+    expect(json.Status).toMatchObject({
+      OSInfo: { Name: "Debian GNU/Linux", VersionId: "12", Id: "debian", KernelRelease: "6.1.0-18-amd64" },
+      FSFreezeStatus: { Status: "frozen" },
+      Interfaces: [{ Mac: "02:00:00:00:00:01", Ip: "10.0.2.2", IPs: ["10.0.2.2"], InterfaceName: "eth0" }],
+    });
+    expect(parseDomainJSON(domainToJSON(reported))).toEqual(reported);
+  });
+
   it("reads a domain as upstream's launcher sends it, XMLName and all", () => {
     const upstream = {
       kind: "Domain",

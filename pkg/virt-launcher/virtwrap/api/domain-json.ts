@@ -4,7 +4,7 @@
 // says kind "Domain", apiVersion "1.2.2". This port's schema names fields after those Go fields in
 // camelCase; the table below holds the names that do not come back by upper-casing one letter.
 import { z } from "zod";
-import type { DomainObject, DomainStatus, InterfaceStatus } from "./domain-object.js";
+import type { DomainObject, DomainStatus, GuestOSInfo, InterfaceStatus } from "./domain-object.js";
 import { LifeCycle, StateChangeReason } from "./domain-status.js";
 
 /** camelCase field -> upstream's Go field name, where that is not just the capitalized form. */
@@ -59,22 +59,37 @@ function interfaceStatusJSON(status: InterfaceStatus): object {
   return { Mac: status.mac, Ip: status.ip, IPs: status.ips ?? null, InterfaceName: status.interfaceName };
 }
 
+const NO_OS_INFO: GuestOSInfo = {
+  name: "",
+  kernelRelease: "",
+  version: "",
+  prettyName: "",
+  versionId: "",
+  kernelVersion: "",
+  machine: "",
+  id: "",
+};
+
+function osInfoJSON(info: GuestOSInfo): object {
+  return {
+    Name: info.name,
+    KernelRelease: info.kernelRelease,
+    Version: info.version,
+    PrettyName: info.prettyName,
+    VersionId: info.versionId,
+    KernelVersion: info.kernelVersion,
+    Machine: info.machine,
+    Id: info.id,
+  };
+}
+
 function statusJSON(status: DomainStatus): object {
   return {
     Status: status.status,
     Reason: status.reason,
     Interfaces: status.interfaces?.map(interfaceStatusJSON) ?? null,
-    OSInfo: {
-      Name: "",
-      KernelRelease: "",
-      Version: "",
-      PrettyName: "",
-      VersionId: "",
-      KernelVersion: "",
-      Machine: "",
-      Id: "",
-    },
-    FSFreezeStatus: { Status: "" },
+    OSInfo: osInfoJSON(status.osInfo ?? NO_OS_INFO),
+    FSFreezeStatus: { Status: status.fsFreezeStatus ?? "" },
     GuestPanicInfo: null,
     PanicCount: 0,
   };
@@ -103,6 +118,17 @@ const InterfaceStatusJSON = z.object({
   Ip: z.string().optional(),
   IPs: z.array(z.string()).nullish(),
   InterfaceName: z.string().optional(),
+});
+
+const OSInfoJSON = z.object({
+  Name: z.string().default(""),
+  KernelRelease: z.string().default(""),
+  Version: z.string().default(""),
+  PrettyName: z.string().default(""),
+  VersionId: z.string().default(""),
+  KernelVersion: z.string().default(""),
+  Machine: z.string().default(""),
+  Id: z.string().default(""),
 });
 
 // What virt-handler acts on is checked; the rest of the spec follows the launcher's own schema.
@@ -135,6 +161,8 @@ const DomainJSON = z.object({
     Status: z.union([z.enum(Object.values(LifeCycle)), z.literal("")]),
     Reason: z.union([z.enum(Object.values(StateChangeReason)), z.literal("")]),
     Interfaces: z.array(InterfaceStatusJSON).nullish(),
+    OSInfo: OSInfoJSON.nullish(),
+    FSFreezeStatus: z.object({ Status: z.string().default("") }).nullish(),
   }),
 });
 
@@ -149,6 +177,8 @@ export function parseDomainJSON(text: string): DomainObject {
     ...(status.IPs ? { ips: status.IPs } : {}),
     interfaceName: status.InterfaceName ?? "",
   }));
+  const os = parsed.Status.OSInfo;
+  const fsFreezeStatus = parsed.Status.FSFreezeStatus?.Status;
   return {
     objectMeta: {
       name,
@@ -161,6 +191,22 @@ export function parseDomainJSON(text: string): DomainObject {
       status: parsed.Status.Status,
       reason: parsed.Status.Reason,
       ...(interfaces ? { interfaces } : {}),
+      // An empty OSInfo is how upstream's launcher says "no agent data yet".
+      ...(os && os.Name !== ""
+        ? {
+            osInfo: {
+              name: os.Name,
+              kernelRelease: os.KernelRelease,
+              version: os.Version,
+              prettyName: os.PrettyName,
+              versionId: os.VersionId,
+              kernelVersion: os.KernelVersion,
+              machine: os.Machine,
+              id: os.Id,
+            },
+          }
+        : {}),
+      ...(fsFreezeStatus ? { fsFreezeStatus } : {}),
     },
   };
 }

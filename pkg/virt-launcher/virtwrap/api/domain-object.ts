@@ -22,10 +22,30 @@ export interface InterfaceStatus {
   interfaceName: string;
 }
 
+/** Upstream api.GuestOSInfo: what the guest agent says about the guest's operating system. */
+export interface GuestOSInfo {
+  name: string;
+  kernelRelease: string;
+  version: string;
+  prettyName: string;
+  versionId: string;
+  kernelVersion: string;
+  machine: string;
+  id: string;
+}
+
+/** Upstream api.FSThawed / api.FSFrozen, the guest agent's guest-fsfreeze-status answers. */
+export const FS_THAWED = "thawed";
+export const FS_FROZEN = "frozen";
+
 export interface DomainStatus {
   status: LifeCycle | "";
   reason: StateChangeReason | "";
+  /** The guest's interfaces as the guest agent reports them. */
   interfaces?: InterfaceStatus[];
+  osInfo?: GuestOSInfo;
+  /** Upstream api.FSFreeze's Status: "", "thawed" or "frozen". */
+  fsFreezeStatus?: string;
 }
 
 export interface DomainObjectMeta {

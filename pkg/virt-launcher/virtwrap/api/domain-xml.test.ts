@@ -138,6 +138,12 @@ describe("domain XML", () => {
     expect(root?.backingStore?.source?.file).toBe("/var/run/kubevirt/container-disks/disk_0.img");
     expect(cloudInit?.target).toEqual({ bus: "virtio", device: "vdb" });
     expect(spec.devices.serials?.[0]?.source?.path).toMatch(/virt-serial0$/);
+    // virt-handler's AgentConnected condition is read from the agent channel's state.
+    expect(spec.devices.channels?.[0]?.target).toEqual({
+      type: "virtio",
+      name: "org.qemu.guest_agent.0",
+      state: "disconnected",
+    });
     expect(spec.devices.controllers?.find((c) => c.type === "usb")?.alias).toEqual({
       name: "usb",
       userDefined: false,

@@ -267,6 +267,8 @@ const consoleType = struct<Console>({
 export interface ChannelTarget {
   name?: string;
   type: string;
+  /** Set by libvirt on a running domain: "connected" once the guest side (the agent) opened the port. */
+  state?: string;
 }
 export interface Channel {
   type: string;
@@ -278,7 +280,11 @@ const channelType = struct<Channel>({
   source: child("source", charSourceType),
   target: child(
     "target",
-    struct<ChannelTarget>({ name: attr("name", str), type: requiredAttr("type", str) }),
+    struct<ChannelTarget>({
+      name: attr("name", str),
+      type: requiredAttr("type", str),
+      state: attr("state", str),
+    }),
   ),
 });
 

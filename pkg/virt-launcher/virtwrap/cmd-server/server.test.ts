@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { defaultedVMI } from "../converter/testing.js";
 import { noSuchDomain } from "../testing/fake-libvirt.js";
 import { testManager } from "../testing/test-manager.js";
+import { AgentPoller } from "../agent-poller/agent-poller.js";
 import type { DomainManager } from "./server.js";
 import { INVALID_VMI_MESSAGE, Launcher, errorMessage, notSupportedMessage, runServer } from "./server.js";
 
@@ -66,6 +67,30 @@ describe("the launcher's Cmd server", () => {
     expect(commands).toEqual(["define", "create", "suspend", "resume", "shutdown", "destroy", "undefine"]);
   });
 
+  it("resets, soft-reboots, freezes with the unfreeze timeout and unfreezes through the manager", async () => {
+    const { fake, manager } = testManager();
+    const launcher = await serve(manager);
+    await launcher.syncVirtualMachine(vmi);
+    fake.agent.connected = true;
+    await launcher.resetVirtualMachine(vmi);
+    await launcher.softRebootVirtualMachine(vmi);
+    await launcher.freezeVirtualMachine(vmi, 0);
+    await launcher.unfreezeVirtualMachine(vmi);
+    const commands = fake.calls
+      .filter((call) => !call.startsWith("lookup") && !call.startsWith("agent"))
+      .map((call) => call.split(" ")[0]);
+    expect(commands).toEqual(["define", "create", "reset", "reboot", "fsfreeze", "fsthaw"]);
+  });
+
+  it("answers a freeze of a guest without agent with libvirt's error, named as upstream's client does", async () => {
+    const { manager } = testManager();
+    const launcher = await serve(manager);
+    await launcher.syncVirtualMachine(vmi);
+    await expect(launcher.freezeVirtualMachine(vmi, 300)).rejects.toThrow(
+      `server error. command Freeze failed: "LibvirtError(Code=86, Domain=10, Message='Guest agent is not responding: QEMU guest agent is not connected')"`,
+    );
+  });
+
   it("answers a request without a valid VMI as upstream does", async () => {
     const launcher = await serve(testManager().manager);
     const garbled = await launcher.call("SyncVirtualMachine", { vmi: { vmiJson: Buffer.from("{not json") } });
@@ -110,6 +135,42 @@ describe("the launcher's Cmd server", () => {
     const launcher = await serve(testManager().manager);
     await launcher.ping();
     expect(await launcher.getQemuVersion()).toBe("7.2.0");
+  });
+
+  it("serves what the guest agent reported: guest info, users, filesystems, as upstream's JSON", async () => {
+    const { fake, manager, agentStore } = testManager();
+    const launcher = await serve(manager);
+    const empty = await launcher.call("GetGuestInfo", {});
+    expect(empty.response).toEqual({ success: true, message: "" });
+    expect(JSON.parse(empty.guestInfoResponse)).toEqual({ os: {}, timezone: ", 0", fsInfo: { disks: null } });
+    expect((await launcher.call("GetUsers", {})).guestUserListResponse).toBe("[]");
+    expect(await launcher.getFilesystems()).toEqual({ items: [] });
+
+    await launcher.syncVirtualMachine(vmi);
+    fake.setAgentConnected("default_testvmi", true);
+    const poller = new AgentPoller({
+      connection: fake,
+      domainName: "default_testvmi",
+      store: agentStore,
+      log: silentLogger,
+    });
+    await poller.pollOnce();
+    const info = await launcher.getGuestInfo();
+    expect(info).toMatchObject({
+      guestAgentVersion: "7.2.0",
+      hostname: "testvmi",
+      os: { prettyName: "Debian GNU/Linux 12 (bookworm)" },
+      timezone: "UTC, 0",
+      fsFreezeStatus: "thawed",
+      fsInfo: { disks: [{ diskName: "vda1", mountPoint: "/", disk: [{ busType: "virtio" }] }] },
+    });
+    expect(await launcher.getUsers()).toEqual({
+      items: [{ userName: "root", domain: "", loginTime: 1_700_000_000.123 }],
+    });
+    expect((await launcher.getFilesystems()).items?.[0]?.totalBytes).toBe(10_737_418_240);
+    const domain = await launcher.getDomain();
+    expect(domain?.status.osInfo?.id).toBe("debian");
+    expect(domain?.status.interfaces?.[0]?.interfaceName).toBe("eth0");
   });
 
   it("words libvirt's errors as upstream's FormatLibvirtError does", () => {

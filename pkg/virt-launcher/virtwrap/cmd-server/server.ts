@@ -19,6 +19,7 @@ import { listenOnSocket, stopServer } from "../../../handler-launcher-com/grpc-u
 import { serviceDefinition } from "../../../handler-launcher-com/proto.js";
 import { LibvirtError } from "../../../libvirt/errors.js";
 import { domainToJSON } from "../api/domain-json.js";
+import { fileSystemsJSON, guestAgentInfoJSON, usersJSON } from "../../../api/guest-agent-info.js";
 import type { LibvirtDomainManager } from "../manager.js";
 import { errorMessage as messageOf } from "../../../util/error-message.js";
 
@@ -27,6 +28,8 @@ export type DomainManager = Pick<
   | "syncVMI"
   | "pauseVMI"
   | "unpauseVMI"
+  | "freezeVMI"
+  | "unfreezeVMI"
   | "resetVMI"
   | "softRebootVMI"
   | "signalShutdownVMI"
@@ -35,6 +38,9 @@ export type DomainManager = Pick<
   | "listAllDomains"
   | "getQemuVersion"
   | "getScreenshot"
+  | "getGuestInfo"
+  | "getUsers"
+  | "getFilesystems"
 >;
 
 export interface LauncherServerOptions {
@@ -106,6 +112,10 @@ export class Launcher {
         this.withVMI("sync", request, (vmi, options) => manager.syncVMI(vmi, allowEmulation, options)),
       PauseVirtualMachine: (request) => this.withVMI("pause", request, (vmi) => manager.pauseVMI(vmi)),
       UnpauseVirtualMachine: (request) => this.withVMI("unpause", request, (vmi) => manager.unpauseVMI(vmi)),
+      FreezeVirtualMachine: (request) =>
+        this.withVMI("freeze", request, (vmi) => manager.freezeVMI(vmi, request.unfreezeTimeoutSeconds)),
+      UnfreezeVirtualMachine: (request) =>
+        this.withVMI("unfreeze", request, (vmi) => manager.unfreezeVMI(vmi)),
       ResetVirtualMachine: (request) => this.withVMI("reset", request, (vmi) => manager.resetVMI(vmi)),
       SoftRebootVirtualMachine: (request) =>
         this.withVMI("soft reboot", request, (vmi) => manager.softRebootVMI(vmi)),
@@ -116,6 +126,15 @@ export class Launcher {
       Ping: () => Promise.resolve({ success: true, message: "" }),
       GetDomain: () => this.getDomain(),
       GetScreenshot: (request) => this.getScreenshot(request.vmi),
+      // The agent's data as the poller last read it: always answered, empty before the agent spoke.
+      GetGuestInfo: () =>
+        answerJSON(() => ({ guestInfoResponse: JSON.stringify(guestAgentInfoJSON(manager.getGuestInfo())) })),
+      GetUsers: () =>
+        answerJSON(() => ({ guestUserListResponse: JSON.stringify(usersJSON(manager.getUsers())) })),
+      GetFilesystems: () =>
+        answerJSON(() => ({
+          guestFilesystemsResponse: JSON.stringify(fileSystemsJSON(manager.getFilesystems())),
+        })),
       GetQemuVersion: () =>
         manager.getQemuVersion().then(
           (version) => ({ response: { success: true, message: "" }, version }),
@@ -145,6 +164,15 @@ export class Launcher {
     } catch (error) {
       return { response: { success: false, message: errorMessage(error) } };
     }
+  }
+}
+
+/** `answer` with a successful response, or the failure's message (upstream's marshalling errors). */
+function answerJSON<T extends object>(answer: () => T): Promise<(T | object) & { response: Response }> {
+  try {
+    return Promise.resolve({ ...answer(), response: { success: true, message: "" } });
+  } catch (error) {
+    return Promise.resolve({ response: { success: false, message: errorMessage(error) } });
   }
 }
 

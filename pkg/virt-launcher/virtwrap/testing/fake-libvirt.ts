@@ -5,7 +5,10 @@ import type { Domain, DomainEvent } from "../../../libvirt/domain-events.js";
 import { lifecycleNames } from "../../../libvirt/domain-events.js";
 import { LibvirtError } from "../../../libvirt/errors.js";
 import * as libvirt from "../../../libvirt/generated/libvirt-api.js";
+import { typedParamsToRecord, type TypedParamValue } from "../../../libvirt/typed-params.js";
+import { FakeGuestAgent } from "../../../libvirt/testdata/fake-guest-agent.js";
 import type { EventSource } from "../../notify-client/domain-notifier.js";
+import type { AgentConnection } from "../agent-poller/agent-poller.js";
 import type { DomainConnection } from "../domain-connection.js";
 
 interface FakeDomain {
@@ -34,11 +37,17 @@ export function noSuchDomain(name: string): LibvirtError {
   );
 }
 
-export class FakeLibvirt implements DomainConnection, EventSource {
+export class FakeLibvirt implements DomainConnection, EventSource, AgentConnection {
   readonly domains = new Map<string, FakeDomain>();
   readonly calls: string[] = [];
-  private readonly listeners = new Map<number, (event: DomainEvent) => void>();
+  /** The guest agent of the (one) running guest; disconnected until connectAgent. */
+  readonly agent = new FakeGuestAgent();
+  private readonly listeners = new Map<number, { eventID: number; listener: (event: DomainEvent) => void }>();
   private nextCallbackID = 1;
+
+  constructor() {
+    this.agent.connected = false;
+  }
 
   private find(name: string): FakeDomain {
     const found = this.domains.get(name);
@@ -46,12 +55,55 @@ export class FakeLibvirt implements DomainConnection, EventSource {
     return found;
   }
 
-  /** Sends a lifecycle event to every subscriber, as the daemon would. */
+  /** Sends a lifecycle event to every lifecycle subscriber, as the daemon would. */
   emit(dom: Domain, event: number, detail: number): void {
     const [eventName, detailName] = lifecycleNames(event, detail);
-    for (const [callbackID, listener] of this.listeners) {
+    for (const [callbackID, { eventID, listener }] of this.listeners) {
+      if (eventID !== libvirt.VIR_DOMAIN_EVENT_ID_LIFECYCLE) continue;
       listener({ kind: "lifecycle", callbackID, domain: dom, event, detail, eventName, detailName });
     }
+  }
+
+  /**
+   * The guest's agent opens or closes its side of the channel: libvirt marks the channel's target state in
+   * the live XML and sends the agent lifecycle event.
+   */
+  setAgentConnected(name: string, connected: boolean): void {
+    const domain = this.find(name);
+    this.agent.connected = connected;
+    const state = connected ? "connected" : "disconnected";
+    domain.xml = domain.xml.replace(
+      /<target\b[^>]*name="org\.qemu\.guest_agent\.0"[^>]*?(\/?)>/,
+      (tag, close) =>
+        `${tag.slice(0, tag.length - close.length - 1).replace(/ state="[a-z]*"/, "")} state="${state}"${close}>`,
+    );
+    const agentState = connected
+      ? libvirt.VIR_CONNECT_DOMAIN_EVENT_AGENT_LIFECYCLE_STATE_CONNECTED
+      : libvirt.VIR_CONNECT_DOMAIN_EVENT_AGENT_LIFECYCLE_STATE_DISCONNECTED;
+    for (const [callbackID, { eventID, listener }] of this.listeners) {
+      if (eventID !== libvirt.VIR_DOMAIN_EVENT_ID_AGENT_LIFECYCLE) continue;
+      listener({
+        kind: "agent-lifecycle",
+        callbackID,
+        domain: domain.dom,
+        state: agentState,
+        reason: libvirt.VIR_CONNECT_DOMAIN_EVENT_AGENT_LIFECYCLE_REASON_CHANNEL,
+      });
+    }
+  }
+
+  qemuAgentCommand(dom: Domain, command: string): Promise<string> {
+    return Promise.resolve().then(() => {
+      this.find(dom.name);
+      return this.agent.libvirtAgentCommand(command);
+    });
+  }
+
+  domainGetGuestInfo(dom: Domain, types: number): Promise<Record<string, TypedParamValue>> {
+    return Promise.resolve().then(() => {
+      this.find(dom.name);
+      return typedParamsToRecord(this.agent.libvirtGuestInfo(types));
+    });
   }
 
   private transition(name: string, state: number, reason: number, event: number, detail: number): void {
@@ -189,6 +241,16 @@ export class FakeLibvirt implements DomainConnection, EventSource {
     return Promise.resolve();
   }
 
+  domainFSFreeze(dom: Domain): Promise<number> {
+    this.calls.push(`fsfreeze ${dom.name}`);
+    return Promise.resolve().then(() => this.agent.libvirtFreeze("frozen"));
+  }
+
+  domainFSThaw(dom: Domain): Promise<number> {
+    this.calls.push(`fsthaw ${dom.name}`);
+    return Promise.resolve().then(() => this.agent.libvirtFreeze("thawed"));
+  }
+
   connectListAllDomains(): Promise<Domain[]> {
     return Promise.resolve([...this.domains.values()].map((domain) => domain.dom));
   }
@@ -198,12 +260,12 @@ export class FakeLibvirt implements DomainConnection, EventSource {
   }
 
   subscribeDomainEvents(
-    _eventID: number,
+    eventID: number,
     _dom: Domain | null,
     listener: (event: DomainEvent) => void,
   ): Promise<DomainEventSubscription> {
     const callbackID = this.nextCallbackID++;
-    this.listeners.set(callbackID, listener);
+    this.listeners.set(callbackID, { eventID, listener });
     return Promise.resolve({
       callbackID,
       unsubscribe: () => Promise.resolve(void this.listeners.delete(callbackID)),

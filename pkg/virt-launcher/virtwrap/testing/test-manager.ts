@@ -6,6 +6,7 @@ import type { LauncherConverterInputs } from "../converter-context.js";
 import type { DomainPreparation } from "../manager.js";
 import { LibvirtDomainManager } from "../manager.js";
 import { MetadataCache } from "../metadata-cache.js";
+import { AsyncAgentStore } from "../agent-poller/agent-store.js";
 import { FakeLibvirt } from "./fake-libvirt.js";
 
 export class RecordingPreparation implements DomainPreparation {
@@ -37,12 +38,14 @@ export function testManager() {
   const fake = new FakeLibvirt();
   const preparation = new RecordingPreparation();
   const metadata = new MetadataCache();
+  const agentStore = new AsyncAgentStore();
   const manager = new LibvirtDomainManager({
     connection: fake,
     preparation,
     metadata,
     layout: DEFAULT_LAYOUT,
     log: silentLogger,
+    agentStore,
   });
-  return { fake, preparation, metadata, manager };
+  return { fake, preparation, metadata, manager, agentStore };
 }

@@ -35,7 +35,7 @@ async function run(context: CommandContext): Promise<void> {
 
 export const screenshotCommand: Command = {
   name: "screenshot",
-  use: "vnc screenshot (VMI)",
+  use: "screenshot (VMI)",
   short: "Create a VNC screenshot of a virtual machine instance.",
   example:
     "   # Take a VNC screenshot of 'testvmi' in png format:\n" +

@@ -1,0 +1,80 @@
+// The guest agent's part of `status.interfaces` (upstream pkg/network/setup/netstat.go
+// ifacesStatusFromGuestAgent): an interface the agent reports with a MAC the domain has gets the
+// agent's interface name and addresses (addresses already known win per family, as long as the agent
+// reports some of that family), and its source becomes "domain, guest-agent"; an interface only the
+// guest has is listed on its own, "guest-agent", at most ten of them.
+import { isIPv4, isIPv6 } from "node:net";
+import type { Interface, VirtualMachineInstanceNetworkInterface } from "../../api/generated/v1.js";
+import type { InterfaceStatus } from "../../virt-launcher/virtwrap/api/domain-object.js";
+import { INFO_SOURCE_DOMAIN_AND_GA, INFO_SOURCE_GUEST_AGENT } from "../vmispec/infosource.js";
+
+const GUEST_ONLY_INTERFACE_LIMIT = 10;
+
+function splitIPsByFamily(ips: readonly string[]): [string[], string[]] {
+  return [ips.filter((ip) => isIPv4(ip)), ips.filter((ip) => isIPv6(ip))];
+}
+
+/** Go's netip IsLinkLocalUnicast: 169.254.0.0/16 and fe80::/10; what does not parse counts as one too. */
+function isLinkLocalOrInvalid(ip: string): boolean {
+  const address = ip.split("%", 1)[0] ?? "";
+  if (isIPv4(address)) return address.startsWith("169.254.");
+  if (!isIPv6(address)) return true;
+  return /^fe[89ab][0-9a-f]:/i.test(address);
+}
+
+/** The MAC as the domain and the agent both write it can differ in case only. */
+const sameMAC = (a: string | undefined, b: string): boolean =>
+  a !== undefined && a.toLowerCase() === b.toLowerCase();
+
+function withGuestAgentData(
+  status: VirtualMachineInstanceNetworkInterface,
+  agent: InterfaceStatus,
+  ips: readonly string[],
+): VirtualMachineInstanceNetworkInterface {
+  const [knownV4, knownV6] = splitIPsByFamily(status.ipAddresses ?? []);
+  const [agentV4, agentV6] = splitIPsByFamily(ips);
+  // Known addresses stay unless the agent reports none of that family (the guest is not reachable by it).
+  const v4 = knownV4.length === 0 || agentV4.length === 0 ? agentV4 : knownV4;
+  const v6 = knownV6.length === 0 || agentV6.length === 0 ? agentV6 : knownV6;
+  const all = [...v4, ...v6];
+  const { ipAddress: _ip, ipAddresses: _ips, interfaceName: _name, ...rest } = status;
+  return {
+    ...rest,
+    ...(agent.interfaceName ? { interfaceName: agent.interfaceName } : {}),
+    ...(all.length > 0 ? { ipAddress: all[0], ipAddresses: all } : {}),
+    // An entry without an interface name came from an old launcher's merge: its source stays as it was.
+    ...(agent.interfaceName ? { infoSource: INFO_SOURCE_DOMAIN_AND_GA } : {}),
+  };
+}
+
+export function ifacesStatusFromGuestAgent(
+  statuses: readonly VirtualMachineInstanceNetworkInterface[],
+  agentInterfaces: readonly InterfaceStatus[],
+  specByName: ReadonlyMap<string, Interface>,
+): VirtualMachineInstanceNetworkInterface[] {
+  const result = [...statuses];
+  let guestOnly = 0;
+  for (const agent of agentInterfaces) {
+    const index = result.findIndex((status) => sameMAC(status.mac, agent.mac));
+    const known = index < 0 ? undefined : result[index];
+    if (known) {
+      // Behind masquerade the guest's link-local addresses are not reachable from the pod network.
+      const masquerade = specByName.get(known.name ?? "")?.masquerade !== undefined;
+      const ips = masquerade
+        ? (agent.ips ?? []).filter((ip) => !isLinkLocalOrInvalid(ip))
+        : (agent.ips ?? []);
+      result[index] = withGuestAgentData(known, agent, ips);
+      continue;
+    }
+    if (guestOnly >= GUEST_ONLY_INTERFACE_LIMIT) continue;
+    guestOnly++;
+    result.push({
+      ...(agent.mac ? { mac: agent.mac } : {}),
+      ...(agent.ip ? { ipAddress: agent.ip } : {}),
+      ...(agent.ips?.length ? { ipAddresses: agent.ips } : {}),
+      ...(agent.interfaceName ? { interfaceName: agent.interfaceName } : {}),
+      infoSource: INFO_SOURCE_GUEST_AGENT,
+    });
+  }
+  return result;
+}
