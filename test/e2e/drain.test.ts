@@ -3,7 +3,8 @@
 // strategy (Always) starts the VM again on the node left. Both nodes are schedulable again afterwards,
 // so the other e2e files find the cluster as it was.
 import { afterAll, describe, expect, it } from "vitest";
-import { applyYAML, eventually, jsonpath, kubectl, kubectlOk } from "./harness.js";
+import { applyObject, eventually, jsonpath, kubectl, kubectlOk } from "./harness.js";
+import { testGuestVM } from "./test-guest-vm.js";
 
 const BOOT_TIMEOUT_MS = 240_000;
 const DRAIN_TIMEOUT = "300s";
@@ -12,35 +13,6 @@ const DRAINED = "node02";
 const OTHER = "node01";
 
 // Small requests: the simulated nodes are small and other pods share them.
-const vmYAML = `
-apiVersion: kubevirt.io/v1
-kind: VirtualMachine
-metadata:
-  name: ${NAME}
-spec:
-  runStrategy: Always
-  template:
-    metadata:
-      labels:
-        kubevirt.io/vm: ${NAME}
-    spec:
-      evictionStrategy: None
-      terminationGracePeriodSeconds: 5
-      domain:
-        resources:
-          requests:
-            cpu: 100m
-        memory:
-          guest: 128Mi
-        devices:
-          disks:
-            - name: containerdisk
-              disk: { bus: virtio }
-      volumes:
-        - name: containerdisk
-          containerDisk:
-            image: kubevirt-ts/test-guest:latest
-`;
 
 interface RunningVMI {
   uid: string;
@@ -64,7 +36,9 @@ describe("kubectl drain of a node with a VM", () => {
   it("evicts the launcher of an evictionStrategy None VM, which starts again on the other node", async () => {
     // Start the VM on the node to drain: the other one is cordoned until the VM runs.
     await kubectlOk(["cordon", OTHER]);
-    await applyYAML(vmYAML);
+    await applyObject(
+      testGuestVM(NAME, { labels: { "kubevirt.io/vm": NAME }, evictionStrategy: "None", cpuRequest: "100m" }),
+    );
     const before = await eventually(runningVMI, BOOT_TIMEOUT_MS, 1_000);
     expect(before.node).toBe(DRAINED);
     const launcher = (

@@ -4,40 +4,18 @@
 // guestosinfo / userlist / fslist go through virt-api and the node's virt-handler to the launcher.
 // Needs the test guest to run qemu-guest-agent at boot.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyYAML, eventually, jsonpath, kubectl, runningLauncher, virtctl } from "./harness.js";
+import { applyObject, eventually, jsonpath, kubectl, runningLauncher, virtctl } from "./harness.js";
+import { testGuestVM } from "./test-guest-vm.js";
 
 const BOOT_TIMEOUT_MS = 240_000;
 const AGENT_TIMEOUT_MS = 240_000;
 const VM = "e2e-guest-agent";
 
-const vmYAML = `
-apiVersion: kubevirt.io/v1
-kind: VirtualMachine
-metadata:
-  name: ${VM}
-spec:
-  runStrategy: Always
-  template:
-    spec:
-      domain:
-        devices:
-          disks:
-            - name: containerdisk
-              disk: { bus: virtio }
-        memory:
-          guest: 128Mi
-      terminationGracePeriodSeconds: 5
-      volumes:
-        - name: containerdisk
-          containerDisk:
-            image: kubevirt-ts/test-guest:latest
-`;
-
 const condition = (type: string) => jsonpath("vmi", VM, `{.status.conditions[?(@.type=="${type}")].status}`);
 
 beforeAll(
   async () => {
-    await applyYAML(vmYAML);
+    await applyObject(testGuestVM(VM));
     await runningLauncher(VM, BOOT_TIMEOUT_MS);
     await eventually(
       async () => expect(await condition("AgentConnected")).toBe("True"),

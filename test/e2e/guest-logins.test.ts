@@ -36,7 +36,7 @@ describe("virtctl console vm-cirros, as the user guide has it", () => {
         await session.expect(/Password: $/, 30_000, { from });
         from = session.transcript.length;
         session.type("gocubsgo\r");
-        await session.expect(/\$ $/, 30_000, { from });
+        await session.expect(/\n\$ /, 30_000, { from });
         from = session.transcript.length;
         session.type("echo ID-$(id -un)-$(sudo id -u)-DI\r");
         expect(await session.expect(/ID-\w+-\d+-DI/, 30_000, { from })).toBe("ID-cirros-0-DI");

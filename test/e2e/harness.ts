@@ -119,6 +119,11 @@ export async function applyYAML(yaml: string): Promise<void> {
   await kubectlOk(["apply", "-f", "-"], yaml);
 }
 
+/** `kubectl apply` of an object (JSON is YAML to kubectl). */
+export async function applyObject(object: object): Promise<void> {
+  await applyYAML(JSON.stringify(object));
+}
+
 /** Names (or another jsonpath) of the KubeVirt pods labelled `kubevirt.io=<component>`, on `node` if given. */
 export async function componentPods(
   component: string,

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpGetThroughPortForward } from "../support/port-forward.js";
 import { binary } from "../../deploy/local/cluster/layout.js";
 import {
+  applyObject,
   applyYAML,
   cluster,
   componentPods,
@@ -19,41 +20,13 @@ import {
   kubectlOk,
   runningLauncher,
 } from "./harness.js";
+import { testGuestVM } from "./test-guest-vm.js";
 
 const BOOT_TIMEOUT_MS = 240_000;
 const VM = "e2e-streaming";
 const WEB = "e2e-streaming-web";
 let launcher: string;
 let scratch: string;
-
-const vmYAML = `
-apiVersion: kubevirt.io/v1
-kind: VirtualMachine
-metadata:
-  name: ${VM}
-spec:
-  runStrategy: Always
-  template:
-    spec:
-      domain:
-        devices:
-          disks:
-            - name: containerdisk
-              disk: { bus: virtio }
-          interfaces:
-            - name: default
-              masquerade: {}
-        memory:
-          guest: 128Mi
-      networks:
-        - name: default
-          pod: {}
-      terminationGracePeriodSeconds: 5
-      volumes:
-        - name: containerdisk
-          containerDisk:
-            image: kubevirt-ts/test-guest:latest
-`;
 
 const webYAML = `
 apiVersion: v1
@@ -81,7 +54,7 @@ const execCompute = (args: string[], input?: string) =>
 
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(os.tmpdir(), "kvts-e2e-streaming-"));
-  await applyYAML(vmYAML);
+  await applyObject(testGuestVM(VM, { podNetwork: "masquerade" }));
   await applyYAML(webYAML);
   launcher = await runningLauncher(VM, BOOT_TIMEOUT_MS);
   await kubectlOk(["wait", `pod/${WEB}`, "--for=condition=Ready", "--timeout=120s"]);

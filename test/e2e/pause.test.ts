@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ConsoleSession,
-  applyYAML,
+  applyObject,
   eventually,
   jsonpath,
   kubectl,
@@ -13,34 +13,12 @@ import {
   virtctl,
   runningLauncher,
 } from "./harness.js";
+import { testGuestVM } from "./test-guest-vm.js";
 
 const BOOT_TIMEOUT_MS = 240_000;
 const VM = "e2e-pause";
 const SERVICE = "e2e-pause-ssh";
 let launcher: string;
-
-const vmYAML = `
-apiVersion: kubevirt.io/v1
-kind: VirtualMachine
-metadata:
-  name: ${VM}
-spec:
-  runStrategy: Always
-  template:
-    spec:
-      domain:
-        devices:
-          disks:
-            - name: containerdisk
-              disk: { bus: virtio }
-        memory:
-          guest: 128Mi
-      terminationGracePeriodSeconds: 5
-      volumes:
-        - name: containerdisk
-          containerDisk:
-            image: kubevirt-ts/test-guest:latest
-`;
 
 const domState = () =>
   kubectl(["exec", launcher, "-c", "compute", "--", "virsh", "domstate", "1", "--reason"]);
@@ -59,7 +37,7 @@ const pausedCondition = () =>
   );
 
 beforeAll(async () => {
-  await applyYAML(vmYAML);
+  await applyObject(testGuestVM(VM));
   launcher = await runningLauncher(VM, BOOT_TIMEOUT_MS);
 }, BOOT_TIMEOUT_MS + 30_000);
 

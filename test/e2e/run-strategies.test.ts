@@ -6,35 +6,24 @@
 import { Watch } from "@kubernetes/client-node";
 import { afterAll, describe, expect, it } from "vitest";
 import { kubeConfig } from "../integration/harness.js";
-import { ConsoleSession, applyYAML, eventually, jsonpath, kubectl, kubectlOk, qemuPids } from "./harness.js";
+import {
+  ConsoleSession,
+  applyObject,
+  eventually,
+  jsonpath,
+  kubectl,
+  kubectlOk,
+  qemuPids,
+} from "./harness.js";
+import { testGuestVM } from "./test-guest-vm.js";
 
 const BOOT_TIMEOUT_MS = 300_000;
 const TEST_TIMEOUT_MS = 720_000;
 /** How long a VM that must not come back is watched. */
 const STAYS_MS = 15_000;
 
-function vmYAML(name: string, runStrategy: string, annotations: Record<string, string> = {}): string {
-  return `
-apiVersion: kubevirt.io/v1
-kind: VirtualMachine
-metadata: { name: ${name} }
-spec:
-  runStrategy: ${runStrategy}
-  template:
-    metadata:
-      annotations: ${JSON.stringify(annotations)}
-    spec:
-      terminationGracePeriodSeconds: 5
-      domain:
-        resources: { requests: { cpu: 100m } }
-        memory: { guest: 128Mi }
-        devices:
-          disks: [{ name: containerdisk, disk: { bus: virtio } }]
-      volumes:
-        - name: containerdisk
-          containerDisk: { image: kubevirt-ts/test-guest:latest }
-`;
-}
+const vm = (name: string, runStrategy: string, annotations?: Record<string, string>) =>
+  testGuestVM(name, { runStrategy, cpuRequest: "100m", ...(annotations ? { annotations } : {}) });
 
 /** Every `<uid> <phase>` a VMI of this name went through, as the apiserver's watch told them. */
 class PhaseLog {
@@ -162,7 +151,7 @@ describe.concurrent("run strategies", () => {
       const name = VMS.always;
       const log = logOf(name);
       await log.start();
-      await applyYAML(vmYAML(name, "Always"));
+      await applyObject(vm(name, "Always"));
       const first = await runningVMI(name);
       await killQemu(name);
       await waitForPhase(log, first, "Failed");
@@ -196,7 +185,7 @@ describe.concurrent("run strategies", () => {
       const name = VMS.rerun;
       const log = logOf(name);
       await log.start();
-      await applyYAML(vmYAML(name, "RerunOnFailure"));
+      await applyObject(vm(name, "RerunOnFailure"));
       const first = await runningVMI(name);
       await killQemu(name);
       await waitForPhase(log, first, "Failed");
@@ -219,7 +208,7 @@ describe.concurrent("run strategies", () => {
       const name = VMS.once;
       const log = logOf(name);
       await log.start();
-      await applyYAML(vmYAML(name, "Once"));
+      await applyObject(vm(name, "Once"));
       const first = await runningVMI(name);
       await killQemu(name);
       await waitForPhase(log, first, "Failed");
@@ -243,9 +232,7 @@ describe.concurrent("run strategies", () => {
       const name = VMS.crashing;
       const log = logOf(name);
       await log.start();
-      await applyYAML(
-        vmYAML(name, "RerunOnFailure", { "kubevirt.io/func-test-virt-launcher-fail-fast": "" }),
-      );
+      await applyObject(vm(name, "RerunOnFailure", { "kubevirt.io/func-test-virt-launcher-fail-fast": "" }));
       // virt-handler gives a launcher 3 minutes to bring its socket up before its VMI counts as failed.
       const failed = await eventually(
         async () => {

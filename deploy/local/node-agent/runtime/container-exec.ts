@@ -91,7 +91,10 @@ export class ContainerStreamer {
     // A client with a terminal sends its size as the streams open; the command waits for it (bounded).
     const awaitSize = io.resizes ? ["--await-size", String(FIRST_SIZE_WAIT_MS)] : [];
     const [file, argv] = io.tty
-      ? [await this.helperPath(), ["pty", "--ptmx", `/proc/${pid}/root/dev/pts/ptmx`, ...awaitSize, "--", ...enter]]
+      ? [
+          await this.helperPath(),
+          ["pty", "--ptmx", `/proc/${pid}/root/dev/pts/ptmx`, ...awaitSize, "--", ...enter],
+        ]
       : [enter[0] as string, enter.slice(1)];
     const child = spawn(file, argv, {
       env,

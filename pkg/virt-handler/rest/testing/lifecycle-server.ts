@@ -1,64 +1,29 @@
-// virt-handler's console server with its lifecycle endpoints, on a loopback port with certificates made
-// here (pkg/certificates), for tests that drive it as virt-api does: the CA bundle and the client
-// certificate virt-api presents come back with the port.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import {
-  newCA,
-  newClientKeyPair,
-  newServerKeyPair,
-  toPem,
-  type PemKeyPair,
-} from "../../../certificates/triple.js";
+// virt-handler's console server with its lifecycle endpoints, on a loopback port, for tests that drive it
+// as virt-api does; the caller makes the certificates (virt-api's testing/handler-stack.ts does).
 import { silentLogger } from "../../../controller/index.js";
 import { ConsoleServer } from "../console-server.js";
 import { LifecycleHandler, type LifecycleHandlerOptions } from "../lifecycle.js";
 
-export interface LifecycleServer {
-  port: number;
-  /** The KubeVirt CA the handler's serving certificate chains to. */
-  caBundle: string;
-  /** What virt-api presents: kubevirt.io:system:client:virt-handler. */
-  client: PemKeyPair;
-  /** The handler's serving certificate, for a stand-in handler on another port. */
-  serving: PemKeyPair;
-  stop(): Promise<void>;
+/** The handler's serving certificate and key files, and the CA its clients' certificates chain to. */
+export interface HandlerCertificateFiles {
+  certFile: string;
+  keyFile: string;
+  clientCA: string;
 }
 
 export async function startLifecycleServer(
   options: Omit<LifecycleHandlerOptions, "logger">,
-): Promise<LifecycleServer> {
-  const dir = await mkdtemp(path.join(tmpdir(), "handler-"));
-  const ca = await newCA("kubevirt.io");
-  const caBundle = (await toPem(ca)).certPem;
-  const serving = await toPem(
-    await newServerKeyPair(ca, { commonName: "kubevirt.io:system:node:virt-handler" }),
-  );
-  const client = await toPem(
-    await newClientKeyPair(ca, { commonName: "kubevirt.io:system:client:virt-handler" }),
-  );
-  await writeFile(path.join(dir, "tls.crt"), serving.certPem);
-  await writeFile(path.join(dir, "tls.key"), serving.keyPem);
+  certificates: HandlerCertificateFiles,
+): Promise<{ port: number; stop(): Promise<void> }> {
   const server = new ConsoleServer({
     bindAddress: "127.0.0.1",
     port: 0,
-    certFile: path.join(dir, "tls.crt"),
-    keyFile: path.join(dir, "tls.key"),
-    clientCA: { current: () => caBundle, onChange: () => () => undefined },
+    certFile: certificates.certFile,
+    keyFile: certificates.keyFile,
+    clientCA: { current: () => certificates.clientCA, onChange: () => () => undefined },
     handler: { handleUpgrade: async () => undefined, endAll: () => undefined },
     lifecycle: new LifecycleHandler({ ...options, logger: silentLogger }),
     logger: silentLogger,
   });
-  const port = await server.start();
-  return {
-    port,
-    caBundle,
-    client,
-    serving,
-    stop: async () => {
-      await server.stop();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+  return { port: await server.start(), stop: () => server.stop() };
 }
