@@ -11,35 +11,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crc32, inflateSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConsoleSession, applyYAML, cluster, kubectl, runningLauncher, virtctl } from "./harness.js";
+import { ConsoleSession, applyObject, cluster, kubectl, runningLauncher, virtctl } from "./harness.js";
+import { testGuestVM } from "./test-guest-vm.js";
 
 const BOOT_TIMEOUT_MS = 240_000;
 const VM = "e2e-vnc-portforward";
 const PAGE = "served-through-virtctl-port-forward";
 const dir = mkdtempSync(join(tmpdir(), "e2e-vnc-"));
-
-const vmYAML = `
-apiVersion: kubevirt.io/v1
-kind: VirtualMachine
-metadata:
-  name: ${VM}
-spec:
-  runStrategy: Always
-  template:
-    spec:
-      domain:
-        devices:
-          disks:
-            - name: containerdisk
-              disk: { bus: virtio }
-        memory:
-          guest: 128Mi
-      terminationGracePeriodSeconds: 5
-      volumes:
-        - name: containerdisk
-          containerDisk:
-            image: kubevirt-ts/test-guest:latest
-`;
 
 /** A long-running virtctl (vnc, port-forward) with its output in the test's hands. */
 class Virtctl {
@@ -248,7 +226,7 @@ function httpGet(port: number, path: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  await applyYAML(vmYAML);
+  await applyObject(testGuestVM(VM));
   await runningLauncher(VM, BOOT_TIMEOUT_MS);
   // Boot to the shell, then serve a page on 8080 from the guest.
   const console = new ConsoleSession(VM);
