@@ -195,9 +195,20 @@ describe("LibvirtClient calls", () => {
 
   it.each([
     [
-      "a streaming call",
+      "a call that streams data back, made without download()",
       () => client.rpc.remote("REMOTE_PROC_DOMAIN_SCREENSHOT", { dom, screen: 0, flags: 0 }),
-      /streams data/,
+      /streams data back: call it with download\(\)/,
+    ],
+    [
+      "a call that streams data to the daemon",
+      () =>
+        client.rpc.remote("REMOTE_PROC_STORAGE_VOL_UPLOAD", {
+          vol: { pool: "p", name: "v", key: "k" },
+          offset: 0n,
+          length: 0n,
+          flags: 0,
+        }),
+      /streams data to the daemon/,
     ],
     [
       "a call passing file descriptors",

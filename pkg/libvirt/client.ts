@@ -1,7 +1,7 @@
 // The libvirt calls virt-launcher uses, named after libvirt's C API (virDomainGetState ->
 // domainGetState). Everything else in remote_protocol.x / qemu_protocol.x is reachable through
 // `client.rpc.remote(...)` / `client.rpc.qemu(...)` by procedure name.
-import type { ConnectionOptions } from "./connection.js";
+import type { ConnectionOptions, DownloadOptions } from "./connection.js";
 import type { Domain, DomainEvent } from "./domain-events.js";
 import { toDomainEvent } from "./domain-events.js";
 import { LibvirtNotSupportedError } from "./errors.js";
@@ -9,6 +9,7 @@ import {
   VIR_DOMAIN_QEMU_AGENT_COMMAND_DEFAULT,
   VIR_DRV_FEATURE_PROGRAM_KEEPALIVE,
 } from "./generated/libvirt-api.js";
+import { remoteProgram } from "./generated/remote-protocol.js";
 import type { RemoteDomainGetInfoRet, RemoteDomainGetJobInfoRet } from "./generated/remote-protocol.js";
 import { LibvirtRpc } from "./rpc-client.js";
 import type { DecodedMessage } from "./rpc-client.js";
@@ -17,6 +18,9 @@ import { typedParamsToRecord } from "./typed-params.js";
 import { uuidToBytes } from "./uuid.js";
 
 export type { Domain, DomainEvent } from "./domain-events.js";
+
+/** A screenshot of a 4K screen as uncompressed PPM is 25 MiB; QEMU takes well under a second. */
+export const SCREENSHOT_LIMITS: DownloadOptions = { maxBytes: 64 << 20, timeoutMs: 30_000 };
 
 export interface DomainEventSubscription {
   callbackID: number;
@@ -155,6 +159,25 @@ export class LibvirtClient {
   /** Sends a QMP command (or HMP with VIR_DOMAIN_QEMU_MONITOR_COMMAND_HMP) and returns QEMU's answer. */
   async qemuDomainMonitorCommand(dom: Domain, command: string, flags = 0): Promise<string> {
     return (await this.rpc.qemu("QEMU_PROC_DOMAIN_MONITOR_COMMAND", { dom, cmd: command, flags })).result;
+  }
+
+  /**
+   * The picture on one of the domain's screens (virDomainScreenshot, then the stream read to its end):
+   * the format is the hypervisor's, named by the MIME type.
+   */
+  async domainScreenshot(
+    dom: Domain,
+    screen = 0,
+    flags = 0,
+    limits: DownloadOptions = SCREENSHOT_LIMITS,
+  ): Promise<{ mime: string; data: Buffer }> {
+    const { ret, data } = await this.rpc.download(
+      remoteProgram,
+      "REMOTE_PROC_DOMAIN_SCREENSHOT",
+      { dom, screen, flags },
+      limits,
+    );
+    return { mime: ret.mime ?? "", data };
   }
 
   /**

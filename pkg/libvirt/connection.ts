@@ -1,7 +1,8 @@
 // One RPC connection to a libvirt daemon over its unix socket: packet framing, calls matched to
 // replies by serial (many may be in flight), daemon errors as LibvirtError, keepalive PINGs
 // answered, other unprompted MESSAGEs (events) handed to listeners. It knows nothing about
-// procedures' payloads: client.ts encodes and decodes those. Reconnecting is the caller's job.
+// procedures' payloads: client.ts encodes and decodes those. Streams the daemon sends on after a call
+// (read-stream.ts) are collected by the call's serial. Reconnecting is the caller's job.
 import { createConnection } from "node:net";
 import type { Socket } from "node:net";
 import {
@@ -14,6 +15,7 @@ import { PacketSplitter, encodePacket } from "./framing.js";
 import type { Packet } from "./framing.js";
 import { KeepAliveMonitor } from "./keepalive.js";
 import type { KeepAliveOptions } from "./keepalive.js";
+import { ReadStream } from "./read-stream.js";
 import {
   KEEPALIVE_PROC_PING,
   KEEPALIVE_PROC_PONG,
@@ -27,9 +29,14 @@ import {
   VIR_NET_OK,
   VIR_NET_REPLY,
   VIR_NET_REPLY_WITH_FDS,
+  VIR_NET_STREAM,
   VirNetMessageErrorCodec,
 } from "./generated/virnet-protocol.js";
-import type { VirNetMessageHeader, VirNetMessageType } from "./generated/virnet-protocol.js";
+import type {
+  VirNetMessageHeader,
+  VirNetMessageStatus,
+  VirNetMessageType,
+} from "./generated/virnet-protocol.js";
 import { decodeXdr } from "./xdr.js";
 
 /** A MESSAGE the daemon sent on its own (an event), with its undecoded payload. */
@@ -54,6 +61,13 @@ interface PendingCall {
   reject(error: Error): void;
 }
 
+export interface DownloadOptions {
+  /** The most data the caller takes; more aborts the stream. */
+  maxBytes: number;
+  /** Reply and data must have arrived by then, or the stream is aborted. */
+  timeoutMs: number;
+}
+
 export interface ConnectionOptions {
   /** Ping the daemon when it has been silent; closes the connection if it stops answering. */
   keepAlive?: KeepAliveOptions;
@@ -72,6 +86,7 @@ function notify(listener: (message: IncomingMessage) => void, message: IncomingM
 
 export class LibvirtConnection {
   private readonly pending = new Map<number, PendingCall>();
+  private readonly streams = new Map<number, ReadStream>();
   private readonly listeners = new Set<(message: IncomingMessage) => void>();
   private readonly splitter = new PacketSplitter();
   private readonly keepAlive: KeepAliveMonitor | null;
@@ -123,12 +138,68 @@ export class LibvirtConnection {
 
   /** Sends a CALL and resolves with the REPLY payload, or rejects with the daemon's LibvirtError. */
   call(target: CallTarget, payload: Uint8Array): Promise<Buffer> {
-    if (this.shut) {
-      return Promise.reject(new LibvirtConnectionClosedError(`${target.name}: the connection is closed`));
+    return this.startCall(target, payload).reply;
+  }
+
+  /**
+   * Sends a CALL whose procedure then streams data from the daemon (virDomainScreenshot and the like);
+   * resolves with the reply payload and all the data once the daemon confirmed the stream's end.
+   */
+  async download(
+    target: CallTarget,
+    payload: Uint8Array,
+    options: DownloadOptions,
+  ): Promise<{ reply: Buffer; data: Buffer }> {
+    const { serial, reply } = this.startCall(target, payload);
+    const stream = new ReadStream(target.name, {
+      maxBytes: options.maxBytes,
+      sendControl: (status) => {
+        if (!this.shut)
+          this.send(
+            target.program,
+            target.version,
+            target.procedure,
+            VIR_NET_STREAM,
+            serial,
+            undefined,
+            status,
+          );
+      },
+    });
+    this.streams.set(serial, stream);
+    const timer = setTimeout(
+      () => stream.abort(new Error(`${target.name}: the stream did not end within ${options.timeoutMs} ms`)),
+      options.timeoutMs,
+    );
+    const answered = reply.then(
+      (answer) => {
+        stream.replyArrived();
+        return answer;
+      },
+      (error: unknown) => {
+        // No stream was opened on the daemon: nothing more will come for this serial.
+        stream.fail(error as Error);
+        this.streams.delete(serial);
+        throw error;
+      },
+    );
+    try {
+      // The first failure wins: an aborted stream need not wait for the reply.
+      const [replied, data] = await Promise.all([answered, stream.data]);
+      return { reply: replied, data };
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  private startCall(target: CallTarget, payload: Uint8Array): { serial: number; reply: Promise<Buffer> } {
     const serial = this.nextSerial;
+    if (this.shut) {
+      const closed = new LibvirtConnectionClosedError(`${target.name}: the connection is closed`);
+      return { serial, reply: Promise.reject(closed) };
+    }
     this.nextSerial = (this.nextSerial + 1) >>> 0 || 1;
-    return new Promise((resolve, reject) => {
+    const reply = new Promise<Buffer>((resolve, reject) => {
       this.pending.set(serial, { target, resolve, reject });
       try {
         this.send(target.program, target.version, target.procedure, VIR_NET_CALL, serial, payload);
@@ -137,6 +208,7 @@ export class LibvirtConnection {
         reject(error);
       }
     });
+    return { serial, reply };
   }
 
   /** Registers a listener for unprompted messages (events); returns the function that removes it. */
@@ -161,6 +233,7 @@ export class LibvirtConnection {
     type: VirNetMessageType,
     serial: number,
     payload?: Uint8Array,
+    status: VirNetMessageStatus = VIR_NET_OK,
   ): void {
     const header: VirNetMessageHeader = {
       prog: program,
@@ -168,7 +241,7 @@ export class LibvirtConnection {
       proc: procedure,
       type,
       serial,
-      status: VIR_NET_OK,
+      status,
     };
     this.socket.write(encodePacket(header, payload ?? new Uint8Array()));
   }
@@ -183,6 +256,10 @@ export class LibvirtConnection {
       call.reject(new LibvirtConnectionClosedError(`${call.target.name}: ${reason}`, { cause }));
     }
     this.pending.clear();
+    for (const stream of this.streams.values()) {
+      stream.fail(new LibvirtConnectionClosedError(`stream: ${reason}`, { cause }));
+    }
+    this.streams.clear();
   }
 
   private receive(chunk: Buffer): void {
@@ -211,11 +288,17 @@ export class LibvirtConnection {
       for (const listener of this.listeners) notify(listener, message);
       return;
     }
+    if (header.type === VIR_NET_STREAM) return this.streamPacket(header, payload);
     if (header.type !== VIR_NET_REPLY && header.type !== VIR_NET_REPLY_WITH_FDS) {
-      // Stream packets only follow stream calls, which this client refuses; nothing else is sent to clients.
       throw new LibvirtProtocolError(`unexpected message type ${header.type} (procedure ${header.proc})`);
     }
     const call = this.pending.get(header.serial);
+    // An aborted stream may be answered with an error reply instead of a confirmation.
+    if (!call && this.streams.has(header.serial) && header.type === VIR_NET_REPLY) {
+      this.streams.get(header.serial)?.receive(header.status, payload);
+      this.streams.delete(header.serial);
+      return;
+    }
     if (!call || call.target.program !== header.prog || call.target.procedure !== header.proc) {
       throw new LibvirtProtocolError(
         `reply to unknown call: serial ${header.serial}, procedure ${header.proc}`,
@@ -237,6 +320,16 @@ export class LibvirtConnection {
         new LibvirtNotSupportedError(`${call.target.name}: streamed replies are not supported yet`),
       );
     }
+  }
+
+  private streamPacket(header: VirNetMessageHeader, payload: Buffer): void {
+    const stream = this.streams.get(header.serial);
+    if (!stream) {
+      throw new LibvirtProtocolError(
+        `stream data for unknown call: serial ${header.serial}, procedure ${header.proc}`,
+      );
+    }
+    if (stream.receive(header.status, payload)) this.streams.delete(header.serial);
   }
 
   private daemonError(target: CallTarget, payload: Buffer): Error {

@@ -1,8 +1,9 @@
 // Typed calls by procedure name over a LibvirtConnection, for every procedure of the generated
 // tables: arguments are encoded with the procedure's codec and the reply decoded with its own.
-// Incoming messages (events) are decoded the same way. Procedures that stream data or pass file
-// descriptors need transport features this client does not have; they fail with a clear error.
-import type { CallTarget, ConnectionOptions, IncomingMessage } from "./connection.js";
+// Incoming messages (events) are decoded the same way. Procedures the daemon streams data back from
+// are called with download(); those that send a stream or pass file descriptors need transport
+// features this client does not have, and fail with a clear error.
+import type { CallTarget, ConnectionOptions, DownloadOptions, IncomingMessage } from "./connection.js";
 import { LibvirtConnection } from "./connection.js";
 import { LibvirtNotSupportedError, LibvirtProtocolError } from "./errors.js";
 import { qemuProgram } from "./generated/qemu-protocol.js";
@@ -46,14 +47,40 @@ export class LibvirtRpc {
     name: N,
     args: ArgsOf<P, N>,
   ): Promise<RetOf<P, N>> {
+    const { target, procedure, payload } = this.prepare(program, name, args, null);
+    return decodeReply(name, procedure, await this.connection.call(target, payload)) as RetOf<P, N>;
+  }
+
+  /** Calls a procedure the daemon streams data back from; its decoded result and the data. */
+  async download<P extends AnyProgram, N extends ProcedureName<P>>(
+    program: P,
+    name: N,
+    args: ArgsOf<P, N>,
+    options: DownloadOptions,
+  ): Promise<{ ret: RetOf<P, N>; data: Buffer }> {
+    const { target, procedure, payload } = this.prepare(program, name, args, "read");
+    const { reply, data } = await this.connection.download(target, payload, options);
+    return { ret: decodeReply(name, procedure, reply) as RetOf<P, N>, data };
+  }
+
+  private prepare<P extends AnyProgram, N extends ProcedureName<P>>(
+    program: P,
+    name: N,
+    args: ArgsOf<P, N>,
+    stream: ProcedureInfo["stream"],
+  ): { target: CallTarget; procedure: ProcedureInfo; payload: Uint8Array } {
     const procedure: ProcedureInfo | undefined = program.procedures[name];
     if (!procedure)
       throw new LibvirtNotSupportedError(`${name} is not a procedure of program ${program.name}`);
     if (procedure.kind !== "call")
       throw new LibvirtNotSupportedError(`${name} is sent by the daemon, it cannot be called`);
-    if (procedure.stream !== null) {
+    if (procedure.stream !== stream) {
       throw new LibvirtNotSupportedError(
-        `${name} is not supported yet: it streams data, and streams are not implemented`,
+        procedure.stream === "write"
+          ? `${name} is not supported yet: it streams data to the daemon, which is not implemented`
+          : procedure.stream === "read"
+            ? `${name} streams data back: call it with download()`
+            : `${name} streams no data: call it with call()`,
       );
     }
     if (FD_PASSING_PROCEDURES.has(name)) {
@@ -66,19 +93,7 @@ export class LibvirtRpc {
       name,
     };
     const payload = procedure.args ? encodeXdr(procedure.args, args) : new Uint8Array();
-    const reply = await this.connection.call(target, payload);
-    if (!procedure.ret) {
-      if (reply.length !== 0)
-        throw new LibvirtProtocolError(`${name}: unexpected ${reply.length}-byte reply`);
-      return undefined as RetOf<P, N>;
-    }
-    try {
-      return decodeXdr(procedure.ret, reply) as RetOf<P, N>;
-    } catch (error) {
-      throw new LibvirtProtocolError(`${name}: undecodable reply: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
+    return { target, procedure, payload };
   }
 
   /** Calls a procedure of libvirt's main ("remote") program. */
@@ -100,6 +115,20 @@ export class LibvirtRpc {
   /** Decodes every message the daemon sends on its own and hands it to `listener`. */
   onMessage(listener: (message: DecodedMessage) => void): () => void {
     return this.connection.onMessage((incoming) => listener(decodeMessage(incoming)));
+  }
+}
+
+function decodeReply(name: string, procedure: ProcedureInfo, reply: Buffer): unknown {
+  if (!procedure.ret) {
+    if (reply.length !== 0) throw new LibvirtProtocolError(`${name}: unexpected ${reply.length}-byte reply`);
+    return undefined;
+  }
+  try {
+    return decodeXdr(procedure.ret, reply);
+  } catch (error) {
+    throw new LibvirtProtocolError(`${name}: undecodable reply: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 

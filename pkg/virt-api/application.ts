@@ -14,6 +14,8 @@ import {
   subjectAccessReviewer,
 } from "./cluster.js";
 import { ConsoleProxy } from "./rest/console.js";
+import { PortForwardProxy } from "./rest/portforward.js";
+import { ScreenshotProxy } from "./rest/vnc.js";
 import { HandlerPutProxy } from "./rest/handler-put.js";
 import { VMI_HANDLER_VERBS } from "./rest/vmi-lifecycle.js";
 import { GuestInfoProxy } from "./rest/guest-info.js";
@@ -71,6 +73,8 @@ export class VirtApiApp {
     });
     const consoleServerPort = options.consoleServerPort ?? DEFAULT_CONSOLE_SERVER_PORT;
     const lifecycle = lifecycleClient(transport);
+    const logError = (message: string, error?: unknown) => options.logger.error({ err: error }, message);
+    const consoleProxy = new ConsoleProxy(handlerBackend, { consoleServerPort, logError });
     const server = createVirtApiServer({
       tls: readServingTLS(options.tlsCertFile, options.tlsKeyFile),
       requestHeader: () => requestHeader,
@@ -82,10 +86,9 @@ export class VirtApiApp {
       },
       subresources: new SubresourceApp(lifecycle),
       health: new KubeApiHealth(apiserverVersion(transport), () => config.configResourceVersion()),
-      console: new ConsoleProxy(handlerBackend, {
-        consoleServerPort,
-        logError: (message, error) => options.logger.error({ err: error }, message),
-      }),
+      console: consoleProxy,
+      vnc: { stream: consoleProxy, screenshot: new ScreenshotProxy(handlerBackend, { consoleServerPort }) },
+      portForward: new PortForwardProxy(lifecycle, { logError }),
       vmiHandlerPut: new HandlerPutProxy(
         { ...handlerBackend, getVM: (namespace, name) => lifecycle.getVM(namespace, name) },
         VMI_HANDLER_VERBS,

@@ -7,7 +7,10 @@ import type { Duplex } from "node:stream";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { ServingTLS } from "../certificates/bootstrap/serving-cert.js";
 import { accessControl, checkAccess, type AccessReviewer } from "./access-control.js";
-import { parseConsoleRoute, type ConsoleProxy } from "./rest/console.js";
+import type { ConsoleProxy } from "./rest/console.js";
+import type { PortForwardProxy } from "./rest/portforward.js";
+import { parseStreamRoute } from "./rest/stream-route.js";
+import { vncStream, type ScreenshotProxy } from "./rest/vnc.js";
 import type { RequestHeaderConfig } from "./rest/authorizer.js";
 import {
   apiGroup,
@@ -38,6 +41,10 @@ export interface VirtApiServerOptions {
   health: KubeApiHealth;
   /** The console stream; absent: console answers that it is not supported yet. */
   console?: Pick<ConsoleProxy, "handle">;
+  /** vnc (through the console's proxy) and vnc/screenshot; absent: not registered. */
+  vnc?: { stream: Pick<ConsoleProxy, "handle">; screenshot: Pick<ScreenshotProxy, "handle"> };
+  /** portforward on VMIs and VMs; absent: not registered. */
+  portForward?: Pick<PortForwardProxy, "handle">;
   /**
    * The VMI subresources virt-handler performs (pause, unpause, freeze, unfreeze, softreboot, reset), each
    * of `verbs` registered; absent: none is, so discovery does not list them.
@@ -204,16 +211,45 @@ function registerSubresourceApi(api: VirtApiServer, options: VirtApiServerOption
       },
     );
   }
-  // A console request that is no WebSocket upgrade: refused as upstream's upgrader refuses it.
-  api.get<{ Params: { version: string; name: string } }>(
-    `${base}/:version/namespaces/:namespace/virtualmachineinstances/:name/console`,
-    async (request, reply) => {
+  registerStreamRefusals(api, options);
+  const vnc = options.vnc;
+  if (vnc) {
+    api.get<{ Params: LifecycleParams }>(
+      `${base}/:version/namespaces/:namespace/virtualmachineinstances/:name/vnc/screenshot`,
+      async (request, reply) => {
+        const { version, namespace, name } = request.params;
+        if (!isVersion(version)) return reply.code(404).send(routeNotFound(request.url));
+        const answer = await vnc.screenshot.handle(namespace, name);
+        return reply.code(answer.code).type(answer.contentType).send(answer.body);
+      },
+    );
+  }
+}
+
+/**
+ * A stream request that is no WebSocket upgrade: refused as upstream's upgrader refuses it. Registered for
+ * each stream that is served, which is what lists it in discovery.
+ */
+function registerStreamRefusals(api: VirtApiServer, options: VirtApiServerOptions): void {
+  const base = `/apis/${SUBRESOURCE_GROUP}/:version/namespaces/:namespace`;
+  const paths = [`${base}/virtualmachineinstances/:name/console`];
+  if (options.vnc) paths.push(`${base}/virtualmachineinstances/:name/vnc`);
+  if (options.portForward) {
+    for (const resource of ["virtualmachineinstances", "virtualmachines"]) {
+      paths.push(
+        `${base}/${resource}/:name/portforward/:port`,
+        `${base}/${resource}/:name/portforward/:port/:protocol`,
+      );
+    }
+  }
+  for (const path of paths) {
+    api.get<{ Params: { version: string } }>(path, async (request, reply) => {
       if (!isVersion(request.params.version)) return reply.code(404).send(routeNotFound(request.url));
       return reply
         .code(400)
         .send(badRequest(clientHandshakeError(request.raw) ?? "not a websocket handshake"));
-    },
-  );
+    });
+  }
 }
 
 async function serveUpgrade(
@@ -227,10 +263,28 @@ async function serveUpgrade(
     app.log.error({ err: error }, "internal error during auth request"),
   );
   if (refused) return writeStatus(socket, refused);
-  const route = parseConsoleRoute(request.url ?? "", SUBRESOURCE_VERSIONS);
-  if (!route) return writeStatus(socket, routeNotFound(request.url?.split("?", 1)[0] ?? ""));
-  if (!options.console) return writeStatus(socket, notSupportedYet("virtualmachineinstances/console"));
-  await options.console.handle(request, socket, head, route.namespace, route.name);
+  const route = parseStreamRoute(request.url ?? "", SUBRESOURCE_VERSIONS);
+  const notFound = () => writeStatus(socket, routeNotFound(request.url?.split("?", 1)[0] ?? ""));
+  switch (route?.subresource) {
+    case "console":
+      if (!options.console) return writeStatus(socket, notSupportedYet("virtualmachineinstances/console"));
+      return options.console.handle(request, socket, head, route.namespace, route.name);
+    case "vnc":
+      if (!options.vnc) return notFound();
+      return options.vnc.stream.handle(
+        request,
+        socket,
+        head,
+        route.namespace,
+        route.name,
+        vncStream(route.query),
+      );
+    case "portforward":
+      if (!options.portForward) return notFound();
+      return options.portForward.handle(request, socket, head, route);
+    default:
+      return notFound();
+  }
 }
 
 const LIFECYCLE_ACTIONS: readonly LifecycleAction[] = ["start", "stop", "restart"];

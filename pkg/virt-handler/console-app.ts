@@ -15,6 +15,7 @@ import { KUBEVIRT_CA_CONFIGMAP } from "../util/tls/tls.js";
 import { ConsoleHandler } from "./rest/console.js";
 import { ConsoleServer } from "./rest/console-server.js";
 import { LifecycleHandler } from "./rest/lifecycle.js";
+import { ScreenshotHandler } from "./rest/screenshot.js";
 import { GuestInfoHandler } from "./rest/guest-info.js";
 import type { LauncherConnector } from "./launcher-clients.js";
 
@@ -36,7 +37,7 @@ export interface ConsoleContext {
   host: string;
   podsDir: string;
   vmis: Informer<VirtualMachineInstance>;
-  /** The launchers of this node's VMIs, for the pause/unpause and guest agent endpoints. */
+  /** The launchers of this node's VMIs, for the lifecycle, guest agent and screenshot endpoints. */
   launcher: LauncherConnector;
   logger: Logger;
 }
@@ -80,12 +81,18 @@ export async function runConsoleServer(
     launcher: context.launcher,
     logger,
   });
+  const screenshot = new ScreenshotHandler({
+    getVMI: (key) => context.vmis.get(key),
+    launcher: context.launcher,
+    logger,
+  });
   const server = new ConsoleServer({
     ...options,
     clientCA: caManager,
     handler,
     lifecycle,
     guestInfo,
+    screenshot,
     logger,
   });
   const ready = (await context.vmis.waitForSync(signal)) && (await caManager.ready(signal)) !== undefined;

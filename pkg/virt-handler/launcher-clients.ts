@@ -20,6 +20,7 @@ export type LauncherCommands = Pick<
   | "softRebootVirtualMachine"
   | "resetVirtualMachine"
   | "getDomain"
+  | "getScreenshot"
   | "getGuestInfo"
   | "getUsers"
   | "getFilesystems"

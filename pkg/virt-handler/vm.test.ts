@@ -68,6 +68,10 @@ class FakeLauncher implements LauncherCommands {
   async getDomain() {
     return this.domain;
   }
+  async getScreenshot() {
+    this.calls.push("GetScreenshot");
+    return { mime: "image/png", data: Buffer.alloc(0) };
+  }
   guestInfo: GuestAgentInfo = {};
   async getGuestInfo() {
     this.calls.push("GetGuestInfo");

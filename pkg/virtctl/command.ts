@@ -30,7 +30,7 @@ export interface CommandContext {
 
 export interface Command {
   name: string;
-  /** The usage line after the program name, e.g. "start (VM)". */
+  /** The usage line after the parent command's path, e.g. "start (VM)", or "screenshot (VMI)" under vnc. */
   use: string;
   short: string;
   /** What `--help` prints first, when longer than `short` (cobra's Long). */
@@ -38,10 +38,10 @@ export interface Command {
   example: string;
   flags: FlagSpec[];
   /**
-   * How many positional arguments the command takes (cobra's ExactArgs / NoArgs). Not checked for a
-   * command with subcommands: like cobra's legacy check, its words are left to its run.
+   * How many positional arguments the command takes (cobra's ExactArgs / NoArgs); "any" leaves the words to
+   * its run: a custom cobra Args, or none on a command with subcommands (cobra's legacy check).
    */
-  argCount: number;
+  argCount: number | "any";
   /** cobra's AddCommand: the first word after this command's name that names one runs it instead. */
   subcommands?: readonly Command[];
   /** cobra's SortFlags: false lists the flags in the order they are declared. */

@@ -89,6 +89,16 @@ describe("repeated flags", () => {
     expect(parseFlags([], repeated).strings("volume")).toEqual([]);
   });
 
+  it("a stringArray flag replaces its default, and takes values that look like flags (ssh's -t)", () => {
+    const array: FlagSpec[] = [
+      { name: "opt", short: "t", kind: "stringArray", defaultValue: ["from-default"], usage: "" },
+    ];
+    expect(parseFlags([], array).strings("opt")).toEqual(["from-default"]);
+    const parsed = parseFlags(["-t", "-o A=b,c", "--opt=-v", "vm", "-t-q"], array);
+    expect(parsed.strings("opt")).toEqual(["-o A=b,c", "-v", "-q"]);
+    expect(parsed.positionals).toEqual(["vm"]);
+  });
+
   it("a stringSlice flag replaces its default, then appends each occurrence split as CSV", () => {
     expect(parseFlags([], repeated).strings("key")).toEqual(["default"]);
     expect(parseFlags(["--key=a,b", "--key", '"c,d"'], repeated).strings("key")).toEqual(["a", "b", "c,d"]);

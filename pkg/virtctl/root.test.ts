@@ -33,21 +33,25 @@ describe("help and usage", () => {
     expect(result.stdout).toBe(
       [
         "Available Commands:",
-        "  console     Connect to a console of a virtual machine instance.",
-        "  create      Create a manifest for the specified Kind.",
-        "  expose      Expose a virtual machine instance, virtual machine, or virtual machine instance replica set as a new service.",
-        "  fslist      Return full list of filesystems available on the guest machine.",
-        "  guestosinfo Return guest agent info about operating system.",
-        "  help        Help about any command",
-        "  pause       Pause a virtual machine",
-        "  reset       Reset a virtual machine instance",
-        "  restart     Restart a virtual machine.",
-        "  soft-reboot Soft reboot a virtual machine instance",
-        "  start       Start a virtual machine.",
-        "  stop        Stop a virtual machine.",
-        "  unpause     Unpause a virtual machine",
-        "  userlist    Return full list of logged in users on the guest machine.",
-        "  version     Print the client and server version information.",
+        "  console      Connect to a console of a virtual machine instance.",
+        "  create       Create a manifest for the specified Kind.",
+        "  expose       Expose a virtual machine instance, virtual machine, or virtual machine instance replica set as a new service.",
+        "  fslist       Return full list of filesystems available on the guest machine.",
+        "  guestosinfo  Return guest agent info about operating system.",
+        "  help         Help about any command",
+        "  pause        Pause a virtual machine",
+        "  port-forward Forward local ports to a virtualmachine or virtualmachineinstance.",
+        "  reset        Reset a virtual machine instance",
+        "  restart      Restart a virtual machine.",
+        "  scp          SCP files from/to a virtual machine instance.",
+        "  soft-reboot  Soft reboot a virtual machine instance",
+        "  ssh          Open a SSH connection to a virtual machine instance.",
+        "  start        Start a virtual machine.",
+        "  stop         Stop a virtual machine.",
+        "  unpause      Unpause a virtual machine",
+        "  userlist     Return full list of logged in users on the guest machine.",
+        "  version      Print the client and server version information.",
+        "  vnc          Open a vnc connection to a virtual machine instance.",
         "",
         'Use "virtctl <command> --help" for more information about a given command.',
         'Use "virtctl options" for a list of global command-line options (applies to all commands).',
@@ -115,7 +119,7 @@ describe("invocation mistakes are one line, a usage hint, and exit 1", () => {
     expect(fixture.server.requests).toEqual([]);
   });
 
-  it.each([["migrate", "vm-cirros"], ["migrate", "--help"], ["help", "migrate"], ["vnc"]])(
+  it.each([["migrate", "vm-cirros"], ["migrate", "--help"], ["help", "migrate"], ["usbredir"]])(
     "upstream commands not ported yet are refused by name in one line: %s",
     async (...argv) => {
       const result = await run(argv);

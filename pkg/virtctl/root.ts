@@ -13,7 +13,11 @@ import { UsageError, checkExclusiveFlagGroups, findCommandName, helpFlag, parseF
 import { SubresourceClient } from "./kubecli/subresources.js";
 import { commandHelp, mainUsage, optionsUsage } from "./templates/templates.js";
 import { versionCommand, versionMismatchWarning } from "./version/version.js";
+import { portForwardCommand } from "./portforward/portforward.js";
+import { scpCommand } from "./scp/scp.js";
+import { sshCommand } from "./ssh/ssh.js";
 import { pauseCommand, unpauseCommand } from "./vm/pause.js";
+import { vncCommand } from "./vnc/vnc.js";
 import { resetCommand, softRebootCommand } from "./vm/reboot.js";
 import { fsListCommand, guestOSInfoCommand, userListCommand } from "./vm/guest-agent.js";
 import { restartCommand } from "./vm/restart.js";
@@ -35,14 +39,17 @@ export const defaultCommands: readonly Command[] = [
   userListCommand,
   fsListCommand,
   versionCommand,
+  vncCommand,
+  portForwardCommand,
+  sshCommand,
+  scpCommand,
 ];
 
 /** Upstream virtctl commands this port does not offer yet: refused by name, never mistaken for typos. */
 const NOT_YET_SUPPORTED = new Set([
   "addvolume", "adm", "create clone", "create instancetype", "create preference", "credentials",
   "evacuate-cancel", "expand", "guestfs", "image-upload", "memory-dump", "migrate", "migrate-cancel",
-  "objectgraph", "permitted-devices", "port-forward", "removevolume", "scp", "ssh", "template", "usbredir",
-  "vmexport", "vnc",
+  "objectgraph", "permitted-devices", "removevolume", "template", "usbredir", "vmexport",
 ]); // prettier-ignore
 
 const notSupportedYet = (programName: string, name: string) =>
@@ -140,7 +147,7 @@ function findSubcommand(found: Found, programName: string): Found {
 }
 
 function checkArgCount({ command, parentPath }: Found, flags: ParsedFlags): void {
-  if (command.subcommands) return;
+  if (command.argCount === "any") return;
   const received = flags.positionals.length;
   if (command.argCount === 0 && received > 0) {
     throw new UsageError(`unknown command "${flags.positionals[0]}" for "${parentPath} ${command.name}"`);

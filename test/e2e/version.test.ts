@@ -50,7 +50,10 @@ describe("the subresource API's edges", () => {
         resources: { name: string }[];
       };
       expect(list.resources.map((resource) => resource.name)).toEqual([
+        "virtualmachineinstances/vnc",
+        "virtualmachineinstances/vnc/screenshot",
         "virtualmachineinstances/console",
+        "virtualmachineinstances/portforward",
         "virtualmachineinstances/pause",
         "virtualmachineinstances/unpause",
         "virtualmachineinstances/freeze",

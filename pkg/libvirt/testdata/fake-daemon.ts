@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { PacketSplitter, encodePacket } from "../framing.js";
 import type { Packet } from "../framing.js";
 import type { VirNetMessageHeader } from "../generated/virnet-protocol.js";
-import { VIR_NET_OK, VIR_NET_REPLY } from "../generated/virnet-protocol.js";
+import { VIR_NET_CONTINUE, VIR_NET_OK, VIR_NET_REPLY, VIR_NET_STREAM } from "../generated/virnet-protocol.js";
 
 export class FakeDaemon {
   readonly socketPath: string;
@@ -70,6 +70,23 @@ export class FakeDaemon {
       { ...call.header, type: VIR_NET_REPLY, status: status as VirNetMessageHeader["status"] },
       payload,
     );
+  }
+
+  /** Sends a STREAM packet of a received call: data (CONTINUE) by default; an empty CONTINUE is end of file. */
+  stream(call: Packet, payload: Uint8Array, status: number = VIR_NET_CONTINUE): void {
+    this.send(
+      { ...call.header, type: VIR_NET_STREAM, status: status as VirNetMessageHeader["status"] },
+      payload,
+    );
+  }
+
+  endStream(call: Packet): void {
+    this.stream(call, new Uint8Array());
+  }
+
+  /** Confirms the client's finish (or abort) of a stream: an empty OK. */
+  confirmStream(call: Packet): void {
+    this.stream(call, new Uint8Array(), VIR_NET_OK);
   }
 
   writeRaw(bytes: Uint8Array): void {

@@ -110,7 +110,7 @@ export interface HandlerConnection {
 }
 
 /** Go's wording for the usual dial failures, so the Status reads as upstream's does. */
-function dialErrorMessage(address: string, error: NodeJS.ErrnoException): string {
+export function dialErrorMessage(address: string, error: NodeJS.ErrnoException): string {
   const words: Record<string, string> = {
     ECONNREFUSED: "connect: connection refused",
     EHOSTUNREACH: "connect: no route to host",
@@ -160,7 +160,8 @@ function handlerTLSOptions(tls: HandlerTLS) {
   };
 }
 
-type Exchange = { ok: true; body: string } | { ok: false; message: string };
+/** A 2xx answer's body, bytes as sent (a screenshot is binary), and its Content-Type. */
+type Exchange = { ok: true; body: Buffer; contentType: string } | { ok: false; message: string };
 
 /**
  * A plain request to a handler endpoint (client-go's virtHandlerConn.doRequest): the body of a 2xx answer;
@@ -187,8 +188,10 @@ function exchangeVirtHandler(
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
         response.on("end", () => {
           const code = response.statusCode ?? 0;
-          const text = Buffer.concat(chunks).toString("utf8");
-          if (code >= 200 && code <= 299) return settle({ ok: true, body: text });
+          const body = Buffer.concat(chunks);
+          if (code >= 200 && code <= 299)
+            return settle({ ok: true, body, contentType: response.headers["content-type"] ?? "" });
+          const text = body.toString("utf8");
           const status = `${code} ${response.statusMessage ?? ""}`.trim();
           settle({ ok: false, message: `unexpected return code ${code} (${status}), message: ${text}` });
         });
@@ -215,14 +218,15 @@ export async function putVirtHandler(
   return answer.ok ? { ok: true } : answer;
 }
 
-/** A GET of a handler endpoint (client-go's virtHandlerConn.Get): the answer's body. */
+/** A GET of a handler endpoint (client-go's virtHandlerConn.Get): the answer's body; "" sends no Accept. */
 export function getVirtHandler(
   url: string,
   tls: HandlerTLS,
   accept = "application/json",
   timeoutMs = 10_000,
 ): Promise<Exchange> {
-  return exchangeVirtHandler(url, tls, "GET", { Accept: accept }, undefined, timeoutMs);
+  const headers: Record<string, string> = accept === "" ? {} : { Accept: accept };
+  return exchangeVirtHandler(url, tls, "GET", headers, undefined, timeoutMs);
 }
 
 /**

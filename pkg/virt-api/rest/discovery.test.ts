@@ -14,6 +14,8 @@ describe("servedName: the discovery name of a registered route", () => {
       `${base}/namespaces/:namespace/virtualmachineinstances/:name/portforward/:port/:protocol`,
       "virtualmachineinstances/portforward",
     ],
+    // Served on VMs as well, which upstream's list leaves out.
+    [`${base}/namespaces/:namespace/virtualmachines/:name/portforward/:port`, undefined],
     [`${base}/namespaces/:namespace/expand-vm-spec`, "expand-vm-spec"],
     [`${base}/version`, undefined],
     [`${base}/healthz`, undefined],

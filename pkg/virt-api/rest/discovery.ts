@@ -47,6 +47,9 @@ export const UPSTREAM_SUBRESOURCE_NAMES: readonly string[] = [
   "virtualmachineinstances/evacuate/cancel",
 ];
 
+/** Served by upstream's virt-api but missing from its resource list; discovery stays as upstream's. */
+export const UNLISTED_SUBRESOURCE_NAMES: readonly string[] = ["virtualmachines/portforward"];
+
 const groupVersion = (version: string) => ({ groupVersion: `${SUBRESOURCE_GROUP}/${version}`, version });
 
 export function apiGroup() {
@@ -86,7 +89,7 @@ export function servedName(routeUrl: string): string | undefined {
   const name = subresource
     ? `${subresource[1]}/${subresourcePath(subresource[2] ?? "")}`
     : namespaceWide?.[1];
-  if (name === undefined) return undefined;
+  if (name === undefined || UNLISTED_SUBRESOURCE_NAMES.includes(name)) return undefined;
   if (!UPSTREAM_SUBRESOURCE_NAMES.includes(name)) {
     throw new Error(`route ${routeUrl} serves ${name}, which upstream's discovery does not list`);
   }

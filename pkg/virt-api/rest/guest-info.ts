@@ -103,7 +103,7 @@ export class GuestInfoProxy {
     );
     if (!answer.ok) return failed(answer.message);
     try {
-      return { code: 200, json: ENTITIES[subresource](JSON.parse(answer.body)) };
+      return { code: 200, json: ENTITIES[subresource](JSON.parse(answer.body.toString("utf8"))) };
     } catch (error) {
       return failed(errorMessage(error));
     }

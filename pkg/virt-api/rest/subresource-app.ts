@@ -91,6 +91,27 @@ export async function fetchVMI(
   }
 }
 
+/** Upstream's FetchVirtualMachineInstanceForVM: the VM's VMI, once the VM created it and only if it owns it. */
+export async function fetchVMIForVM(
+  client: Pick<LifecycleClient, "getVM" | "getVMI">,
+  namespace: string,
+  name: string,
+): Promise<VirtualMachineInstance | Status> {
+  let vm: VirtualMachine | undefined;
+  try {
+    vm = await client.getVM(namespace, name);
+  } catch (error) {
+    return internalError(`unable to retrieve vm [${name}]: ${errorMessage(error)}`);
+  }
+  if (!vm) return notFound(virtualMachineResource, name);
+  if (vm.status?.created !== true) return conflict(virtualMachineResource, name, "VMI is not started");
+  const vmi = await fetchVMI(client, namespace, name);
+  if ("code" in vmi) return vmi;
+  const owned = (vmi.metadata?.ownerReferences ?? []).some((ref) => ref.uid === vm.metadata?.uid);
+  // Upstream prints the (nil) error of the lookup that succeeded.
+  return owned ? vmi : internalError(`unable to retrieve vmi [${name}] for vm: <nil>`);
+}
+
 export class SubresourceApp {
   constructor(private readonly client: LifecycleClient) {}
 

@@ -14,13 +14,18 @@ export interface VMISubresource<S extends string> {
   subresource: S;
 }
 
-/** `/v1/namespaces/{ns}/virtualmachineinstances/{name}/{subresource}` for one of `subresources`, or undefined. */
+/**
+ * `/v1/namespaces/{ns}/virtualmachineinstances/{name}/{subresource}` for one of `subresources` (which may be
+ * nested, as vnc/screenshot), or undefined.
+ */
 export function parseVMISubresourcePath<S extends string>(
   url: string,
   subresources: readonly S[],
 ): VMISubresource<S> | undefined {
   const path = url.split("?", 1)[0] ?? "";
-  const match = /^\/v1\/namespaces\/([^/]+)\/virtualmachineinstances\/([^/]+)\/([a-z-]+)$/.exec(path);
+  const match = /^\/v1\/namespaces\/([^/]+)\/virtualmachineinstances\/([^/]+)\/([a-z-]+(?:\/[a-z-]+)*)$/.exec(
+    path,
+  );
   const subresource = match?.[3] as S | undefined;
   if (!match || !subresource || !subresources.includes(subresource)) return undefined;
   const namespace = decodePathSegment(match[1] ?? "");

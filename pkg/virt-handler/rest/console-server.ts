@@ -8,8 +8,9 @@ import type { TLSSocket } from "node:tls";
 import type { Logger } from "../../controller/index.js";
 import { commonNameOf, verifyCommonName, VIRT_HANDLER_TYPE } from "../../util/tls/tls.js";
 import { readServingTLS, reloadOnChange } from "../../certificates/bootstrap/serving-cert.js";
-import { NOT_A_WEBSOCKET, PAGE_NOT_FOUND, parseConsolePath, type ConsoleHandler } from "./console.js";
+import { NOT_A_WEBSOCKET, PAGE_NOT_FOUND, parseStreamPath, type ConsoleHandler } from "./console.js";
 import type { LifecycleHandler } from "./lifecycle.js";
+import type { ScreenshotHandler } from "./screenshot.js";
 import type { GuestInfoHandler } from "./guest-info.js";
 
 /** Where the KubeVirt CA bundle comes from (a CAManager in the process). */
@@ -27,6 +28,8 @@ export interface ConsoleServerOptions {
   handler: Pick<ConsoleHandler, "handleUpgrade" | "endAll">;
   /** The pause/unpause endpoints, served on the same port as upstream's REST server. */
   lifecycle?: Pick<LifecycleHandler, "handleRequest">;
+  /** The VNC screenshot endpoint, on the same port too. */
+  screenshot?: Pick<ScreenshotHandler, "handleRequest">;
   /** The guest agent endpoints (guestosinfo, userlist, filesystemlist), on the same port. */
   guestInfo?: Pick<GuestInfoHandler, "handleRequest">;
   logger: Logger;
@@ -67,7 +70,8 @@ export class ConsoleServer {
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
       if (options.lifecycle?.handleRequest(request, response)) return;
       if (options.guestInfo?.handleRequest(request, response)) return;
-      const refusal = parseConsolePath(request.url ?? "") ? NOT_A_WEBSOCKET : PAGE_NOT_FOUND;
+      if (options.screenshot?.handleRequest(request, response)) return;
+      const refusal = parseStreamPath(request.url ?? "") ? NOT_A_WEBSOCKET : PAGE_NOT_FOUND;
       response.writeHead(refusal.code, { "Content-Type": "text/plain; charset=utf-8" });
       response.end(`${refusal.message}\n`);
     });

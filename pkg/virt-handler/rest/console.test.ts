@@ -9,8 +9,10 @@ import { silentLogger } from "../../controller/index.js";
 import {
   ConsoleHandler,
   parseConsolePath,
+  parseStreamPath,
   PRIVATE_VOLUME_IN_POD_DIR,
   SERIAL_SOCKET_NAME,
+  VNC_SOCKET_NAME,
 } from "./console.js";
 
 const POD_UID = "0b5a3c1e-1111-2222-3333-444455556666";
@@ -47,6 +49,29 @@ describe("parseConsolePath", () => {
         if (parsed) expect(`${parsed.namespace}${parsed.name}`).not.toContain("/");
       }),
     );
+  });
+});
+
+describe("parseStreamPath", () => {
+  const base = "/v1/namespaces/default/virtualmachineinstances/testvmi";
+  const vnc = (preserveSession: boolean) => ({
+    namespace: "default",
+    name: "testvmi",
+    kind: "vnc",
+    preserveSession,
+  });
+  it.each([
+    [`${base}/console`, { namespace: "default", name: "testvmi", kind: "console", preserveSession: false }],
+    [`${base}/vnc`, vnc(false)],
+    [`${base}/vnc?preserveSession=true`, vnc(true)],
+    [`${base}/vnc?preserveSession=1`, vnc(true)],
+    [`${base}/vnc?preserveSession=false`, vnc(false)],
+    // strconv.ParseBool fails: upstream logs a warning and drops the current session as by default
+    [`${base}/vnc?preserveSession=yes`, vnc(false)],
+    [`${base}/vnc/screenshot`, undefined],
+    [`${base}/usbredir`, undefined],
+  ])("%s", (url, expected) => {
+    expect(parseStreamPath(url)).toEqual(expected);
   });
 });
 
@@ -95,6 +120,17 @@ describe("ConsoleHandler.locateSerialSocket", () => {
       expect(located.socket.procPath).toMatch(/^\/proc\/self\/fd\/\d+$/);
       await located.socket.close();
     }
+  });
+
+  it("opens the VNC socket beside it, and says which one is missing", async () => {
+    await serveSocket(path.join(vmiDir(POD_UID), SERIAL_SOCKET_NAME));
+    expect(await handler().locateSocket(target, "vnc")).toEqual({
+      refused: { code: 400, message: `Failed finding unix socket for VNC console of vmi ${VMI_UID}` },
+    });
+    await serveSocket(path.join(vmiDir(POD_UID), VNC_SOCKET_NAME));
+    const located = await handler().locateSocket(target, "vnc");
+    expect("socket" in located).toBe(true);
+    if ("socket" in located) await located.socket.close();
   });
 
   it("answers a VMI that is not in this node's cache with upstream's 404", async () => {

@@ -1,7 +1,8 @@
-// virt-handler's serial console endpoint (upstream pkg/virt-handler/rest/console.go): virt-api upgrades
-// `GET /v1/namespaces/{namespace}/virtualmachineinstances/{name}/console` to a WebSocket, and the bytes of
-// its binary messages go to the VMI's serial socket in the launcher pod and back. One session per VMI: a
-// new connection ends the one before it, as upstream does.
+// virt-handler's serial console and VNC endpoints (upstream pkg/virt-handler/rest/console.go SerialHandler
+// and VNCHandler): virt-api upgrades `GET /v1/namespaces/{namespace}/virtualmachineinstances/{name}/console`
+// (or `/vnc`) to a WebSocket, and the bytes of its binary messages go to the VMI's serial (or VNC) socket in
+// the launcher pod and back. One session per VMI and stream: a new connection ends the one before it, as
+// upstream does, unless a VNC client asks to preserve the session, which is then refused.
 import type { IncomingMessage } from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
@@ -10,11 +11,14 @@ import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import type { Logger } from "../../controller/index.js";
 import { UID_PATTERN, activePodUID, openPodFile } from "../launcher-clients.js";
 import type { SafePath } from "../../safepath/no-follow.js";
+import { parseGoBool } from "../../util/flags.js";
 import { decodePathSegment } from "../../util/path-segment.js";
 
 /** The WebSocket subprotocol of console streams. */
 export const PLAIN_STREAM_PROTOCOL = "plain.kubevirt.io";
 export const SERIAL_SOCKET_NAME = "virt-serial0";
+export const VNC_SOCKET_NAME = "virt-vnc";
+export const VNC_IN_USE = "Active VNC connection. Request denied.";
 /** The launcher's /var/run/kubevirt-private is the pod's emptyDir `private`. */
 export const PRIVATE_VOLUME_IN_POD_DIR = "volumes/kubernetes.io~empty-dir/private";
 
@@ -22,6 +26,20 @@ export interface ConsoleTarget {
   namespace: string;
   name: string;
 }
+
+export type StreamKind = "console" | "vnc";
+
+/** A stream endpoint a request names; `preserveSession` is VNC's query parameter. */
+export interface StreamTarget extends ConsoleTarget {
+  kind: StreamKind;
+  preserveSession: boolean;
+}
+
+/** The launcher's socket of each stream, and how upstream names it when it is missing. */
+const STREAMS: Record<StreamKind, { socket: string; what: string }> = {
+  console: { socket: SERIAL_SOCKET_NAME, what: "serial console" },
+  vnc: { socket: VNC_SOCKET_NAME, what: "VNC console" },
+};
 
 /** An HTTP refusal as upstream's REST framework writes it: a status and a plain-text message. */
 export interface Refusal {
@@ -39,12 +57,21 @@ export const NOT_A_WEBSOCKET: Refusal = {
 
 /** The VMI a request URL names, or undefined when the URL is not the console route. */
 export function parseConsolePath(url: string): ConsoleTarget | undefined {
-  const path = url.split("?", 1)[0] ?? "";
-  const match = /^\/v1\/namespaces\/([^/]+)\/virtualmachineinstances\/([^/]+)\/console$/.exec(path);
+  const target = parseStreamPath(url);
+  return target?.kind === "console" ? { namespace: target.namespace, name: target.name } : undefined;
+}
+
+/** The stream endpoint a request URL names, or undefined when it is none. */
+export function parseStreamPath(url: string): StreamTarget | undefined {
+  const [path = "", query = ""] = url.split("?", 2);
+  const match = /^\/v1\/namespaces\/([^/]+)\/virtualmachineinstances\/([^/]+)\/(console|vnc)$/.exec(path);
   if (!match) return undefined;
   const namespace = decodePathSegment(match[1] ?? "");
   const name = decodePathSegment(match[2] ?? "");
-  return namespace === undefined || name === undefined ? undefined : { namespace, name };
+  if (namespace === undefined || name === undefined) return undefined;
+  // Upstream parses the flag with strconv.ParseBool and takes anything else as false.
+  const preserveSession = parseGoBool(new URLSearchParams(query).get("preserveSession") ?? "") === true;
+  return { namespace, name, kind: match[3] as StreamKind, preserveSession };
 }
 
 export interface ConsoleHandlerOptions {
@@ -60,7 +87,7 @@ export interface ConsoleHandlerOptions {
 type Located = { vmi: VirtualMachineInstance; socket: SafePath } | { refused: Refusal };
 
 export class ConsoleHandler {
-  /** The open session of each VMI, by VMI UID. */
+  /** The open session of each VMI's stream, by `<kind>/<VMI UID>`. */
   private readonly sessions = new Map<string, { end(): void }>();
   private readonly upgrader = new WebSocketServer({
     noServer: true,
@@ -71,23 +98,29 @@ export class ConsoleHandler {
   constructor(private readonly options: ConsoleHandlerOptions) {}
 
   /** Finds the VMI and opens its serial socket without following any symlink in the pod's directory. */
-  async locateSerialSocket(target: ConsoleTarget): Promise<Located> {
+  locateSerialSocket(target: ConsoleTarget): Promise<Located> {
+    return this.locateSocket(target, "console");
+  }
+
+  /** Finds the VMI and opens the socket of `kind` without following any symlink in the pod's directory. */
+  async locateSocket(target: ConsoleTarget, kind: StreamKind): Promise<Located> {
     const key = `${target.namespace}/${target.name}`;
     const vmi = this.options.getVMI(key);
     if (!vmi) return { refused: { code: 404, message: `VMI ${key} does not exist` } };
     const vmiUID = vmi.metadata?.uid ?? "";
     const podUID = activePodUID(vmi, this.options.host);
     if (!podUID) return { refused: { code: 400, message: `No command socket found for vmi ${vmiUID}` } };
+    const stream = STREAMS[kind];
     const socket = UID_PATTERN.test(vmiUID)
       ? await openPodFile(
           this.options.podsDir,
           podUID,
-          `${PRIVATE_VOLUME_IN_POD_DIR}/${vmiUID}/${SERIAL_SOCKET_NAME}`,
+          `${PRIVATE_VOLUME_IN_POD_DIR}/${vmiUID}/${stream.socket}`,
         )
       : undefined;
     if (!socket) {
       return {
-        refused: { code: 400, message: `Failed finding unix socket for serial console of vmi ${vmiUID}` },
+        refused: { code: 400, message: `Failed finding unix socket for ${stream.what} of vmi ${vmiUID}` },
       };
     }
     return { vmi, socket };
@@ -95,21 +128,30 @@ export class ConsoleHandler {
 
   /** Serves an `upgrade` event of the console server. */
   async handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const target = parseConsolePath(request.url ?? "");
+    const target = parseStreamPath(request.url ?? "");
     if (!target) return refuse(socket, PAGE_NOT_FOUND);
     if (request.method !== "GET") return refuse(socket, METHOD_NOT_ALLOWED);
-    const located = await this.locateSerialSocket(target);
+    const vmi = this.options.getVMI(`${target.namespace}/${target.name}`);
+    const sessionKey = `${target.kind}/${vmi?.metadata?.uid ?? ""}`;
+    if (vmi && target.kind === "vnc" && target.preserveSession && this.sessions.has(sessionKey)) {
+      this.options.logger.error({ ...target }, "Already has an active connection. Preserve it.");
+      return refuse(socket, { code: 503, message: VNC_IN_USE });
+    }
+    const located = await this.locateSocket(target, target.kind);
     if ("refused" in located) {
       this.options.logger.error({ ...target, reason: located.refused.message }, "Failed to retrieve VMI");
       return refuse(socket, located.refused);
     }
     const uid = located.vmi.metadata?.uid ?? "";
-    const serialPath = closeOnce(located.socket);
+    const socketPath = closeOnce(located.socket);
     // A handshake the upgrader refuses destroys the socket without calling back.
-    socket.once("close", serialPath.close);
+    socket.once("close", socketPath.close);
     this.upgrader.handleUpgrade(request, socket, head, (client) => {
-      this.options.logger.info({ ...target, uid }, "Websocket connection upgraded");
-      this.stream(uid, client, serialPath);
+      this.options.logger.info(
+        { namespace: target.namespace, name: target.name, uid },
+        "Websocket connection upgraded",
+      );
+      this.stream(`${target.kind}/${uid}`, client, socketPath, STREAMS[target.kind].what);
     });
   }
 
@@ -118,9 +160,9 @@ export class ConsoleHandler {
     for (const session of [...this.sessions.values()]) session.end();
   }
 
-  /** Pipes the WebSocket to the serial socket; ends the VMI's previous session first. */
-  private stream(uid: string, client: WebSocket, serialPath: SafePath): void {
-    this.sessions.get(uid)?.end();
+  /** Pipes the WebSocket to the launcher's socket; ends the previous session of the same stream first. */
+  private stream(key: string, client: WebSocket, serialPath: SafePath, what: string): void {
+    this.sessions.get(key)?.end();
     const serial = net.connect(serialPath.procPath);
     const closeBoth = (code: number, reason: string) => {
       serial.destroy();
@@ -128,12 +170,12 @@ export class ConsoleHandler {
       else client.terminate();
     };
     const session = { end: () => closeBoth(1000, "another console connection took over") };
-    this.sessions.set(uid, session);
+    this.sessions.set(key, session);
     serial.once("connect", () => void serialPath.close());
     serial.on("error", (error) => {
       void serialPath.close();
-      this.options.logger.error({ err: error, uid }, "error encountered reading from unix socket");
-      closeBoth(1011, "failed to reach the serial console");
+      this.options.logger.error({ err: error, key }, "error encountered reading from unix socket");
+      closeBoth(1011, `failed to reach the ${what}`);
     });
     serial.on("data", (chunk: Buffer) => {
       client.send(chunk, { binary: true });
@@ -153,7 +195,7 @@ export class ConsoleHandler {
     });
     client.on("close", () => {
       serial.destroy();
-      if (this.sessions.get(uid) === session) this.sessions.delete(uid);
+      if (this.sessions.get(key) === session) this.sessions.delete(key);
     });
     client.on("error", () => serial.destroy());
   }
@@ -192,5 +234,6 @@ const STATUS_TEXT: Record<number, string> = {
   404: "Not Found",
   405: "Method Not Allowed",
   500: "Internal Server Error",
+  503: "Service Unavailable",
 };
 const statusText = (code: number): string => STATUS_TEXT[code] ?? "Error";

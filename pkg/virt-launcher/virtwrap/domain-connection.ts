@@ -18,6 +18,7 @@ export type DomainConnection = Pick<
   | "domainReboot"
   | "domainReset"
   | "domainResume"
+  | "domainScreenshot"
   | "domainShutdownFlags"
   | "domainSuspend"
   | "domainUndefineFlags"

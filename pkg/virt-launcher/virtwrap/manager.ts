@@ -268,6 +268,13 @@ export class LibvirtDomainManager {
     return domains;
   }
 
+  /** The primary display's picture, in the format libvirt names (upstream GetScreenshot). */
+  async getScreenshot(vmi: VirtualMachineInstance): Promise<{ mime: string; data: Buffer }> {
+    // libvirt's own error when there is no domain, as upstream passes it on.
+    const dom = await this.connection.domainLookupByName(domainName(vmi));
+    return this.connection.domainScreenshot(dom, 0, 0);
+  }
+
   /** Upstream GetGuestInfo: the agent's data together, at most 10 users and filesystems. */
   getGuestInfo(): GuestAgentInfo {
     const sysInfo = this.agent.getSysInfo();

@@ -12,7 +12,7 @@ export const createCommand: Command = {
   short: "Create a manifest for the specified Kind.",
   example: "",
   flags: [helpFlag("create")],
-  argCount: 0,
+  argCount: "any",
   subcommands: [createVMCommand],
   async run(context) {
     context.io.stdout.write(commandUsage(createCommand, context.programName));

@@ -16,10 +16,19 @@ export type NamespacedResource = "virtualmachines" | "virtualmachineinstances";
 export class SubresourceClient {
   constructor(private readonly config: ClientConfig) {}
 
-  /** The absolute path of a namespaced subresource. */
-  subresourcePath(resource: NamespacedResource, name: string, subresource: string): string {
-    const { namespace } = this.config;
-    const segments = ["namespaces", namespace, resource, name, subresource].map(encodeURIComponent);
+  /**
+   * The absolute path of a namespaced subresource (`vnc/screenshot` and `portforward/22/tcp` have more than
+   * one segment), in the configured namespace unless `namespace` is given.
+   */
+  subresourcePath(
+    resource: NamespacedResource,
+    name: string,
+    subresource: string,
+    namespace = this.config.namespace,
+  ): string {
+    const segments = ["namespaces", namespace, resource, name, ...subresource.split("/")].map(
+      encodeURIComponent,
+    );
     return `/apis/${SUBRESOURCE_GROUP}/${SUBRESOURCE_VERSION}/${segments.join("/")}`;
   }
 
@@ -42,7 +51,8 @@ export class SubresourceClient {
   }
 
   async post(path: string, body: unknown): Promise<unknown> {
-    return JSON.parse(await this.request("POST", path, JSON.stringify(body))) as unknown;
+    const text = await this.request("POST", path, JSON.stringify(body));
+    return JSON.parse(text.toString("utf8")) as unknown;
   }
 
   async put(path: string, body: unknown): Promise<void> {
@@ -51,12 +61,17 @@ export class SubresourceClient {
 
   async getJson(path: string): Promise<unknown> {
     const text = await this.request("GET", path);
-    return JSON.parse(text) as unknown;
+    return JSON.parse(text.toString("utf8")) as unknown;
+  }
+
+  /** A GET whose answer is bytes (a screenshot), taken as they come. */
+  getBytes(path: string, query?: URLSearchParams): Promise<Buffer> {
+    return this.request("GET", path, undefined, query, "*/*");
   }
 
   /** Opens a stream subresource; rejects with an ApiError carrying the status when the upgrade is refused. */
-  async dial(path: string): Promise<WebSocket> {
-    const url = this.url(path);
+  async dial(path: string, query?: URLSearchParams): Promise<WebSocket> {
+    const url = this.url(path, query);
     url.protocol = url.protocol === "http:" ? "ws:" : "wss:";
     const options: https.RequestOptions = {};
     await this.config.kubeConfig.applyToHTTPSOptions(options);
@@ -73,15 +88,22 @@ export class SubresourceClient {
     });
   }
 
-  private url(path: string): URL {
+  private url(path: string, query?: URLSearchParams): URL {
     const url = new URL(this.config.server);
     url.pathname = url.pathname.replace(/\/$/, "") + path;
+    if (query) url.search = query.toString();
     return url;
   }
 
-  private async request(method: string, path: string, body?: string): Promise<string> {
-    const url = this.url(path);
-    const options: https.RequestOptions = { method, headers: { Accept: "application/json" } };
+  private async request(
+    method: string,
+    path: string,
+    body?: string,
+    query?: URLSearchParams,
+    accept = "application/json",
+  ): Promise<Buffer> {
+    const url = this.url(path, query);
+    const options: https.RequestOptions = { method, headers: { Accept: accept } };
     if (body !== undefined) {
       options.headers = { ...options.headers, "Content-Type": "application/json" };
     }
@@ -89,10 +111,10 @@ export class SubresourceClient {
     const send = url.protocol === "http:" ? http.request : https.request;
     return new Promise((resolve, reject) => {
       const request = send(url, options, (response) => {
-        readBody(response).then((text) => {
+        readBytes(response).then((bytes) => {
           const code = response.statusCode ?? 0;
-          if (code >= 200 && code < 300) resolve(text);
-          else reject(apiErrorFrom(code, text));
+          if (code >= 200 && code < 300) resolve(bytes);
+          else reject(apiErrorFrom(code, bytes.toString("utf8")));
         }, reject);
       });
       // client-go words transport failures as `Put "<url>": <cause>`
@@ -112,14 +134,17 @@ function headersOf(options: https.RequestOptions): Record<string, string> {
   return headers;
 }
 
-function readBody(response: http.IncomingMessage): Promise<string> {
+function readBytes(response: http.IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     response.on("data", (chunk: Buffer) => chunks.push(chunk));
-    response.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    response.on("end", () => resolve(Buffer.concat(chunks)));
     response.on("error", reject);
   });
 }
+
+const readBody = async (response: http.IncomingMessage): Promise<string> =>
+  (await readBytes(response)).toString("utf8");
 
 /** A refused upgrade: the Status message when the server sent one, else the code, as client-go words it. */
 function upgradeRefused(statusCode: number, body: string): ApiError {

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
+import { PassThrough, type Duplex } from "node:stream";
 import type { WebSocket } from "ws";
 import { WebSocketServer } from "ws";
 import { afterAll, afterEach, beforeAll } from "vitest";
@@ -23,7 +23,9 @@ export interface RecordedRequest {
 
 export interface Reply {
   status: number;
+  /** JSON-encoded unless a string or bytes, which go as they are. */
   body?: unknown;
+  contentType?: string;
 }
 
 export type Handler = (request: RecordedRequest) => Reply;
@@ -40,6 +42,8 @@ export class ScriptedApiServer {
   /** Whether console sockets answer the client's keepalive pings. */
   answerPings = true;
   readonly acceptedProtocols: string[] = [];
+  /** Upgraded sockets, which closeAllConnections does not reach: a stream a test left open ends at close. */
+  private readonly upgraded = new Set<Duplex>();
 
   private constructor(
     private readonly server: https.Server,
@@ -65,17 +69,19 @@ export class ScriptedApiServer {
       request.on("end", () => {
         const recorded = fake.record(request, Buffer.concat(chunks).toString("utf8"));
         const reply = fake.handler(recorded);
-        response.writeHead(reply.status, { "Content-Type": "application/json" });
+        response.writeHead(reply.status, { "Content-Type": reply.contentType ?? "application/json" });
         response.end(
           reply.body === undefined
             ? ""
-            : typeof reply.body === "string"
+            : typeof reply.body === "string" || Buffer.isBuffer(reply.body)
               ? reply.body
               : JSON.stringify(reply.body),
         );
       });
     });
     server.on("upgrade", (request, socket, head) => {
+      fake.upgraded.add(socket);
+      socket.once("close", () => fake.upgraded.delete(socket));
       const refusal = fake.upgradeHandler(fake.record(request, ""));
       if (refusal) {
         const text = typeof refusal.body === "string" ? refusal.body : JSON.stringify(refusal.body ?? "");
@@ -129,6 +135,7 @@ current-context: main
 
   close(): Promise<void> {
     this.server.closeAllConnections();
+    for (const socket of this.upgraded) socket.destroy();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 

@@ -125,6 +125,16 @@ export class LauncherClient {
     return reply.domain === "" ? undefined : parseDomainJSON(reply.domain);
   }
 
+  /** The VMI's display as an image and its MIME type (upstream GetScreenshot, a short deadline). */
+  async getScreenshot(vmi: VirtualMachineInstance): Promise<{ mime: string; data: Buffer }> {
+    const request = { vmi: { vmiJson: Buffer.from(JSON.stringify(vmi)) } };
+    const reply = await this.guarded("GetScreenshot", () =>
+      this.call("GetScreenshot", request, SHORT_TIMEOUT_MS),
+    );
+    checkResponse("GetScreenshot", reply.response);
+    return { mime: reply.mime, data: reply.data };
+  }
+
   /** What the launcher's agent poller read of the guest (empty before the agent answered). */
   async getGuestInfo(): Promise<GuestAgentInfo> {
     const reply = await this.guarded("GetGuestInfo", () => this.call("GetGuestInfo", {}, SHORT_TIMEOUT_MS));

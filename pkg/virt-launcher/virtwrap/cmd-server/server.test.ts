@@ -116,6 +116,21 @@ describe("the launcher's Cmd server", () => {
     });
   });
 
+  it("takes a screenshot of the VMI's domain, and says why it cannot when there is none", async () => {
+    const { fake, manager } = testManager();
+    const launcher = await serve(manager);
+    await expect(launcher.getScreenshot(vmi)).rejects.toThrow(
+      /Domain not found: no domain with matching name 'default_testvmi'/,
+    );
+    await launcher.syncVirtualMachine(vmi);
+    const shot = await launcher.getScreenshot(vmi);
+    expect(shot.mime).toBe("image/png");
+    expect(shot.data.toString("hex")).toBe("89504e470d0a1a0a");
+    expect(fake.calls).toContain("screenshot default_testvmi screen=0");
+    const garbled = await launcher.call("GetScreenshot", { vmi: { vmiJson: Buffer.from("{") } });
+    expect(garbled.response).toEqual({ success: false, message: INVALID_VMI_MESSAGE });
+  });
+
   it("pings and tells QEMU's version", async () => {
     const launcher = await serve(testManager().manager);
     await launcher.ping();

@@ -37,6 +37,7 @@ export type DomainManager = Pick<
   | "deleteVMI"
   | "listAllDomains"
   | "getQemuVersion"
+  | "getScreenshot"
   | "getGuestInfo"
   | "getUsers"
   | "getFilesystems"
@@ -124,6 +125,7 @@ export class Launcher {
       DeleteVirtualMachine: (request) => this.withVMI("delete", request, (vmi) => manager.deleteVMI(vmi)),
       Ping: () => Promise.resolve({ success: true, message: "" }),
       GetDomain: () => this.getDomain(),
+      GetScreenshot: (request) => this.getScreenshot(request.vmi),
       // The agent's data as the poller last read it: always answered, empty before the agent spoke.
       GetGuestInfo: () =>
         answerJSON(() => ({ guestInfoResponse: JSON.stringify(guestAgentInfoJSON(manager.getGuestInfo())) })),
@@ -139,6 +141,20 @@ export class Launcher {
           (error: unknown) => ({ response: { success: false, message: errorMessage(error) } }),
         ),
     };
+  }
+
+  private async getScreenshot(
+    request: VMI | null,
+  ): Promise<Sendable<CmdMethods["GetScreenshot"]["response"]>> {
+    const vmi = vmiFromRequest(request);
+    if (!vmi) return { response: { success: false, message: INVALID_VMI_MESSAGE } };
+    try {
+      const { mime, data } = await this.options.manager.getScreenshot(vmi);
+      return { response: { success: true, message: "" }, mime, data };
+    } catch (error) {
+      this.options.log.error({ name: vmi.metadata?.name, err: error }, "Failed to screenshot");
+      return { response: { success: false, message: errorMessage(error) } };
+    }
   }
 
   private async getDomain(): Promise<Sendable<CmdMethods["GetDomain"]["response"]>> {

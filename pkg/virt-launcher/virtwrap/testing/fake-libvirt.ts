@@ -197,6 +197,15 @@ export class FakeLibvirt implements DomainConnection, EventSource, AgentConnecti
     return Promise.resolve();
   }
 
+  /** A tiny PNG signature stands in for the display's picture. */
+  domainScreenshot(dom: Domain, screen = 0): Promise<{ mime: string; data: Buffer }> {
+    this.calls.push(`screenshot ${dom.name} screen=${screen}`);
+    return Promise.resolve().then(() => {
+      this.find(dom.name);
+      return { mime: "image/png", data: Buffer.from("89504e470d0a1a0a", "hex") };
+    });
+  }
+
   domainShutdownFlags(dom: Domain, flags = 0): Promise<void> {
     this.calls.push(`shutdown ${dom.name} flags=${flags}`);
     return Promise.resolve();
