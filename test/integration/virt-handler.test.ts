@@ -143,7 +143,9 @@ describe("virt-handler on a real node", () => {
     }, 30_000);
     expect(launcher.calls[0]).toBe(`SyncVirtualMachine ${NAMESPACE}/testvmi`);
     expect(running.status?.interfaces).toEqual([
-      expect.objectContaining({ name: "default", ipAddress: "10.0.2.2", infoSource: "domain" }),
+      // The fake launcher's domain reports the interface's address as the guest agent saw it, so virt-handler
+      // names both sources, as upstream does for an interface the agent knows by its MAC.
+      expect.objectContaining({ name: "default", ipAddress: "10.0.2.2", infoSource: "domain, guest-agent" }),
     ]);
 
     await vmis.delete(NAMESPACE, "testvmi");
