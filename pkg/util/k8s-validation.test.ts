@@ -1,6 +1,6 @@
 // The apimachinery string checks and Go parsers the admitters depend on, against Go's answers.
 import { describe, expect, it } from "vitest";
-import { goGlobMatch } from "../virt-api/webhooks/validating-webhook/admitters/glob.js";
+import { goGlobMatch } from "./glob.js";
 import {
   isDNS1123Label,
   isDNS1123Subdomain,

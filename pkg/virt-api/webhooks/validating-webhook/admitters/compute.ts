@@ -5,7 +5,7 @@ import type { CPU, VirtualMachineInstanceSpec } from "../../../../api/generated/
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
 import { FeatureGate } from "../../../../virt-config/featuregate/feature-gates.js";
 import { invalidCause, notSupportedCause, requiredCause, type Path, type StatusCause } from "./causes.js";
-import { goGlobMatch } from "./glob.js";
+import { goGlobMatch } from "../../../../util/glob.js";
 import { milliValue, quantityOf, resource } from "./quantities.js";
 
 const VALID_IO_THREADS_POLICIES = ["shared", "auto", "supplementalPool"];
