@@ -99,6 +99,21 @@ export async function jsonpath(
   return result.code === 0 ? result.stdout : "";
 }
 
+/** `status/reason` of an object's condition of `type`; "/" when it has none. */
+export const conditionOf = (kind: string, name: string, type: string) =>
+  jsonpath(
+    kind,
+    name,
+    `{.status.conditions[?(@.type=="${type}")].status}/{.status.conditions[?(@.type=="${type}")].reason}`,
+  );
+
+/** The STATUS column of `kubectl get vm NAME`, as a user reads it. */
+export async function vmStatusColumn(name: string): Promise<string | undefined> {
+  const table = await kubectlOk(["get", "vm", name]);
+  const [header = "", row = ""] = table.trim().split("\n");
+  return row.slice(header.indexOf("STATUS")).split(/\s+/)[0];
+}
+
 /** Waits for VMI `name` to run (up to `timeoutMs`) and answers the name of its virt-launcher pod. */
 export async function runningLauncher(name: string, timeoutMs: number): Promise<string> {
   await eventually(

@@ -6,12 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ConsoleSession,
   applyObject,
+  conditionOf,
   eventually,
   jsonpath,
   kubectl,
   kubectlOk,
   virtctl,
   runningLauncher,
+  vmStatusColumn,
 } from "./harness.js";
 import { testGuestVM } from "./test-guest-vm.js";
 
@@ -22,19 +24,7 @@ let launcher: string;
 
 const domState = () =>
   kubectl(["exec", launcher, "-c", "compute", "--", "virsh", "domstate", "1", "--reason"]);
-/** The STATUS column of `kubectl get vm`, as a user reads it. */
-const vmStatusColumn = async () => {
-  const table = await kubectlOk(["get", "vm", VM]);
-  const [header = "", row = ""] = table.trim().split("\n");
-  const at = header.indexOf("STATUS");
-  return row.slice(at).split(/\s+/)[0];
-};
-const pausedCondition = () =>
-  jsonpath(
-    "vmi",
-    VM,
-    '{.status.conditions[?(@.type=="Paused")].status}/{.status.conditions[?(@.type=="Paused")].reason}',
-  );
+const pausedCondition = () => conditionOf("vmi", VM, "Paused");
 
 beforeAll(async () => {
   await applyObject(testGuestVM(VM));
@@ -68,7 +58,7 @@ describe("virtctl pause and unpause of a running VM", () => {
       "VMI was paused by user",
     );
     expect(await jsonpath("vmi", VM, "{.status.phase}")).toBe("Running");
-    await eventually(async () => expect(await vmStatusColumn()).toBe("Paused"), 60_000, 1_000);
+    await eventually(async () => expect(await vmStatusColumn(VM)).toBe("Paused"), 60_000, 1_000);
     // The guest really stopped: libvirt in the launcher holds the domain paused, by the user.
     const state = await domState();
     expect(state.code, state.stderr).toBe(0);
@@ -88,7 +78,7 @@ describe("virtctl pause and unpause of a running VM", () => {
     expect(unpause.stderr).toBe("");
     expect(unpause.stdout.trim()).toBe(`VMI ${VM} was scheduled to unpause`);
     await eventually(async () => expect(await pausedCondition()).toBe("/"), 60_000, 1_000);
-    await eventually(async () => expect(await vmStatusColumn()).toBe("Running"), 60_000, 1_000);
+    await eventually(async () => expect(await vmStatusColumn(VM)).toBe("Running"), 60_000, 1_000);
     expect((await domState()).stdout.trim()).toMatch(/^running/);
     const after = await guestUptime(session);
     await session.close();

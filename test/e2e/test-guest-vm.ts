@@ -14,10 +14,13 @@ export interface TestGuestVMOptions {
   labels?: Record<string, string>;
   cpuRequest?: string;
   evictionStrategy?: string;
+  /** A cloudInitNoCloud disk with this user-data. */
+  cloudInitUserData?: string;
 }
 
 export function testGuestVM(name: string, options: TestGuestVMOptions = {}): VirtualMachine {
   const network = options.podNetwork;
+  const cloudInit = options.cloudInitUserData;
   return {
     apiVersion: "kubevirt.io/v1",
     kind: "VirtualMachine",
@@ -32,7 +35,10 @@ export function testGuestVM(name: string, options: TestGuestVMOptions = {}): Vir
         spec: {
           domain: {
             devices: {
-              disks: [{ name: "containerdisk", disk: { bus: "virtio" } }],
+              disks: [
+                { name: "containerdisk", disk: { bus: "virtio" } },
+                ...(cloudInit ? [{ name: "cloudinitdisk", disk: { bus: "virtio" } }] : []),
+              ],
               ...(network ? { interfaces: [{ name: "default", [network]: {} }] } : {}),
             },
             memory: { guest: "128Mi" },
@@ -41,7 +47,10 @@ export function testGuestVM(name: string, options: TestGuestVMOptions = {}): Vir
           ...(network ? { networks: [{ name: "default", pod: {} }] } : {}),
           ...(options.evictionStrategy ? { evictionStrategy: options.evictionStrategy } : {}),
           terminationGracePeriodSeconds: 5,
-          volumes: [{ name: "containerdisk", containerDisk: { image: options.image ?? TEST_GUEST_IMAGE } }],
+          volumes: [
+            { name: "containerdisk", containerDisk: { image: options.image ?? TEST_GUEST_IMAGE } },
+            ...(cloudInit ? [{ name: "cloudinitdisk", cloudInitNoCloud: { userData: cloudInit } }] : []),
+          ],
         },
       },
     },

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Builds the kubevirt-ts test guest from Debian packages: the Debian cloud kernel and an initramfs
-# of busybox-static + qemu-guest-agent + dropbear (with their shared libraries) + the kernel's
+# of busybox-static + qemu-guest-agent + dropbear + OpenSSH's sftp-server (with their shared libraries) + the kernel's
 # virtio/CD-ROM/ACPI/FAT modules + sudo/sudo.c + this folder's rootfs/ (the init, a small
 # cloud-init, the personalities, the DHCP and ACPI handlers). One image per personality, each
 # laid out like an upstream containerDisk plus kernel-boot files:
@@ -35,8 +35,10 @@ BUILD_PACKAGES=(busybox-static mtools syslinux syslinux-common qemu-utils e2fspr
 TEST_PACKAGES=(qemu-system-x86 genisoimage openssh-client)
 # Taken from their Debian packages (unpacked, not installed here), with the shared libraries they
 # load (the host's copies: the packages' dependencies are installed for that).
-GUEST_PACKAGES=(qemu-guest-agent dropbear-bin)
-GUEST_BINARIES=(usr/sbin/qemu-ga usr/sbin/dropbear usr/bin/dropbearkey)
+# sftp-server: dropbear runs /usr/lib/sftp-server for the sftp subsystem, which OpenSSH's scp (9.0 and
+# later, what `virtctl scp` runs) speaks by default.
+GUEST_PACKAGES=(qemu-guest-agent dropbear-bin openssh-sftp-server)
+GUEST_BINARIES=(usr/sbin/qemu-ga usr/sbin/dropbear usr/bin/dropbearkey usr/lib/openssh/sftp-server)
 # rootfs/usr/lib/kubevirt-ts/personalities/<name>; the first is the default (kubevirt-ts/test-guest).
 PERSONALITIES=(test-guest cirros alpine alpine-with-test-tooling fedora)
 
@@ -196,9 +198,11 @@ install_guest_programs() {
     echo "${package//-/_}_version=$(dpkg-deb -f "$deb" Version)" >>"$WORK/versions"
   done
   for binary in "${GUEST_BINARIES[@]}"; do
+    mkdir -p "$(dirname "$rootfs/$binary")"
     cp "$unpacked/$binary" "$rootfs/$binary"
     binaries+=("$rootfs/$binary")
   done
+  ln -sfn openssh/sftp-server "$rootfs/usr/lib/sftp-server" # as the package links it
   gcc -Os -Wall -Wextra -Werror -o "$rootfs/usr/bin/sudo" "$HERE/sudo/sudo.c"
   strip "$rootfs/usr/bin/sudo"
   chmod 4755 "$rootfs/usr/bin/sudo"
