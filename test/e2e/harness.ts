@@ -150,14 +150,22 @@ export async function componentPods(
   return out.trim();
 }
 
-/** PIDs of the QEMU processes running the domain of VMI `namespace/name` (`-name guest=<namespace>_<name>,`). */
-export async function qemuPids(name: string, namespace = "default"): Promise<number[]> {
+/** PIDs of this machine's processes whose argument vector satisfies `matches`. */
+export async function processPids(matches: (argv: string[]) => boolean): Promise<number[]> {
   const pids: number[] = [];
   for (const entry of await readdir("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
-    if (cmdline.startsWith("/usr/bin/qemu-system") && cmdline.includes(`guest=${namespace}_${name},`))
-      pids.push(Number(entry));
+    if (cmdline !== "" && matches(cmdline.replace(/\0$/, "").split("\0"))) pids.push(Number(entry));
   }
   return pids;
+}
+
+/** PIDs of the QEMU processes running the domain of VMI `namespace/name` (`-name guest=<namespace>_<name>,`). */
+export function qemuPids(name: string, namespace = "default"): Promise<number[]> {
+  return processPids(
+    ([binary = "", ...args]) =>
+      binary.startsWith("/usr/bin/qemu-system") &&
+      args.some((arg) => arg.includes(`guest=${namespace}_${name},`)),
+  );
 }

@@ -7,11 +7,25 @@
 // rides the same tunnel).
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readdir } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConsoleSession, applyObject, cluster, kubectl, runningLauncher, virtctl } from "./harness.js";
+import { KubeConfig } from "@kubernetes/client-node";
+import { SubresourceClient } from "../../pkg/virtctl/kubecli/subresources.js";
+import {
+  ConsoleSession,
+  applyObject,
+  cluster,
+  eventually,
+  jsonpath,
+  kubectl,
+  processPids,
+  qemuPids,
+  runningLauncher,
+  virtctl,
+} from "./harness.js";
 import { brightPixels, decodePNG } from "../support/png.js";
 import { testGuestVM } from "./test-guest-vm.js";
 
@@ -262,6 +276,52 @@ describe("virtctl vnc", () => {
       await console.close();
     }
   }, 120_000);
+  it("leaves no file descriptors behind in virt-handler or QEMU after 200 VNC connects and disconnects", async () => {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(cluster.adminKubeconfig);
+    const server = kubeConfig.getCurrentCluster()?.server ?? "";
+    const client = new SubresourceClient({ kubeConfig, server, namespace: "default", overridden: false });
+    const path = client.subresourcePath("virtualmachineinstances", VM, "vnc");
+    /** One viewer that reads the server's RFB greeting and hangs up without a word. */
+    const connectAndLeave = async () => {
+      const socket = await client.dial(path);
+      await new Promise<void>((resolve, reject) => {
+        socket.once("message", (data: Buffer) =>
+          data.toString("latin1").startsWith("RFB ") ? resolve() : reject(new Error(`greeting ${data}`)),
+        );
+        socket.once("close", () => reject(new Error("closed before the RFB greeting")));
+      });
+      socket.terminate();
+    };
+    const node = await jsonpath("vmi", VM, "{.status.nodeName}");
+    const [handler] = await processPids(
+      (argv) =>
+        argv.some((arg) => arg.includes("virt-handler")) &&
+        argv.join(" ").includes(`--hostname-override ${node}`),
+    );
+    const [qemu] = await qemuPids(VM);
+    if (handler === undefined || qemu === undefined) throw new Error(`no virt-handler on ${node} or no QEMU`);
+    const openFiles = async () => ({
+      handler: (await readdir(`/proc/${handler}/fd`)).length,
+      qemu: (await readdir(`/proc/${qemu}/fd`)).length,
+    });
+    // The first connections set up what stays (TLS sessions, the dialer's pools).
+    for (let i = 0; i < 5; i++) await connectAndLeave();
+    const before = await openFiles();
+    for (let i = 0; i < 200; i++) await connectAndLeave();
+    // Hang-ups are noticed asynchronously along the chain: give them a moment to settle.
+    await eventually(
+      async () => {
+        const after = await openFiles();
+        expect(after.handler, `virt-handler fds, ${before.handler} before`).toBeLessThanOrEqual(
+          before.handler + 5,
+        );
+        expect(after.qemu, `QEMU fds, ${before.qemu} before`).toBeLessThanOrEqual(before.qemu);
+      },
+      30_000,
+      1_000,
+    );
+  }, 300_000);
 });
 
 describe("virtctl port-forward", () => {
