@@ -6,6 +6,7 @@ const UNIT_TESTS = [
   "hack/**/*.test.ts",
   "deploy/**/*.test.ts",
   "bench/**/*.test.ts",
+  "test/support/**/*.test.ts",
 ];
 const ROOT_TESTS = UNIT_TESTS.map((glob) => glob.replace(/\.test\.ts$/, ".root.test.ts"));
 
@@ -51,9 +52,11 @@ export default defineConfig({
           include: ["test/e2e/**/*.test.ts"],
           environment: "node",
           globalSetup: ["test/e2e/global-setup.ts"],
+          // Files share the cluster side by side, but for those that disturb it (cluster-share.ts).
+          setupFiles: ["test/e2e/cluster-share.ts"],
           testTimeout: 300_000,
           hookTimeout: 900_000,
-          fileParallelism: false,
+          maxWorkers: 2,
         },
       },
     ],
