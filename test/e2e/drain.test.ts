@@ -4,6 +4,7 @@
 // so the other e2e files find the cluster as it was.
 import { afterAll, describe, expect, it } from "vitest";
 import { applyObject, eventually, jsonpath, kubectl, kubectlOk } from "./harness.js";
+import { CLUSTER_ALONE_WAIT_MS, takeTheClusterAlone } from "./cluster-lock.js";
 import { testGuestVM } from "./test-guest-vm.js";
 
 const BOOT_TIMEOUT_MS = 240_000;
@@ -33,50 +34,60 @@ afterAll(async () => {
 });
 
 describe("kubectl drain of a node with a VM", () => {
-  it("evicts the launcher of an evictionStrategy None VM, which starts again on the other node", async () => {
-    // Start the VM on the node to drain: the other one is cordoned until the VM runs.
-    await kubectlOk(["cordon", OTHER]);
-    await applyObject(
-      testGuestVM(NAME, { labels: { "kubevirt.io/vm": NAME }, evictionStrategy: "None", cpuRequest: "100m" }),
-    );
-    const before = await eventually(runningVMI, BOOT_TIMEOUT_MS, 1_000);
-    expect(before.node).toBe(DRAINED);
-    const launcher = (
-      await kubectlOk([
-        "get",
-        "pods",
-        "-l",
-        `kubevirt.io/created-by=${before.uid}`,
-        "-o",
-        "jsonpath={.items[*].metadata.name}",
-      ])
-    ).trim();
-    expect(launcher).toMatch(/^virt-launcher-e2e-drain-/);
-    await kubectlOk(["uncordon", OTHER]);
+  it(
+    "evicts the launcher of an evictionStrategy None VM, which starts again on the other node",
+    async () => {
+      // Start the VM on the node to drain: the other one is cordoned until the VM runs.
+      await kubectlOk(["cordon", OTHER]);
+      await applyObject(
+        testGuestVM(NAME, {
+          labels: { "kubevirt.io/vm": NAME },
+          evictionStrategy: "None",
+          cpuRequest: "100m",
+        }),
+      );
+      const before = await eventually(runningVMI, BOOT_TIMEOUT_MS, 1_000);
+      expect(before.node).toBe(DRAINED);
+      const launcher = (
+        await kubectlOk([
+          "get",
+          "pods",
+          "-l",
+          `kubevirt.io/created-by=${before.uid}`,
+          "-o",
+          "jsonpath={.items[*].metadata.name}",
+        ])
+      ).trim();
+      expect(launcher).toMatch(/^virt-launcher-e2e-drain-/);
+      await kubectlOk(["uncordon", OTHER]);
 
-    const drain = await kubectl([
-      "drain",
-      DRAINED,
-      "--ignore-daemonsets",
-      "--delete-emptydir-data",
-      `--timeout=${DRAIN_TIMEOUT}`,
-    ]);
-    expect({ code: drain.code, stderr: drain.stderr }).toMatchObject({ code: 0 });
-    expect(drain.stdout).toContain(`pod/${launcher} evicted`);
-    expect(drain.stdout).toContain(`node/${DRAINED} drained`);
+      // Nothing else may run on the node drained.
+      await takeTheClusterAlone();
+      const drain = await kubectl([
+        "drain",
+        DRAINED,
+        "--ignore-daemonsets",
+        "--delete-emptydir-data",
+        `--timeout=${DRAIN_TIMEOUT}`,
+      ]);
+      expect({ code: drain.code, stderr: drain.stderr }).toMatchObject({ code: 0 });
+      expect(drain.stdout).toContain(`pod/${launcher} evicted`);
+      expect(drain.stdout).toContain(`node/${DRAINED} drained`);
 
-    // A new VMI, not the old one, running on the node left.
-    const after = await eventually(
-      async () => {
-        const vmi = await runningVMI();
-        expect(vmi.uid).not.toBe(before.uid);
-        return vmi;
-      },
-      BOOT_TIMEOUT_MS,
-      1_000,
-    );
-    expect(after.node).toBe(OTHER);
-    expect(await kubectl(["get", "pod", launcher])).toMatchObject({ code: 1 });
-    expect(await jsonpath("vm", NAME, "{.status.printableStatus}")).toBe("Running");
-  });
+      // A new VMI, not the old one, running on the node left.
+      const after = await eventually(
+        async () => {
+          const vmi = await runningVMI();
+          expect(vmi.uid).not.toBe(before.uid);
+          return vmi;
+        },
+        BOOT_TIMEOUT_MS,
+        1_000,
+      );
+      expect(after.node).toBe(OTHER);
+      expect(await kubectl(["get", "pod", launcher])).toMatchObject({ code: 1 });
+      expect(await jsonpath("vm", NAME, "{.status.printableStatus}")).toBe("Running");
+    },
+    300_000 + CLUSTER_ALONE_WAIT_MS,
+  );
 });

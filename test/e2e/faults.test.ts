@@ -13,6 +13,7 @@ import {
   kubectlOk,
   qemuPids,
 } from "./harness.js";
+import { CLUSTER_ALONE_WAIT_MS, takeTheClusterAlone } from "./cluster-lock.js";
 
 const VICTIM = "e2e-victim";
 const BYSTANDER = "e2e-bystander";
@@ -71,44 +72,50 @@ afterAll(async () => {
 });
 
 describe("faults", () => {
-  it("a killed launcher fails its VMI only; restarted virt-controller and virt-api change nothing", async () => {
-    await applyYAML(vmiYAML(VICTIM));
-    await applyYAML(vmiYAML(BYSTANDER));
-    for (const name of [VICTIM, BYSTANDER])
+  it(
+    "a killed launcher fails its VMI only; restarted virt-controller and virt-api change nothing",
+    async () => {
+      await applyYAML(vmiYAML(VICTIM));
+      await applyYAML(vmiYAML(BYSTANDER));
+      for (const name of [VICTIM, BYSTANDER])
+        await eventually(
+          async () => expect(await jsonpath("vmi", name, "{.status.phase}")).toBe("Running"),
+          240_000,
+          1_000,
+        );
+      const bystanderQemu = await qemuPid(BYSTANDER);
+      expect(bystanderQemu).toBeDefined();
+
+      process.kill(await computePid(VICTIM), "SIGKILL");
       await eventually(
-        async () => expect(await jsonpath("vmi", name, "{.status.phase}")).toBe("Running"),
-        240_000,
+        async () => expect(await jsonpath("vmi", VICTIM, "{.status.phase}")).toBe("Failed"),
+        120_000,
         1_000,
       );
-    const bystanderQemu = await qemuPid(BYSTANDER);
-    expect(bystanderQemu).toBeDefined();
+      expect(await jsonpath("vmi", BYSTANDER, "{.status.phase}")).toBe("Running");
+      expect(await qemuPid(BYSTANDER)).toBe(bystanderQemu);
 
-    process.kill(await computePid(VICTIM), "SIGKILL");
-    await eventually(
-      async () => expect(await jsonpath("vmi", VICTIM, "{.status.phase}")).toBe("Failed"),
-      120_000,
-      1_000,
-    );
-    expect(await jsonpath("vmi", BYSTANDER, "{.status.phase}")).toBe("Running");
-    expect(await qemuPid(BYSTANDER)).toBe(bystanderQemu);
-
-    for (const component of ["virt-controller", "virt-api"]) {
-      const before = (await componentPods(component)).split(" ");
-      await kubectlOk(["-n", "kubevirt", "delete", "pod", ...before, "--wait=true"]);
-      await kubectlOk(["-n", "kubevirt", "rollout", "status", `deployment/${component}`, "--timeout=180s"]);
-    }
-    // Whatever the new leader does, it must converge on what already was: let it run a while.
-    await new Promise((resolve) => setTimeout(resolve, 15_000));
-    expect(await jsonpath("vmi", BYSTANDER, "{.status.phase}")).toBe("Running");
-    expect(await qemuPid(BYSTANDER)).toBe(bystanderQemu);
-    expect(await launcherPods(BYSTANDER)).toHaveLength(1);
-    expect(await jsonpath("vmi", VICTIM, "{.status.phase}")).toBe("Failed");
-    const vmis = await kubectlOk(["get", "vmis", "-o", "jsonpath={.items[*].metadata.name}"]);
-    expect(
-      vmis
-        .split(" ")
-        .filter((name) => name.startsWith("e2e-"))
-        .sort(),
-    ).toEqual([BYSTANDER, VICTIM]);
-  });
+      // Every file relies on virt-controller and virt-api: they restart with no other file running.
+      await takeTheClusterAlone();
+      for (const component of ["virt-controller", "virt-api"]) {
+        const before = (await componentPods(component)).split(" ");
+        await kubectlOk(["-n", "kubevirt", "delete", "pod", ...before, "--wait=true"]);
+        await kubectlOk(["-n", "kubevirt", "rollout", "status", `deployment/${component}`, "--timeout=180s"]);
+      }
+      // Whatever the new leader does, it must converge on what already was: let it run a while.
+      await new Promise((resolve) => setTimeout(resolve, 15_000));
+      expect(await jsonpath("vmi", BYSTANDER, "{.status.phase}")).toBe("Running");
+      expect(await qemuPid(BYSTANDER)).toBe(bystanderQemu);
+      expect(await launcherPods(BYSTANDER)).toHaveLength(1);
+      expect(await jsonpath("vmi", VICTIM, "{.status.phase}")).toBe("Failed");
+      const vmis = await kubectlOk(["get", "vmis", "-o", "jsonpath={.items[*].metadata.name}"]);
+      expect(
+        vmis
+          .split(" ")
+          .filter((name) => name.startsWith("e2e-"))
+          .sort(),
+      ).toEqual([BYSTANDER, VICTIM]);
+    },
+    300_000 + CLUSTER_ALONE_WAIT_MS,
+  );
 });
