@@ -107,9 +107,10 @@ export class ReplicaSetController {
     });
   }
 
-  run(workers: number, signal: AbortSignal): Promise<void> {
+  async run(workers: number, signal: AbortSignal): Promise<void> {
     this.logger.info("Starting VirtualMachineInstanceReplicaSet controller.");
-    return this.queue.run(workers, (key) => this.execute(key), signal);
+    await this.queue.run(workers, (key) => this.execute(key), signal);
+    this.logger.info("Stopping VirtualMachineInstanceReplicaSet controller.");
   }
 
   // Event handlers: a VMI wakes the replica set that controls it, an orphan every one that selects it.
