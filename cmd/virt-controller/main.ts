@@ -25,6 +25,7 @@ runMain(async () => {
     launcher: flags.launcher,
     vmWorkers: flags.vmWorkers,
     vmiWorkers: flags.vmiWorkers,
+    rsWorkers: flags.rsWorkers,
     logger,
     http: {
       bindAddress: flags.bindAddress,

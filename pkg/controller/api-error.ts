@@ -65,6 +65,8 @@ export const isNotFound = (err: unknown): boolean => matches(err, 404, ["NotFoun
 export const isForbidden = (err: unknown): boolean => matches(err, 403, ["Forbidden"]);
 /** An update lost an optimistic-concurrency race (stale resourceVersion). */
 export const isConflict = (err: unknown): boolean => matches(err, 409, ["Conflict"]);
+/** 422: the object (or the patched result) failed validation. */
+export const isInvalid = (err: unknown): boolean => matches(err, 422, ["Invalid"]);
 export const isAlreadyExists = (err: unknown): boolean => matches(err, 409, ["AlreadyExists"]);
 /** 410: the resourceVersion a watch or list asked for is too old ("Expired" or "Gone"). */
 export const isGone = (err: unknown): boolean => matches(err, 410, ["Expired", "Gone"]);

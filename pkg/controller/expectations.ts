@@ -6,6 +6,9 @@ import { defaultLogger, type Logger } from "./log.js";
 // handlers lower the counts as the children appear or vanish; until then (or until the expectations are
 // 5 minutes old) the controller does not act again, so a slow cache cannot make it create duplicates.
 
+/** How many creations or deletions a controller sends in one sync at most (upstream's BurstReplicas). */
+export const BurstReplicas = 250;
+
 /** If a watch drops an event, expectations older than this are considered satisfied anyway. */
 export const ExpectationsTimeoutMs = 5 * 60 * 1000;
 

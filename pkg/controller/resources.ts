@@ -1,6 +1,11 @@
 // The resources virt-controller (and virt-handler, virt-operator) read and write.
 import type * as k8s from "../api/generated/k8s.js";
-import type { KubeVirt, VirtualMachine, VirtualMachineInstance } from "../api/generated/v1.js";
+import type {
+  KubeVirt,
+  VirtualMachine,
+  VirtualMachineInstance,
+  VirtualMachineInstanceReplicaSet,
+} from "../api/generated/v1.js";
 import type { GroupVersionResource } from "./gvr.js";
 import type { ObjectMeta } from "./object.js";
 export { coreGVR } from "./gvr.js";
@@ -18,6 +23,10 @@ export const virtualMachineInstancesGVR = kubevirtResource(
   "virtualmachineinstances",
   "VirtualMachineInstance",
 );
+export const virtualMachineInstanceReplicaSetsGVR = kubevirtResource(
+  "virtualmachineinstancereplicasets",
+  "VirtualMachineInstanceReplicaSet",
+);
 export const controllerRevisionsGVR: GroupVersionResource = {
   group: "apps",
   version: "v1",
@@ -32,6 +41,7 @@ export const kubeVirtsGVR = kubevirtResource("kubevirts", "KubeVirt");
 export type Stored<T extends { metadata?: k8s.ObjectMeta }> = Omit<T, "metadata"> & { metadata?: ObjectMeta };
 export type StoredVMI = Stored<VirtualMachineInstance>;
 export type StoredVM = Stored<VirtualMachine>;
+export type StoredVMIRS = Stored<VirtualMachineInstanceReplicaSet>;
 export type StoredKubeVirt = Stored<KubeVirt>;
 
 /**

@@ -27,6 +27,7 @@ describe("parseVirtControllerFlags", () => {
       verbosity: 2,
       vmWorkers: 2,
       vmiWorkers: 2,
+      rsWorkers: 2,
       leaseDurationMs: 15_000,
       renewDeadlineMs: 10_000,
       retryPeriodMs: 2_000,
@@ -40,10 +41,18 @@ describe("parseVirtControllerFlags", () => {
       "4",
       "--vmi-controller-threads",
       "6",
+      "--rs-controller-threads",
+      "3",
       "--leader-elect-lease-duration",
       "30s",
     ]);
-    expect(flags).toMatchObject({ vmWorkers: 4, vmiWorkers: 6, leaseDurationMs: 30_000, port: 8182 });
+    expect(flags).toMatchObject({
+      vmWorkers: 4,
+      vmiWorkers: 6,
+      rsWorkers: 3,
+      leaseDurationMs: 30_000,
+      port: 8182,
+    });
   });
 
   it("refuses unknown flags and bad numbers", () => {

@@ -21,6 +21,7 @@ const ACCEPTED = [
   "vmi-masquerade.yaml",
   "vmi-migratable.yaml",
   "vmi-nocloud.yaml",
+  "vmi-replicaset-cirros.yaml",
   "vmi-sata.yaml",
 ];
 

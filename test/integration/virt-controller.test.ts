@@ -45,6 +45,7 @@ function startController(identity: string): { stop: AbortController; done: Promi
     launcher: TestLauncherSettings,
     vmWorkers: 2,
     vmiWorkers: 2,
+    rsWorkers: 2,
     logger,
     leaderElection: { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 },
     watchNamespace: namespace,

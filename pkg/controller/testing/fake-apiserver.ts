@@ -9,6 +9,7 @@ import type { GroupVersionResource } from "../gvr.js";
 import type { KubeObject } from "../object.js";
 import type { RestRequest, StreamRequest, Transport } from "../rest.js";
 import { applyJsonPatch, JsonPatchTestFailed } from "./json-patch.js";
+import { applyMergePatch } from "./merge-patch.js";
 import type { JsonPatchOp } from "../../apimachinery/patch/patch.js";
 
 interface Address {
@@ -32,6 +33,7 @@ type Stored = KubeObject & { spec?: unknown; status?: unknown };
 /** Resources whose status is written only through /status (as their CRDs or built-in types declare). */
 const StatusSubresource = new Set([
   "kubevirt.io/virtualmachines",
+  "kubevirt.io/virtualmachineinstancereplicasets",
   "kubevirt.io/kubevirts",
   "/pods",
   "/services",
@@ -343,7 +345,16 @@ export class FakeApiServer implements Transport {
     } else if (contentType.includes("strategic")) {
       next = strategicMerge(current as Json, body as Json) as Stored;
     } else {
-      next = { ...current, ...(body as Stored) };
+      next = applyMergePatch(current, body) as Stored;
+    }
+    // A uid in the patch is a precondition, as the apiserver's update path checks it.
+    const uid = next.metadata?.uid;
+    if (uid !== current.metadata?.uid) {
+      throw new ApiError(
+        409,
+        "Conflict",
+        `Precondition failed: UID in precondition: ${uid ?? ""}, UID in object meta: ${current.metadata?.uid ?? ""}`,
+      );
     }
     this.record("patch", address, address.namespace, address.name ?? "", body);
     return this.store(address.table, this.merged(address, current, next), false);

@@ -24,7 +24,7 @@ import {
   type PodEvictionClient,
 } from "./validating-webhook/admitters/pod-eviction-admitter.js";
 import { admitStatus } from "./validating-webhook/admitters/status-admitter.js";
-import { admitReplicaSetWithoutController } from "./validating-webhook/admitters/vmirs-admitter.js";
+import { admitReplicaSet } from "./validating-webhook/admitters/vmirs-admitter.js";
 import { admitVMICreate } from "./validating-webhook/admitters/vmi-create-admitter.js";
 import { admitVMIUpdate } from "./validating-webhook/admitters/vmi-update-admitter.js";
 import { admitVirtualMachine } from "./validating-webhook/admitters/vms-admitter.js";
@@ -124,7 +124,7 @@ export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
     path: VMIRS_VALIDATE_PATH,
     group: KUBEVIRT_GROUP,
     resources: ["virtualmachineinstancereplicasets"],
-    admit: validating(admitReplicaSetWithoutController),
+    admit: validating(admitReplicaSet),
   },
   {
     // virt-launcher-eviction-interceptor: registered for pods/eviction, reviewed as pods.

@@ -6,8 +6,9 @@ import type { StoredVMI } from "../../controller/resources.js";
 import type { Pod } from "../../api/core/v1/pod.js";
 import { Tables, TestLauncherSettings, vmFixture } from "../testing/controller-env.js";
 import { FakeApiServer } from "../../controller/testing/fake-apiserver.js";
+import { replicaSetFixture, Tables as ReplicaSetTables } from "./replicaset/testing.js";
 
-// Whole virt-controller processes (leader election, informers, both controllers, HTTP endpoints) against
+// Whole virt-controller processes (leader election, informers, the controllers, HTTP endpoints) against
 // one in-memory apiserver.
 
 const timings = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 };
@@ -28,6 +29,7 @@ function start(server: FakeApiServer, identity: string): { app: VirtControllerAp
     launcher: TestLauncherSettings,
     vmWorkers: 2,
     vmiWorkers: 2,
+    rsWorkers: 2,
     logger: silentLogger,
     http: {
       bindAddress: "127.0.0.1",
@@ -59,6 +61,20 @@ describe("virt-controller process", () => {
     expect(server.list<StoredVMI>(Tables.vmis).map((vmi) => vmi.metadata?.name)).toEqual(["demo"]);
     expect(app.isLeader()).toBe(true);
     expect((await getJSON(app, "/leader")).body).toEqual({ apiserver: { leader: "true" } });
+  });
+
+  it("runs a VMI replica set to its VMIs", async () => {
+    const server = new FakeApiServer();
+    start(server, "virt-controller-a");
+    server.seed(ReplicaSetTables.replicaSets, replicaSetFixture(2));
+    await vi.waitFor(
+      () =>
+        expect(server.list<StoredVMI>(Tables.vmis).map((vmi) => vmi.metadata?.generateName)).toEqual([
+          "rs",
+          "rs",
+        ]),
+      { timeout: 5000 },
+    );
   });
 
   it("lets one replica lead; the other takes over when it stops", async () => {

@@ -1,7 +1,7 @@
 // virt-controller as a process (upstream's watch/application.go): one replica at a time leads, through
-// the `virt-controller` Lease in the install namespace; the leader runs the informers and the VM and VMI
-// controllers. Losing the lease ends the process (upstream exits), so a fresh start rebuilds all state
-// from the apiserver. /healthz and /leader are served by every replica.
+// the `virt-controller` Lease in the install namespace; the leader runs the informers and the VM, VMI and
+// replica set controllers. Losing the lease ends the process (upstream exits), so a fresh start rebuilds
+// all state from the apiserver. /healthz and /leader are served by every replica.
 import { setMaxListeners } from "node:events";
 import type { KubeClient } from "../../controller/client.js";
 import { clientEventSink, EventRecorder } from "../../controller/events.js";
@@ -17,10 +17,12 @@ import { HealthServer } from "../../healthz/health-server.js";
 import {
   controllerRevisionsGVR,
   coreGVR,
+  virtualMachineInstanceReplicaSetsGVR,
   virtualMachineInstancesGVR,
   virtualMachinesGVR,
   type StoredVM,
   type StoredVMI,
+  type StoredVMIRS,
 } from "../../controller/resources.js";
 import type { Pod } from "../../api/core/v1/pod.js";
 import type { LauncherSettings } from "../services/render-context.js";
@@ -28,6 +30,7 @@ import { TemplateService } from "../services/template.js";
 import type { ControllerRevision } from "./vm/vm-revision.js";
 import { VMController } from "./vm/vm.js";
 import { VMIController } from "./vmi/vmi.js";
+import { ReplicaSetController } from "./replicaset/replicaset.js";
 
 export const LeaseName = "virt-controller";
 export const ComponentName = "virt-controller";
@@ -41,13 +44,14 @@ export interface VirtControllerOptions {
   launcher: LauncherSettings;
   vmWorkers: number;
   vmiWorkers: number;
+  rsWorkers: number;
   logger: Logger;
   /** Absent: no HTTP endpoints (in-process tests). */
   http?: { bindAddress: string; port: number; certFile: string; keyFile: string };
   leaderElection?: { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
   /** The live configuration; default: the KubeVirt CR of `namespace`. */
   clusterConfig?: ClusterConfigSource;
-  /** Only VMs, VMIs and Pods of this namespace (tests sharing a cluster); absent: all namespaces. */
+  /** Only VMs, VMIs, replica sets and Pods of this namespace (tests sharing a cluster); absent: all. */
   watchNamespace?: string;
 }
 
@@ -59,6 +63,7 @@ interface Informers {
   vmis: Informer<StoredVMI>;
   pods: Informer<Pod>;
   revisions: Informer<ControllerRevision>;
+  replicaSets: Informer<StoredVMIRS>;
 }
 
 export class VirtControllerApp {
@@ -143,6 +148,7 @@ export class VirtControllerApp {
         ...scope,
         indexers: { [ControllerUIDIndex]: byControllerUID },
       }),
+      replicaSets: resourceInformer<StoredVMIRS>(this.client, virtualMachineInstanceReplicaSetsGVR, scope),
     };
   }
 
@@ -168,11 +174,18 @@ export class VirtControllerApp {
       recorder: this.recorder,
       logger,
     });
+    const rsController = new ReplicaSetController({
+      client: this.client,
+      ...informers,
+      recorder: this.recorder,
+      logger,
+    });
     const leaderInformers: SyncingInformer[] = [
       informers.vms,
       informers.vmis,
       informers.pods,
       informers.revisions,
+      informers.replicaSets,
     ];
     const running = leaderInformers.map((informer) => informer.run(signal));
     const synced = await Promise.all(
@@ -180,12 +193,17 @@ export class VirtControllerApp {
     );
     if (synced.every(Boolean)) {
       logger.info(
-        { vmWorkers: this.options.vmWorkers, vmiWorkers: this.options.vmiWorkers },
+        {
+          vmWorkers: this.options.vmWorkers,
+          vmiWorkers: this.options.vmiWorkers,
+          rsWorkers: this.options.rsWorkers,
+        },
         "STARTING controllers",
       );
       await Promise.all([
         vmController.run(this.options.vmWorkers, signal),
         vmiController.run(this.options.vmiWorkers, signal),
+        rsController.run(this.options.rsWorkers, signal),
       ]);
     }
     await Promise.all(running);

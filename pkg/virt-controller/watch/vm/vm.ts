@@ -29,6 +29,12 @@ import { observedLatestApiVersion, withLatestApiVersion } from "../common/api-ve
 import { PatchSet } from "../../../apimachinery/patch/patch.js";
 import { isControlledBy } from "../common/pod-state.js";
 import { Reporter } from "../common/reporter.js";
+import {
+  FailedCreateVirtualMachineReason,
+  FailedDeleteVirtualMachineReason,
+  SuccessfulCreateVirtualMachineReason,
+  SuccessfulDeleteVirtualMachineReason,
+} from "../common/events.js";
 import { SyncError } from "../../../controller/sync-error.js";
 import { errorMessage } from "../../../util/error-message.js";
 import { isFinal, isMarkedForDeletion, isWaitingForSync } from "../../../controller/vmi-phase.js";
@@ -41,10 +47,12 @@ import { vmiToStart } from "./vm-setup.js";
 import { computeVMStatus } from "./vm-status.js";
 import { VMWrites } from "./vm-writes.js";
 
-export const SuccessfulCreateVirtualMachineReason = "SuccessfulCreate";
-export const FailedCreateVirtualMachineReason = "FailedCreate";
-export const SuccessfulDeleteVirtualMachineReason = "SuccessfulDelete";
-export const FailedDeleteVirtualMachineReason = "FailedDelete";
+export {
+  FailedCreateVirtualMachineReason,
+  FailedDeleteVirtualMachineReason,
+  SuccessfulCreateVirtualMachineReason,
+  SuccessfulDeleteVirtualMachineReason,
+};
 
 export interface VMControllerDeps {
   client: KubeClient;

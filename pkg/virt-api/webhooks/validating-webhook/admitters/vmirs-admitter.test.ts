@@ -3,11 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { VirtualMachineInstanceReplicaSet } from "../../../../api/generated/v1.js";
 import { clusterWith } from "../../../../defaults/testing.js";
 import type { ValidationContext } from "./admission.js";
-import {
-  admitReplicaSet,
-  admitReplicaSetWithoutController,
-  NO_REPLICASET_CONTROLLER,
-} from "./vmirs-admitter.js";
+import { admitReplicaSet } from "./vmirs-admitter.js";
 import { invalid, required, specWith, validSpec } from "./testing.js";
 
 const context: ValidationContext = { clusterConfig: clusterWith(), kubeVirtServiceAccounts: new Set() };
@@ -67,30 +63,5 @@ describe("VMI replica set admitter", () => {
         "spec.template.spec.domain.devices.disks[2].Name 'orphan' not found.",
       ),
     ]);
-  });
-});
-
-describe("admitReplicaSetWithoutController", () => {
-  const valid = replicaSet({ matchLabels: { app: "web" } }, { app: "web" });
-
-  it("refuses a valid new VMIRS, since no replica set controller would create its VMIs", () => {
-    expect(admitReplicaSetWithoutController({ operation: "CREATE", object: valid }, context).causes).toEqual([
-      { reason: "FieldValueNotSupported", field: "spec", message: NO_REPLICASET_CONTROLLER },
-    ]);
-  });
-
-  it("names upstream's causes first, without the refusal", () => {
-    const causes = admitReplicaSetWithoutController(
-      { operation: "CREATE", object: replicaSet(undefined) },
-      context,
-    ).causes;
-    expect(causes.map((c) => c.field)).toEqual(["spec.selector"]);
-  });
-
-  it("lets an update through on upstream's rules alone", () => {
-    expect(
-      admitReplicaSetWithoutController({ operation: "UPDATE", object: valid, oldObject: valid }, context)
-        .causes,
-    ).toEqual([]);
   });
 });

@@ -15,7 +15,6 @@ import {
 import {
   fieldErrorCauses,
   invalidCause,
-  notSupportedCause,
   requiredCause,
   specPath,
   type Path,
@@ -70,21 +69,4 @@ export function admitReplicaSet(request: ValidationRequest, context: ValidationC
     causes.push(...validateDiscontinuedFeatureGates(config, templateSpecOrEmpty(spec.template.spec)));
   }
   return causes.length > 0 ? refused(causes) : accepted();
-}
-
-/** Why a new VMIRS is refused although upstream's rules pass: nothing would create its VMIs yet. */
-export const NO_REPLICASET_CONTROLLER =
-  "kubevirt-ts does not support virtualmachineinstancereplicasets.kubevirt.io yet: no replica set controller runs, so no VirtualMachineInstances would be created";
-
-/**
- * What the webhook answers: upstream's rules first (their causes name the fields), then, on CREATE, the
- * refusal above, until the replica set controller (upstream's watch/replicaset) exists.
- */
-export function admitReplicaSetWithoutController(
-  request: ValidationRequest,
-  context: ValidationContext,
-): Verdict {
-  const verdict = admitReplicaSet(request, context);
-  if (verdict.causes.length > 0 || request.operation !== "CREATE") return verdict;
-  return refused([notSupportedCause(NO_REPLICASET_CONTROLLER, specPath())]);
 }
