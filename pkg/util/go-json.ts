@@ -161,7 +161,7 @@ class Scanner {
       case "inStringEscU12":
       case "inStringEscU123":
         if (!isHex(c)) return this.fail(c, "in \\u hexadecimal character escape");
-        return this.next(HEX_STEPS[this.step]);
+        return this.next(HEX_STEPS[this.step] ?? "inString");
       case "neg":
         if (c === 0x30) return this.next("zero");
         if (c >= 0x31 && c <= 0x39) return this.next("one");
@@ -266,7 +266,7 @@ class Scanner {
 }
 
 const STRING_ESCAPES = new Set([...'bfnrt\\/"'].map((c) => c.charCodeAt(0)));
-const HEX_STEPS: Record<string, Step> = {
+const HEX_STEPS: Partial<Record<Step, Step>> = {
   inStringEscU: "inStringEscU1",
   inStringEscU1: "inStringEscU12",
   inStringEscU12: "inStringEscU123",
