@@ -211,6 +211,12 @@ export function childSchema(schema: z.ZodType | undefined, segment: Segment): z.
   return memberSchema(container, String(segment));
 }
 
+/** Whether `schema` takes a string and nothing else (a Go string field: plain, patterned or an enum). */
+export function expectsString(schema: z.ZodType): boolean {
+  const bare = unwrap(schema);
+  return bare instanceof z.ZodString || bare instanceof z.ZodEnum;
+}
+
 /** Whether `schema` is an object schema (or a union with one) that does not declare the member `name`. */
 export function isUnknownMember(schema: z.ZodType, name: string): boolean {
   const container = containerFor(unwrap(schema), name);
