@@ -174,6 +174,14 @@ describe("--vm: a stored VM, from virtualmachines/{name}/expand-spec", () => {
     expect(requests()).toEqual([["GET", expandSpecPath("other")]]);
   });
 
+  it("an answer that is no object", async () => {
+    fixture.server.handler = () => ({ status: 200, body: [] });
+    const result = await virtctl(["expand", "--vm", VM_NAME]);
+    expect(result.stderr).toBe(
+      "error expanding VirtualMachine - testvm in namespace - from-context: json: cannot unmarshal array into Go value of type v1.VirtualMachine\n",
+    );
+  });
+
   it("a VM that does not exist", async () => {
     fixture.server.handler = () =>
       status(404, 'virtualmachine.kubevirt.io "non-existing-vm" not found', "NotFound");
