@@ -208,9 +208,9 @@ export function fileSystemListJSON(list: FileSystemList): object {
   return { metadata: {}, items: fileSystemsJSON(list.items) };
 }
 
-/** Go's json.MarshalIndent(v, "", "  "), which also escapes <, > and & (and U+2028/9) inside strings. */
-export function marshalIndent(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(
+/** Go's json.MarshalIndent(v, "", indent), which also escapes <, > and & (and U+2028/9) inside strings. */
+export function marshalIndent(value: unknown, indent = "  "): string {
+  return JSON.stringify(value, null, indent).replace(
     /[<>&\u2028\u2029]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );

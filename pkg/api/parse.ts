@@ -188,18 +188,39 @@ function locateField(root: z.ZodType, segments: readonly Segment[], rootPath: Pa
   let schema: z.ZodType | undefined = root;
   let path = rootPath;
   for (const segment of segments) {
-    const container: z.ZodType | undefined =
-      schema === undefined ? undefined : containerFor(unwrap(schema), segment);
     if (typeof segment === "number") {
       path = (path ?? Path.of("")).index(segment);
-      schema = container instanceof z.ZodArray ? (container.element as z.ZodType) : undefined;
     } else {
       const name = String(segment);
       path = path === undefined ? Path.of(name) : path.child(name);
-      schema = memberSchema(container, name);
     }
+    schema = childSchema(schema, segment);
   }
   return { field: path?.toString() ?? ROOT_FIELD, schema: schema === undefined ? undefined : unwrap(schema) };
+}
+
+/**
+ * The schema one step below `schema`: an array's item for an index, an object's member or a map's value for
+ * a name; undefined where the schema says nothing (an unknown member, a free-form value).
+ */
+export function childSchema(schema: z.ZodType | undefined, segment: Segment): z.ZodType | undefined {
+  const container = schema === undefined ? undefined : containerFor(unwrap(schema), segment);
+  if (typeof segment === "number") {
+    return container instanceof z.ZodArray ? (container.element as z.ZodType) : undefined;
+  }
+  return memberSchema(container, String(segment));
+}
+
+/** Whether `schema` takes a string and nothing else (a Go string field: plain, patterned or an enum). */
+export function expectsString(schema: z.ZodType): boolean {
+  const bare = unwrap(schema);
+  return bare instanceof z.ZodString || bare instanceof z.ZodEnum;
+}
+
+/** Whether `schema` is an object schema (or a union with one) that does not declare the member `name`. */
+export function isUnknownMember(schema: z.ZodType, name: string): boolean {
+  const container = containerFor(unwrap(schema), name);
+  return container instanceof z.ZodObject && !Object.hasOwn(container.shape, name);
 }
 
 function memberSchema(container: z.ZodType | undefined, name: string): z.ZodType | undefined {
@@ -211,7 +232,7 @@ function memberSchema(container: z.ZodType | undefined, name: string): z.ZodType
 }
 
 /** Strips optional / nullable / lazy wrappers. */
-function unwrap(schema: z.ZodType): z.ZodType {
+export function unwrap(schema: z.ZodType): z.ZodType {
   let current = schema;
   for (;;) {
     if (

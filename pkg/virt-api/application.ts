@@ -19,6 +19,8 @@ import { ScreenshotProxy } from "./rest/vnc.js";
 import { HandlerPutProxy } from "./rest/handler-put.js";
 import { VMI_HANDLER_VERBS } from "./rest/vmi-lifecycle.js";
 import { GuestInfoProxy } from "./rest/guest-info.js";
+import { ExpandSpecApp } from "./rest/expand.js";
+import { Expander } from "../instancetype/expand/expand.js";
 import { KubeApiHealth } from "./rest/healthz.js";
 import { SubresourceApp } from "./rest/subresource-app.js";
 import { createVirtApiServer } from "./server.js";
@@ -95,6 +97,7 @@ export class VirtApiApp {
         { consoleServerPort },
       ),
       guestInfo: new GuestInfoProxy(handlerBackend, { consoleServerPort }),
+      expand: new ExpandSpecApp(lifecycle, new Expander(() => config.current())),
       logger: options.logger,
     });
     await server.listen({ host: options.host, port: options.port });

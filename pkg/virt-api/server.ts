@@ -8,6 +8,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { ServingTLS } from "../certificates/bootstrap/serving-cert.js";
 import { accessControl, checkAccess, type AccessReviewer } from "./access-control.js";
 import type { ConsoleProxy } from "./rest/console.js";
+import type { ExpandSpecApp } from "./rest/expand.js";
 import type { PortForwardProxy } from "./rest/portforward.js";
 import { parseStreamRoute } from "./rest/stream-route.js";
 import { vncStream, type ScreenshotProxy } from "./rest/vnc.js";
@@ -52,6 +53,8 @@ export interface VirtApiServerOptions {
   vmiHandlerPut?: Pick<HandlerPutProxy<VMIHandlerVerb>, "handle" | "verbs">;
   /** The VMI guestosinfo/userlist/filesystemlist subresources; absent: not registered. */
   guestInfo?: Pick<GuestInfoProxy, "handle">;
+  /** virtualmachines/expand-spec and expand-vm-spec; absent: not registered. */
+  expand?: Pick<ExpandSpecApp, "expandVM" | "expandSpec">;
   logger?: FastifyBaseLogger;
 }
 
@@ -211,6 +214,7 @@ function registerSubresourceApi(api: VirtApiServer, options: VirtApiServerOption
       },
     );
   }
+  if (options.expand) registerExpand(api, options.expand);
   registerStreamRefusals(api, options);
   const vnc = options.vnc;
   if (vnc) {
@@ -224,6 +228,46 @@ function registerSubresourceApi(api: VirtApiServer, options: VirtApiServerOption
       },
     );
   }
+}
+
+/** go-restful's answer to a body whose Content-Type the route does not consume. */
+const UNSUPPORTED_MEDIA_TYPE = "415: Unsupported Media Type";
+
+/**
+ * go-restful's Consumes(MIME_JSON): a request with a body must say it is JSON (parameters aside); one
+ * without a Content-Type counts as application/octet-stream.
+ */
+function consumesJSON(request: IncomingMessage): boolean {
+  if (Number(request.headers["content-length"] ?? 0) <= 0) return true;
+  const type = (request.headers["content-type"] ?? "").split(";", 1)[0] ?? "";
+  return type === "application/json";
+}
+
+function registerExpand(api: VirtApiServer, expand: NonNullable<VirtApiServerOptions["expand"]>): void {
+  const base = `/apis/${SUBRESOURCE_GROUP}/:version/namespaces/:namespace`;
+  api.get<{ Params: { version: string; namespace: string; name: string } }>(
+    `${base}/virtualmachines/:name/expand-spec`,
+    async (request, reply) => {
+      const { version, namespace, name } = request.params;
+      if (!isVersion(version)) return reply.code(404).send(routeNotFound(request.url));
+      const answer = await expand.expandVM(namespace, name);
+      return reply.code(answer.code).send(answer.body);
+    },
+  );
+  api.put<{ Params: { version: string; namespace: string } }>(
+    `${base}/expand-vm-spec`,
+    async (request, reply) => {
+      const { version, namespace } = request.params;
+      if (!isVersion(version)) return reply.code(404).send(routeNotFound(request.url));
+      if (!consumesJSON(request.raw)) {
+        return reply.code(415).type("text/plain; charset=utf-8").send(UNSUPPORTED_MEDIA_TYPE);
+      }
+      // Go's server hands a handler a body even when none was sent: an empty one.
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const answer = await expand.expandSpec(namespace, body);
+      return reply.code(answer.code).send(answer.body);
+    },
+  );
 }
 
 /**

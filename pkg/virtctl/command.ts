@@ -42,6 +42,11 @@ export interface Command {
    * its run: a custom cobra Args, or none on a command with subcommands (cobra's legacy check).
    */
   argCount: number | "any";
+  /**
+   * cobra's Args beyond the count (a MatchAll of checks): run on the parsed command line before the flag
+   * groups are checked, as cobra does; what it throws is an invocation mistake.
+   */
+  validateArgs?(flags: ParsedFlags): void;
   /** cobra's AddCommand: the first word after this command's name that names one runs it instead. */
   subcommands?: readonly Command[];
   /** cobra's SortFlags: false lists the flags in the order they are declared. */

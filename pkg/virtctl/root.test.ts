@@ -35,6 +35,7 @@ describe("help and usage", () => {
         "Available Commands:",
         "  console      Connect to a console of a virtual machine instance.",
         "  create       Create a manifest for the specified Kind.",
+        "  expand       Return the VirtualMachine object with expanded instancetype and preference.",
         "  expose       Expose a virtual machine instance, virtual machine, or virtual machine instance replica set as a new service.",
         "  fslist       Return full list of filesystems available on the guest machine.",
         "  guestosinfo  Return guest agent info about operating system.",

@@ -20,6 +20,7 @@ import { pauseCommand, unpauseCommand } from "./vm/pause.js";
 import { vncCommand } from "./vnc/vnc.js";
 import { resetCommand, softRebootCommand } from "./vm/reboot.js";
 import { fsListCommand, guestOSInfoCommand, userListCommand } from "./vm/guest-agent.js";
+import { expandCommand } from "./vm/expand.js";
 import { restartCommand } from "./vm/restart.js";
 import { startCommand } from "./vm/start.js";
 import { stopCommand } from "./vm/stop.js";
@@ -38,6 +39,7 @@ export const defaultCommands: readonly Command[] = [
   guestOSInfoCommand,
   userListCommand,
   fsListCommand,
+  expandCommand,
   versionCommand,
   vncCommand,
   portForwardCommand,
@@ -48,7 +50,7 @@ export const defaultCommands: readonly Command[] = [
 /** Upstream virtctl commands this port does not offer yet: refused by name, never mistaken for typos. */
 const NOT_YET_SUPPORTED = new Set([
   "addvolume", "adm", "create clone", "create instancetype", "create preference", "credentials",
-  "evacuate-cancel", "expand", "guestfs", "image-upload", "memory-dump", "migrate", "migrate-cancel",
+  "evacuate-cancel", "guestfs", "image-upload", "memory-dump", "migrate", "migrate-cancel",
   "objectgraph", "permitted-devices", "removevolume", "template", "usbredir", "vmexport",
 ]); // prettier-ignore
 
@@ -106,6 +108,7 @@ export async function execute(
       return 0;
     }
     checkArgCount(found, flags);
+    found.command.validateArgs?.(flags);
     checkExclusiveFlagGroups(found.command.exclusiveFlagGroups ?? [], flags.changed);
     return await runCommand(found, flags, io, programName);
   } catch (error) {

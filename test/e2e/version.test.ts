@@ -50,6 +50,7 @@ describe("the subresource API's edges", () => {
         resources: { name: string }[];
       };
       expect(list.resources.map((resource) => resource.name)).toEqual([
+        "expand-vm-spec",
         "virtualmachineinstances/vnc",
         "virtualmachineinstances/vnc/screenshot",
         "virtualmachineinstances/console",
@@ -63,6 +64,7 @@ describe("the subresource API's edges", () => {
         "virtualmachines/start",
         "virtualmachines/stop",
         "virtualmachines/restart",
+        "virtualmachines/expand-spec",
         "virtualmachineinstances/guestosinfo",
         "virtualmachineinstances/userlist",
         "virtualmachineinstances/filesystemlist",

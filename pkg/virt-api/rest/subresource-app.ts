@@ -78,6 +78,19 @@ export function decodeOptions<T>(
 
 export const isDryRun = (options: { dryRun?: string[] }): boolean => options.dryRun?.[0] === "All";
 
+/** Upstream's fetchVirtualMachine: the VM, or NotFound, or the failure as an InternalError. */
+export async function fetchVM(
+  client: Pick<LifecycleClient, "getVM">,
+  namespace: string,
+  name: string,
+): Promise<VirtualMachine | Status> {
+  try {
+    return (await client.getVM(namespace, name)) ?? notFound(virtualMachineResource, name);
+  } catch (error) {
+    return internalError(`unable to retrieve vm [${name}]: ${errorMessage(error)}`);
+  }
+}
+
 /** Upstream's FetchVirtualMachineInstance: the VMI, or NotFound, or the failure as an InternalError. */
 export async function fetchVMI(
   client: Pick<LifecycleClient, "getVMI">,
@@ -97,13 +110,8 @@ export async function fetchVMIForVM(
   namespace: string,
   name: string,
 ): Promise<VirtualMachineInstance | Status> {
-  let vm: VirtualMachine | undefined;
-  try {
-    vm = await client.getVM(namespace, name);
-  } catch (error) {
-    return internalError(`unable to retrieve vm [${name}]: ${errorMessage(error)}`);
-  }
-  if (!vm) return notFound(virtualMachineResource, name);
+  const vm = await fetchVM(client, namespace, name);
+  if ("code" in vm) return vm;
   if (vm.status?.created !== true) return conflict(virtualMachineResource, name, "VMI is not started");
   const vmi = await fetchVMI(client, namespace, name);
   if ("code" in vmi) return vmi;
@@ -146,21 +154,13 @@ export class SubresourceApp {
           ? checkStopOptions(options.value)
           : undefined;
     if (invalid) return reply(invalid);
-    const vm = await this.fetchVM(namespace, name);
+    const vm = await fetchVM(this.client, namespace, name);
     if ("code" in vm) return reply(vm);
     const vmi = await this.client.getVMI(namespace, name);
     const decide = { start: decideStart, stop: decideStop, restart: decideRestart }[action];
     const decision: Decision = decide(vm, vmi, options.value);
     if ("refused" in decision) return reply(decision.refused);
     return this.perform(decision.writes, namespace, name, isDryRun(options.value));
-  }
-
-  private async fetchVM(namespace: string, name: string): Promise<VirtualMachine | Status> {
-    try {
-      return (await this.client.getVM(namespace, name)) ?? notFound(virtualMachineResource, name);
-    } catch (error) {
-      return internalError(`unable to retrieve vm [${name}]: ${errorMessage(error)}`);
-    }
   }
 
   private async perform(

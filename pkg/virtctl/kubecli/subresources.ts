@@ -32,6 +32,12 @@ export class SubresourceClient {
     return `/apis/${SUBRESOURCE_GROUP}/${SUBRESOURCE_VERSION}/${segments.join("/")}`;
   }
 
+  /** The absolute path of a namespace-wide subresource resource, such as expand-vm-spec. */
+  namespaceSubresourcePath(resource: string, namespace = this.config.namespace): string {
+    const segments = ["namespaces", namespace, resource].map(encodeURIComponent);
+    return `/apis/${SUBRESOURCE_GROUP}/${SUBRESOURCE_VERSION}/${segments.join("/")}`;
+  }
+
   /** The absolute path of a namespaced kubevirt.io/v1 object. */
   objectPath(resource: NamespacedResource, name: string): string {
     const segments = ["namespaces", this.config.namespace, resource, name].map(encodeURIComponent);
@@ -57,6 +63,12 @@ export class SubresourceClient {
 
   async put(path: string, body: unknown): Promise<void> {
     await this.request("PUT", path, JSON.stringify(body));
+  }
+
+  /** A PUT whose answer is an object (expand-vm-spec's expanded VM). */
+  async putJson(path: string, body: unknown): Promise<unknown> {
+    const text = await this.request("PUT", path, JSON.stringify(body));
+    return JSON.parse(text.toString("utf8")) as unknown;
   }
 
   async getJson(path: string): Promise<unknown> {

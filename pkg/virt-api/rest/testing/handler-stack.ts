@@ -16,7 +16,7 @@ import {
 import { ClusterConfig } from "../../../virt-config/cluster-config.js";
 import { createVirtApiServer, type VirtApiServer, type VirtApiServerOptions } from "../../server.js";
 import { kubeVirtServiceAccounts } from "../../webhooks/routes.js";
-import type { RequestHeaderConfig } from "../authorizer.js";
+import type { RequestHeaderConfig, SubjectAccessReview } from "../authorizer.js";
 import type { HandlerTLS } from "../dialers.js";
 import { KubeApiHealth } from "../healthz.js";
 import { SubresourceApp, type LifecycleClient } from "../subresource-app.js";
@@ -32,8 +32,15 @@ export interface HandlerStack {
   handlerTLS: HandlerTLS;
   /** The access review's answer; true until set. */
   allow: boolean;
-  /** A request to virt-api as the front proxy makes it for alice. */
-  call(method: string, urlPath: string, body?: string): Promise<{ code: number; body: string; type: string }>;
+  /** Every access review asked for, in order. */
+  readonly reviews: SubjectAccessReview[];
+  /** A request to virt-api as the front proxy makes it for alice; JSON unless `headers` say otherwise. */
+  call(
+    method: string,
+    urlPath: string,
+    body?: string | Buffer,
+    headers?: Record<string, string>,
+  ): Promise<{ code: number; body: string; type: string }>;
   stop(): Promise<void>;
 }
 
@@ -46,12 +53,15 @@ export interface HandlerCertificates {
 }
 
 export interface HandlerStackOptions {
-  /** Starts virt-handler's server with these certificates; resolves with its port and how to stop it. */
-  startHandler(certificates: HandlerCertificates): Promise<{ port: number; stop(): Promise<void> }>;
+  /**
+   * Starts virt-handler's server with these certificates; resolves with its port and how to stop it.
+   * Absent: no virt-handler, for subresources virt-api answers alone.
+   */
+  startHandler?(certificates: HandlerCertificates): Promise<{ port: number; stop(): Promise<void> }>;
   /** virt-api's subresources, given the stack for the handler's port and TLS. */
   api: (
     stack: HandlerStack,
-  ) => Partial<Pick<VirtApiServerOptions, "vmiHandlerPut" | "guestInfo" | "console">>;
+  ) => Partial<Pick<VirtApiServerOptions, "vmiHandlerPut" | "guestInfo" | "console" | "expand">>;
 }
 
 export async function startHandlerStack(options: HandlerStackOptions): Promise<HandlerStack> {
@@ -66,7 +76,8 @@ export async function startHandlerStack(options: HandlerStackOptions): Promise<H
   );
   await writeFile(path.join(dir, "tls.crt"), handlerServing.certPem);
   await writeFile(path.join(dir, "tls.key"), handlerServing.keyPem);
-  const handlerServer = await options.startHandler({
+  const startHandler = options.startHandler ?? (async () => ({ port: 0, stop: async () => undefined }));
+  const handlerServer = await startHandler({
     certFile: path.join(dir, "tls.crt"),
     keyFile: path.join(dir, "tls.key"),
     clientCA: kubevirtCA,
@@ -99,7 +110,8 @@ export async function startHandlerStack(options: HandlerStackOptions): Promise<H
     silentPort: typeof silentAddress === "object" && silentAddress ? silentAddress.port : 0,
     handlerTLS: { caBundle: kubevirtCA, ...apiClientOfHandler },
     allow: true,
-    call: (method, urlPath, body) =>
+    reviews: [],
+    call: (method, urlPath, body, headers) =>
       new Promise((resolve, reject) => {
         const request = httpsRequest(
           {
@@ -110,7 +122,7 @@ export async function startHandlerStack(options: HandlerStackOptions): Promise<H
             ca: apiCA,
             cert: proxyClient.certPem,
             key: proxyClient.keyPem,
-            headers: { ...IDENTITY, "Content-Type": "application/json" },
+            headers: { ...IDENTITY, "Content-Type": "application/json", ...headers },
           },
           (response) => {
             const chunks: Buffer[] = [];
@@ -141,7 +153,10 @@ export async function startHandlerStack(options: HandlerStackOptions): Promise<H
     ),
     requestHeader: () => requestHeader,
     reviewer: {
-      review: async () => ({ allowed: stack.allow, reason: stack.allow ? "" : "no RBAC policy matched" }),
+      review: async (review) => {
+        stack.reviews.push(review);
+        return { allowed: stack.allow, reason: stack.allow ? "" : "no RBAC policy matched" };
+      },
     },
     webhooks: {
       clusterConfig: () => ClusterConfig.defaults(),

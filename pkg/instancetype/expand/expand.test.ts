@@ -1,0 +1,147 @@
+import { describe, expect, it } from "vitest";
+import type { KubeVirt, VirtualMachine } from "../../api/generated/v1.js";
+import { ClusterConfig } from "../../virt-config/cluster-config.js";
+import { Conflict } from "../conflict/conflicts.js";
+import { Path } from "../../api/field.js";
+import { Expander, type PreferenceSpecFinder, type SpecFinder, type VMIApplier } from "./expand.js";
+
+const vm = (spec: Partial<VirtualMachine["spec"]> = {}): VirtualMachine => ({
+  apiVersion: "kubevirt.io/v1",
+  kind: "VirtualMachine",
+  metadata: { name: "test-vm", namespace: "test-namespace" },
+  spec: {
+    template: {
+      spec: { domain: { devices: {} }, volumes: [{ name: "volumeName", containerDisk: { image: "i" } }] },
+    },
+    ...spec,
+  },
+  status: {
+    instancetypeRef: { name: "u1.small", controllerRevisionRef: { name: "rev-it" } },
+    preferenceRef: { name: "fedora", controllerRevisionRef: { name: "rev-pref" } },
+  },
+});
+
+const defaults = () => ClusterConfig.defaults();
+
+describe("a VM that references no instance type or preference", () => {
+  it("is returned as it is, not even defaulted", async () => {
+    const input = vm();
+    expect(await new Expander(defaults).expand(input)).toBe(input);
+  });
+});
+
+describe("until kubevirt-ts has instance types, a reference is refused by field", () => {
+  it.each([
+    [
+      { instancetype: { name: "u1.small" } },
+      "spec.instancetype: the instancetype reference is not supported by kubevirt-ts yet",
+    ],
+    [
+      { preference: { name: "fedora" } },
+      "spec.preference: the preference reference is not supported by kubevirt-ts yet",
+    ],
+    // Upstream looks the instance type up first.
+    [
+      { instancetype: { name: "u1.small" }, preference: { name: "fedora" } },
+      "spec.instancetype: the instancetype reference is not supported by kubevirt-ts yet",
+    ],
+  ])("%j", async (references, message) => {
+    await expect(new Expander(defaults).expand(vm(references))).rejects.toThrow(message);
+  });
+});
+
+describe("with finders plugged in, as the instancetype work will", () => {
+  const instancetypeFinder: SpecFinder = {
+    find: async (target) =>
+      target.spec.instancetype ? { cpu: { guest: 2 }, memory: { guest: "128Mi" } } : undefined,
+  };
+  const preferenceFinder: PreferenceSpecFinder = {
+    findPreference: async (target) =>
+      target.spec.preference ? { devices: { preferredDiskBus: "virtio" } } : undefined,
+  };
+  /** Writes the guest CPU and memory, the preferred disk bus, and refuses CPU sockets the VM set itself. */
+  const applier: VMIApplier = {
+    applyToVMI: (field, instancetypeSpec, preferenceSpec, spec, metadata) => {
+      if (spec.domain.cpu?.sockets !== undefined)
+        return [new Conflict(field.child("domain", "cpu", "sockets"))];
+      if (instancetypeSpec) {
+        spec.domain.cpu = { ...spec.domain.cpu, cores: instancetypeSpec.cpu.guest };
+        spec.domain.memory = { guest: instancetypeSpec.memory.guest };
+      }
+      for (const disk of spec.domain.devices.disks ?? []) {
+        disk.disk = { bus: preferenceSpec?.devices?.preferredDiskBus ?? "sata" };
+      }
+      metadata.annotations = { applied: "yes" };
+      return [];
+    },
+  };
+  const expander = new Expander(defaults, instancetypeFinder, preferenceFinder, applier);
+  const references = { instancetype: { name: "u1.small" }, preference: { name: "fedora" } };
+
+  it("applies the specs after the default disk and network, defaults the rest, and drops the references", async () => {
+    const input = vm(references);
+    const before = structuredClone(input);
+    const expanded = await expander.expand(input);
+    expect(input).toEqual(before);
+    expect(expanded.spec.instancetype).toBeUndefined();
+    expect(expanded.spec.preference).toBeUndefined();
+    expect(expanded.status).toEqual({});
+    const template = expanded.spec.template;
+    expect(template.metadata?.annotations).toEqual({ applied: "yes" });
+    expect(template.spec?.domain.cpu?.cores).toBe(2);
+    expect(template.spec?.domain.memory?.guest).toBe("128Mi");
+    // The volume's disk existed before the preference was applied, so it got the preferred bus.
+    expect(template.spec?.domain.devices.disks).toEqual([{ name: "volumeName", disk: { bus: "virtio" } }]);
+    expect(template.spec?.networks).toEqual([{ name: "default", pod: {} }]);
+    expect(template.spec?.domain.devices.interfaces).toEqual([{ name: "default", bridge: {} }]);
+    // SetDefaultVirtualMachineInstanceSpec ran after the applier.
+    expect(template.spec?.architecture).toBe("amd64");
+    expect(template.spec?.domain.machine).toEqual({ type: "q35" });
+  });
+
+  it("refuses a VM that sets what its instance type sets, naming the field", async () => {
+    const input = vm(references);
+    input.spec.template.spec = { ...input.spec.template.spec!, domain: { devices: {}, cpu: { sockets: 4 } } };
+    await expect(expander.expand(input)).rejects.toThrow(
+      "VM field(s) spec.template.spec.domain.cpu.sockets conflicts with selected instance type",
+    );
+  });
+
+  it("passes a lookup's failure on", async () => {
+    const missing = new Expander(defaults, {
+      find: async () => {
+        throw new Error('virtualmachineclusterinstancetypes.instancetype.kubevirt.io "nope" not found');
+      },
+    });
+    await expect(missing.expand(vm({ instancetype: { name: "nope" } }))).rejects.toThrow("not found");
+  });
+
+  it("refuses when the default pod network may not be added", async () => {
+    const kubeVirt: KubeVirt = {
+      metadata: { name: "kubevirt", namespace: "kubevirt" },
+      spec: {
+        configuration: {
+          network: { defaultNetworkInterface: "bridge", permitBridgeInterfaceOnPodNetwork: false },
+        },
+      },
+      status: { phase: "Deployed" },
+    };
+    const strict = new Expander(
+      () => ClusterConfig.fromKubeVirt(kubeVirt),
+      instancetypeFinder,
+      preferenceFinder,
+      applier,
+    );
+    await expect(strict.expand(vm(references))).rejects.toThrow(
+      "bridge interface is not enabled in kubevirt-config",
+    );
+  });
+
+  it("names every conflict in one error", () => {
+    const conflicts = [new Conflict(Path.of("spec", "a")), new Conflict(Path.of("spec", "b"), "own words")];
+    expect(conflicts.map((conflict) => conflict.error())).toEqual([
+      "VM field(s) spec.a conflicts with selected instance type",
+      "own words",
+    ]);
+  });
+});
