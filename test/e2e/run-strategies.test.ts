@@ -32,25 +32,37 @@ class PhaseLog {
   readonly firstSeen = new Map<string, number>();
   private request: AbortController | undefined;
   private stopped = false;
+  private resourceVersion: string | undefined;
 
   constructor(private readonly name: string) {}
 
   async start(): Promise<void> {
     const watch = new Watch(await kubeConfig());
+    // A watch that ends is resumed where it was, so no phase is missed in between.
     const rewatch = () => {
       if (!this.stopped) void this.start();
     };
+    const query: Record<string, string> = { fieldSelector: `metadata.name=${this.name}` };
+    if (this.resourceVersion) query["resourceVersion"] = this.resourceVersion;
     this.request = await watch.watch(
       "/apis/kubevirt.io/v1/namespaces/default/virtualmachineinstances",
-      { fieldSelector: `metadata.name=${this.name}` },
-      (_type, vmi: { metadata?: { uid?: string }; status?: { phase?: string } }) => {
+      query,
+      (
+        _type,
+        vmi: { metadata?: { uid?: string; resourceVersion?: string }; status?: { phase?: string } },
+      ) => {
+        this.resourceVersion = vmi.metadata?.resourceVersion ?? this.resourceVersion;
         const uid = vmi.metadata?.uid ?? "";
         if (!this.firstSeen.has(uid)) this.firstSeen.set(uid, Date.now());
         const entry = `${uid} ${vmi.status?.phase ?? ""}`;
         if (!this.firstSeen.has(entry)) this.firstSeen.set(entry, Date.now());
         if (this.seen.at(-1) !== entry) this.seen.push(entry);
       },
-      rewatch,
+      (error: unknown) => {
+        // 410 Gone: the version is too old to resume from; start over from now.
+        if (error && String(error).includes("410")) this.resourceVersion = undefined;
+        rewatch();
+      },
     );
   }
 
@@ -96,7 +108,10 @@ async function powerOff(name: string): Promise<void> {
   const console = new ConsoleSession(name);
   try {
     await console.expect(/root@[\w-]+:~# /, BOOT_TIMEOUT_MS, { pokeMs: 3_000 });
+    const from = console.transcript.length;
     console.type("poweroff\r");
+    // Closing the console before the guest took the command would leave it running.
+    await console.expect(/kubevirt-ts test guest: shutting down/, 120_000, { from });
   } finally {
     await console.close();
   }
