@@ -5,7 +5,6 @@
 // replica set needs (they are alive until they finish or go).
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KubeClient, type ResourceClient } from "../../pkg/controller/client.js";
 import { resourcePath } from "../../pkg/controller/gvr.js";
@@ -16,9 +15,8 @@ import {
   type StoredVMI,
   type StoredVMIRS,
 } from "../../pkg/controller/resources.js";
-import { TestLauncherSettings } from "../../pkg/virt-controller/testing/controller-env.js";
-import { VirtControllerApp } from "../../pkg/virt-controller/watch/application.js";
 import { cluster, crdsNotTerminating, eventually, kubeConfig, kubectl, kubectlOk as run } from "./harness.js";
+import { ControllerReplicas } from "./controller-replicas.js";
 
 const suffix = randomBytes(3).toString("hex");
 const namespace = `vmirs-it-${suffix}`;
@@ -29,38 +27,12 @@ const neededCrds = [
   "virtualmachineinstancereplicasets.kubevirt.io",
   "kubevirts.kubevirt.io",
 ];
-const logger = pino({ level: "error" });
 const label = "kubevirt.io/vmReplicaSet";
 
 let client: KubeClient;
 let replicaSets: ResourceClient<StoredVMIRS>;
 let vmis: ResourceClient<StoredVMI>;
-const apps: Array<{ stop: AbortController; done: Promise<void> }> = [];
-
-/** One virt-controller replica in this process, scoped to the test namespace. */
-function startController(identity: string): { stop: AbortController; done: Promise<void> } {
-  const app = new VirtControllerApp({
-    client,
-    namespace,
-    identity,
-    launcher: TestLauncherSettings,
-    vmWorkers: 2,
-    vmiWorkers: 2,
-    rsWorkers: 2,
-    logger,
-    leaderElection: { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 },
-    watchNamespace: namespace,
-  });
-  const stop = new AbortController();
-  const replica = { stop, done: app.run(stop.signal) };
-  apps.push(replica);
-  return replica;
-}
-
-async function stopController(replica: { stop: AbortController; done: Promise<void> }): Promise<void> {
-  replica.stop.abort();
-  await replica.done;
-}
+const replicas = new ControllerReplicas(() => client, namespace);
 
 function replicaSet(name: string, replicas: number): StoredVMIRS {
   return toStored({
@@ -136,7 +108,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  const leader = startController("virt-controller-cleanup");
+  const leader = replicas.start("virt-controller-cleanup");
   // Scaled to zero, the controllers remove the VMIs, their Pods and their finalizers.
   for (const item of (await replicaSets.list(namespace).catch(() => ({ items: [] }))).items) {
     const name = item.metadata?.name ?? "";
@@ -145,15 +117,14 @@ afterAll(async () => {
   await eventually(async () => {
     if ((await vmis.list(namespace)).items.length > 0) throw new Error("VMIs left");
   }, 60_000).catch(() => undefined);
-  await stopController(leader);
-  for (const replica of apps) replica.stop.abort();
-  await Promise.all(apps.map((replica) => replica.done.catch(() => undefined)));
+  await replicas.stop(leader);
+  await replicas.stopAll();
   await kubectl(["delete", "namespace", namespace, "--wait=false"]);
 }, 120_000);
 
 describe("the VMI replica set controller against a real apiserver", () => {
   it("creates the replicas from the template, owned by the replica set, and reports them", async () => {
-    const replica = startController("virt-controller-rs-a");
+    const replica = replicas.start("virt-controller-rs-a");
     const created = await replicaSets.create(replicaSet("web", 2));
     const alive = await converged("web", 2);
     for (const vmi of alive) {
@@ -172,11 +143,11 @@ describe("the VMI replica set controller against a real apiserver", () => {
     const rs = await replicaSets.get(namespace, "web");
     expect(rs.status?.labelSelector).toBe(`${label}=web`);
     expect(rs.status?.readyReplicas).toBeUndefined();
-    await stopController(replica);
+    await replicas.stop(replica);
   });
 
   it("kubectl scale moves it up and down through the scale subresource", async () => {
-    const replica = startController("virt-controller-rs-b");
+    const replica = replicas.start("virt-controller-rs-b");
     await run(["scale", "vmirs", "web", "-n", namespace, "--replicas=4"]);
     await converged("web", 4);
     expect(await scaleOf("web")).toMatchObject({
@@ -191,24 +162,24 @@ describe("the VMI replica set controller against a real apiserver", () => {
     await run(["scale", "vmirs", "web", "-n", namespace, "--replicas=1"]);
     await converged("web", 1);
     expect(await scaleOf("web")).toMatchObject({ spec: { replicas: 1 }, status: { replicas: 1 } });
-    await stopController(replica);
+    await replicas.stop(replica);
   });
 
   it("a controller killed while scaling up leaves no duplicate once another one takes over", async () => {
-    const first = startController("virt-controller-rs-c");
+    const first = replicas.start("virt-controller-rs-c");
     await replicaSets.create(replicaSet("burst", 1));
     await converged("burst", 1);
     await run(["scale", "vmirs", "burst", "-n", namespace, "--replicas=5"]);
     await eventually(async () => {
       if ((await aliveVMIs("burst")).length < 2) throw new Error("scale-up not started");
     });
-    await stopController(first);
+    await replicas.stop(first);
 
-    const second = startController("virt-controller-rs-d");
+    const second = replicas.start("virt-controller-rs-d");
     await converged("burst", 5);
     // Give a duplicate every chance to appear before counting again.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect(await aliveVMIs("burst")).toHaveLength(5);
-    await stopController(second);
+    await replicas.stop(second);
   });
 });

@@ -4,11 +4,9 @@
 // controller owns (objects, specs, statuses), not the guest.
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KubeClient, type ResourceClient } from "../../pkg/controller/client.js";
 import { coreGVR } from "../../pkg/controller/gvr.js";
-import { VirtControllerApp } from "../../pkg/virt-controller/watch/application.js";
 import {
   toStored,
   virtualMachineInstancesGVR,
@@ -17,8 +15,8 @@ import {
   type StoredVMI,
 } from "../../pkg/controller/resources.js";
 import type { Pod } from "../../pkg/api/core/v1/pod.js";
-import { TestLauncherSettings } from "../../pkg/virt-controller/testing/controller-env.js";
 import { cluster, crdsNotTerminating, eventually, kubeConfig, kubectl, kubectlOk as run } from "./harness.js";
+import { ControllerReplicas } from "./controller-replicas.js";
 
 const suffix = randomBytes(3).toString("hex");
 const namespace = `virt-controller-it-${suffix}`;
@@ -28,38 +26,12 @@ const neededCrds = [
   "virtualmachineinstances.kubevirt.io",
   "kubevirts.kubevirt.io",
 ];
-const logger = pino({ level: "error" });
 
 let client: KubeClient;
 let vms: ResourceClient<StoredVM>;
 let vmis: ResourceClient<StoredVMI>;
 let pods: ResourceClient<Pod>;
-const apps: Array<{ stop: AbortController; done: Promise<void> }> = [];
-
-/** One virt-controller replica in this process, scoped to the test namespace. */
-function startController(identity: string): { stop: AbortController; done: Promise<void> } {
-  const app = new VirtControllerApp({
-    client,
-    namespace,
-    identity,
-    launcher: TestLauncherSettings,
-    vmWorkers: 2,
-    vmiWorkers: 2,
-    rsWorkers: 2,
-    logger,
-    leaderElection: { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 },
-    watchNamespace: namespace,
-  });
-  const stop = new AbortController();
-  const replica = { stop, done: app.run(stop.signal) };
-  apps.push(replica);
-  return replica;
-}
-
-async function stopController(replica: { stop: AbortController; done: Promise<void> }): Promise<void> {
-  replica.stop.abort();
-  await replica.done;
-}
+const replicas = new ControllerReplicas(() => client, namespace);
 
 function vm(name: string, runStrategy: string): StoredVM {
   return toStored({
@@ -119,7 +91,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  const leader = startController("virt-controller-cleanup");
+  const leader = replicas.start("virt-controller-cleanup");
   // Halting every VM lets the controllers remove VMIs, Pods and their own finalizers.
   for (const item of (await vms.list(namespace).catch(() => ({ items: [] }))).items) {
     await vms
@@ -130,15 +102,14 @@ afterAll(async () => {
   await eventually(async () => {
     if ((await vms.list(namespace)).items.length > 0) throw new Error("VMs left");
   }, 30_000).catch(() => undefined);
-  await stopController(leader);
-  for (const replica of apps) replica.stop.abort();
-  await Promise.all(apps.map((replica) => replica.done.catch(() => undefined)));
+  await replicas.stop(leader);
+  await replicas.stopAll();
   await kubectl(["delete", "namespace", namespace, "--wait=false"]);
 }, 120_000);
 
 describe("virt-controller against a real apiserver", () => {
   it("runStrategy Always: the VMI is created from the template and gets its launcher Pod", async () => {
-    const replica = startController("virt-controller-it-a");
+    const replica = replicas.start("virt-controller-it-a");
     const created = await vms.create(vm("always", "Always"));
     const vmi = await vmiOf("always");
     expect(vmi.metadata?.ownerReferences).toEqual([
@@ -211,11 +182,11 @@ describe("virt-controller against a real apiserver", () => {
     expect(["Starting", "ErrorUnschedulable"]).toContain(status.printableStatus);
     expect(status.runStrategy).toBe("Always");
     expect(status.ready).toBeUndefined();
-    await stopController(replica);
+    await replicas.stop(replica);
   });
 
   it("stopping deletes the VMI and its Pod and reports Stopped", async () => {
-    const replica = startController("virt-controller-it-b");
+    const replica = replicas.start("virt-controller-it-b");
     const vmi = await vmiOf("always");
     await vms.patch(namespace, "always", "merge", { spec: { runStrategy: "Halted" } });
     await eventually(async () => {
@@ -231,11 +202,11 @@ describe("virt-controller against a real apiserver", () => {
     });
     expect(status.runStrategy).toBe("Halted");
     expect(status.created).toBeUndefined();
-    await stopController(replica);
+    await replicas.stop(replica);
   });
 
   it("a restart survives the controller being killed midway, without duplicates", async () => {
-    const first = startController("virt-controller-it-c");
+    const first = replicas.start("virt-controller-it-c");
     await vms.create(vm("restarted", "Always"));
     const old = await vmiOf("restarted");
     await eventually(async () => {
@@ -247,9 +218,9 @@ describe("virt-controller against a real apiserver", () => {
     });
     // Kill the controller the moment the replacement VMI exists, before it may have made its Pod.
     const replacement = await vmiOf("restarted", old.metadata?.uid);
-    await stopController(first);
+    await replicas.stop(first);
 
-    const second = startController("virt-controller-it-d");
+    const second = replicas.start("virt-controller-it-d");
     await eventually(async () => {
       const current = await vms.get(namespace, "restarted");
       if ((current.status?.stateChangeRequests ?? []).length > 0) throw new Error("requests pending");
@@ -261,6 +232,6 @@ describe("virt-controller against a real apiserver", () => {
     expect((await vmis.get(namespace, "restarted")).metadata?.uid).toBe(replacement.metadata?.uid);
     expect(await launcherPods(replacement.metadata?.uid ?? "")).toHaveLength(1);
     expect(await launcherPods(old.metadata?.uid ?? "")).toEqual([]);
-    await stopController(second);
+    await replicas.stop(second);
   });
 });
