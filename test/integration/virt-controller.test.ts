@@ -46,6 +46,7 @@ function startController(identity: string): { stop: AbortController; done: Promi
     vmWorkers: 2,
     vmiWorkers: 2,
     rsWorkers: 2,
+    poolWorkers: 2,
     logger,
     leaderElection: { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 },
     watchNamespace: namespace,

@@ -55,8 +55,8 @@ export interface PoolControllerDeps {
   vms: Informer<StoredVM>;
   vmis: Informer<StoredVMI>;
   pools: Informer<StoredVMPool>;
-  /** ControllerRevisions, indexed by ControllerUIDIndex. */
-  revisions: Informer<PoolRevision>;
+  /** ControllerRevisions (shared with the VM controller, which reads other ones), indexed by ControllerUIDIndex. */
+  revisions: Pick<Informer<PoolRevision>, "getByName" | "indexKeys" | "addEventHandler">;
   recorder: Pick<EventRecorder, "event">;
   /** Creations or deletions per sync at most; default BurstReplicas. */
   burstReplicas?: number;
