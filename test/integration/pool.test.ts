@@ -159,6 +159,13 @@ afterAll(async () => {
   await eventually(async () => {
     if ((await pools.list(namespace)).items.length > 0) throw new Error("pools left");
   }, 60_000).catch(() => undefined);
+  // Whether or not a garbage collector runs here: the VM controller lets each deleted VM go.
+  for (const vm of (await vms.list(namespace).catch(() => ({ items: [] }))).items) {
+    await vms.delete(namespace, vm.metadata?.name ?? "").catch(() => undefined);
+  }
+  await eventually(async () => {
+    if ((await vms.list(namespace)).items.length > 0) throw new Error("VMs left");
+  }, 60_000).catch(() => undefined);
   await stopController(leader);
   for (const replica of apps) replica.stop.abort();
   await Promise.all(apps.map((replica) => replica.done.catch(() => undefined)));
