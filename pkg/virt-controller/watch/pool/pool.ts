@@ -10,7 +10,6 @@ import type { KubeClient } from "../../../controller/client.js";
 import {
   aggregateErrors,
   realVirtualMachineControl,
-  recheckDeletionTimestamp,
   VirtualMachineControllerRefManager,
 } from "../../../controller/controller-ref-manager.js";
 import type { EventRecorder } from "../../../controller/events.js";
@@ -206,25 +205,17 @@ export class PoolController {
     if (syncError) throw syncError;
   }
 
-  /** The namespace's VMs this pool owns once those that stopped matching are released. */
+  /**
+   * The namespace's VMs this pool owns once those that stopped matching are released. Nothing is adopted,
+   * so the live recheck of the pool's deletion upstream builds for adoptions is never needed.
+   */
   private async releaseDetachedVMs(pool: StoredVMPool, selector: Selector): Promise<StoredVM[]> {
     const namespace = pool.metadata?.namespace ?? "";
-    const name = pool.metadata?.name ?? "";
-    const canAdopt = recheckDeletionTimestamp(async () => {
-      const fresh = await this.writes.pools.get(namespace, name);
-      if (fresh.metadata?.uid !== pool.metadata?.uid) {
-        throw new Error(
-          `original Pool ${namespace}/${name} is gone: got uid ${fresh.metadata?.uid ?? ""}, wanted ${pool.metadata?.uid ?? ""}`,
-        );
-      }
-      return fresh;
-    });
     const refs = new VirtualMachineControllerRefManager(
       realVirtualMachineControl(this.deps.client),
       pool,
       selector,
       { apiVersion: PoolAPIVersion, kind: PoolKind },
-      canAdopt,
     );
     const { owned, errors } = await refs.releaseDetachedVirtualMachines(
       this.deps.vms.byIndex(NamespaceIndex, namespace),
