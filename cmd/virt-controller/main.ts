@@ -26,6 +26,7 @@ runMain(async () => {
     vmWorkers: flags.vmWorkers,
     vmiWorkers: flags.vmiWorkers,
     rsWorkers: flags.rsWorkers,
+    poolWorkers: flags.poolWorkers,
     logger,
     http: {
       bindAddress: flags.bindAddress,

@@ -30,6 +30,10 @@ function manager(options: { controller?: KubeObject; fail?: unknown; canAdopt?: 
       if (options.fail) throw options.fail;
       patches.push({ name, patch });
     },
+    patchVirtualMachine: async (_namespace: string, name: string, patch: unknown) => {
+      if (options.fail) throw options.fail;
+      patches.push({ name, patch });
+    },
   };
   const selector = Selector.fromLabelSelector({ matchLabels: { app: "web" } });
   const refs = new VirtualMachineControllerRefManager(
@@ -134,6 +138,57 @@ describe("claimVirtualMachineInstances", () => {
       vmi("detached", { app: "db" }, ownedBy("rs-uid")),
     ]);
     expect(result).toEqual({ claimed: [], errors: [] });
+  });
+});
+
+describe("releaseDetachedVirtualMachines", () => {
+  const vm = (name: string, labels: Record<string, string>, owner?: OwnerReference): KubeObject => ({
+    metadata: {
+      ...vmi(name, labels, owner).metadata,
+      finalizers: ["kubevirt.io/virtualMachineControllerFinalize", "pool.kubevirt.io/finalizer"],
+    },
+  });
+
+  it("keeps owned matching VMs, releases owned non-matching ones with the pool finalizer, adopts nothing", async () => {
+    const { refs, patches } = manager();
+    const { owned, errors } = await refs.releaseDetachedVirtualMachines([
+      vm("owned", { app: "web" }, ownedBy("rs-uid")),
+      vm("orphan", { app: "web" }),
+      vm("detached", { app: "db" }, ownedBy("rs-uid")),
+      vm("foreign", { app: "web" }, ownedBy("other")),
+    ]);
+    expect(errors).toEqual([]);
+    expect(owned.map((obj) => obj.metadata?.name)).toEqual(["owned"]);
+    expect(patches).toEqual([
+      {
+        name: "detached",
+        patch: {
+          metadata: { ownerReferences: [], finalizers: ["kubevirt.io/virtualMachineControllerFinalize"] },
+        },
+      },
+    ]);
+  });
+
+  it("does not release while the controller is being deleted", async () => {
+    const deleting = { metadata: { ...rs.metadata, deletionTimestamp: "2026-01-01T00:00:00Z" } };
+    const { refs, patches } = manager({ controller: deleting });
+    const result = await refs.releaseDetachedVirtualMachines([
+      vm("detached", { app: "db" }, ownedBy("rs-uid")),
+    ]);
+    expect(result).toEqual({ owned: [], errors: [] });
+    expect(patches).toEqual([]);
+  });
+
+  it("reports a failed release, but not a VM that is gone", async () => {
+    const conflict = new ApiError(409, "Conflict", "conflict");
+    const failing = manager({ fail: conflict });
+    expect(
+      await failing.refs.releaseDetachedVirtualMachines([vm("detached", { app: "db" }, ownedBy("rs-uid"))]),
+    ).toEqual({ owned: [], errors: [conflict] });
+    const gone = manager({ fail: new ApiError(404, "NotFound", "not found") });
+    expect(
+      await gone.refs.releaseDetachedVirtualMachines([vm("detached", { app: "db" }, ownedBy("rs-uid"))]),
+    ).toEqual({ owned: [], errors: [] });
   });
 });
 

@@ -3,19 +3,34 @@
 // with controller: true is patched in, guarded by the object's uid), owned objects that stopped matching
 // are released (their ownerReferences emptied), and objects another controller owns are left alone. A
 // controller being deleted neither adopts nor releases; before its first adoption in a sync it rechecks,
-// with a live read, that it is not being deleted and is still the same object.
+// with a live read, that it is not being deleted and is still the same object. The pool controller only
+// releases its VMs: it never adopts (upstream's ReleaseDetachedVirtualMachines).
+import { VirtualMachinePoolControllerFinalizer } from "../util/constants.js";
 import { isInvalid, isNotFound } from "./api-error.js";
+import type { KubeClient } from "./client.js";
 import type { Selector } from "./label-selector.js";
 import { controllerRefOf, isBeingDeleted, type KubeObject } from "./object.js";
+import { virtualMachineInstancesGVR, virtualMachinesGVR } from "./resources.js";
 
 export interface ControllerKind {
   apiVersion: string;
   kind: string;
 }
 
-/** RealVirtualMachineControl: merge patches on VMIs. */
-export interface VirtualMachineInstanceControl {
+/** VirtualMachineControlInterface: the merge patches the manager sends. */
+export interface VirtualMachineControl {
   patchVirtualMachineInstance(namespace: string, name: string, patch: unknown): Promise<unknown>;
+  patchVirtualMachine(namespace: string, name: string, patch: unknown): Promise<unknown>;
+}
+
+/** RealVirtualMachineControl: merge patches through the client. */
+export function realVirtualMachineControl(client: KubeClient): VirtualMachineControl {
+  const vmis = client.resource(virtualMachineInstancesGVR);
+  const vms = client.resource(virtualMachinesGVR);
+  return {
+    patchVirtualMachineInstance: (namespace, name, patch) => vmis.patch(namespace, name, "merge", patch),
+    patchVirtualMachine: (namespace, name, patch) => vms.patch(namespace, name, "merge", patch),
+  };
 }
 
 /** utilerrors.NewAggregate: one error as itself, several as `[a, b]`; none is no error. */
@@ -48,7 +63,7 @@ export class VirtualMachineControllerRefManager {
   private canAdoptResult: Promise<void> | undefined;
 
   constructor(
-    private readonly control: VirtualMachineInstanceControl,
+    private readonly control: VirtualMachineControl,
     private readonly controller: KubeObject,
     private readonly selector: Selector,
     private readonly controllerKind: ControllerKind,
@@ -162,12 +177,57 @@ export class VirtualMachineControllerRefManager {
 
   async releaseVirtualMachineInstance(vmi: KubeObject): Promise<void> {
     const { namespace = "", name = "" } = vmi.metadata ?? {};
-    try {
-      await this.control.patchVirtualMachineInstance(namespace, name, { metadata: { ownerReferences: [] } });
-    } catch (err) {
-      // Gone, or no longer patchable (being deleted): there is nothing left to release.
-      if (isNotFound(err) || isInvalid(err)) return;
-      throw err;
+    await ignoringGone(
+      this.control.patchVirtualMachineInstance(namespace, name, { metadata: { ownerReferences: [] } }),
+    );
+  }
+
+  /**
+   * ReleaseDetachedVirtualMachines: the VMs the controller still owns once those that stopped matching are
+   * released; orphans are never adopted. `errors` lists the releases that failed.
+   */
+  async releaseDetachedVirtualMachines<T extends KubeObject>(
+    vms: readonly T[],
+    ...filters: Array<(vm: T) => boolean>
+  ): Promise<{ owned: T[]; errors: unknown[] }> {
+    const match = (vm: T) =>
+      this.selector.matches(vm.metadata?.labels) && filters.every((filter) => filter(vm));
+    const owned: T[] = [];
+    const errors: unknown[] = [];
+    for (const vm of vms) {
+      if (!this.isOwned(vm)) continue;
+      if (match(vm)) {
+        owned.push(vm);
+        continue;
+      }
+      if (isBeingDeleted(this.controller)) continue;
+      try {
+        await this.releaseVirtualMachine(vm);
+      } catch (err) {
+        if (!isNotFound(err)) errors.push(err);
+      }
     }
+    return { owned, errors };
+  }
+
+  /** Drops the controller reference and, so that nothing waits on a pool that let go, the pool finalizer. */
+  async releaseVirtualMachine(vm: KubeObject): Promise<void> {
+    const { namespace = "", name = "", finalizers = [] } = vm.metadata ?? {};
+    const kept = finalizers.filter((finalizer) => finalizer !== VirtualMachinePoolControllerFinalizer);
+    await ignoringGone(
+      this.control.patchVirtualMachine(namespace, name, {
+        metadata: { ownerReferences: [], finalizers: kept },
+      }),
+    );
+  }
+}
+
+/** Gone, or no longer patchable (being deleted): there is nothing left to release. */
+async function ignoringGone(patch: Promise<unknown>): Promise<void> {
+  try {
+    await patch;
+  } catch (err) {
+    if (isNotFound(err) || isInvalid(err)) return;
+    throw err;
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Selector, type LabelSelector } from "./label-selector.js";
+import { Selector, type LabelSelector, type LabelSelectorRequirement } from "./label-selector.js";
 
 const labels = { app: "web", tier: "frontend", "kubevirt.io/vm": "vm1" };
 
@@ -59,5 +59,45 @@ describe("Selector.fromLabelSelector", () => {
   it("treats objects without labels as having none", () => {
     expect(Selector.everything().matches(undefined)).toBe(true);
     expect(Selector.fromLabels({ app: "web" }).matches(undefined)).toBe(false);
+  });
+});
+
+describe("Selector.fromNodeSelectorRequirements", () => {
+  const node = { "node-role.kubernetes.io/worker": "test", cores: "8" };
+
+  it.each<[string, LabelSelectorRequirement[], boolean, string]>([
+    ["no requirement selects everything", [], true, ""],
+    [
+      "NotIn",
+      [{ key: "node-role.kubernetes.io/worker", operator: "NotIn", values: ["test"] }],
+      false,
+      "node-role.kubernetes.io/worker notin (test)",
+    ],
+    ["Gt holds", [{ key: "cores", operator: "Gt", values: ["4"] }], true, "cores>4"],
+    ["Lt fails", [{ key: "cores", operator: "Lt", values: ["4"] }], false, "cores<4"],
+    ["Gt on an absent label fails", [{ key: "memory", operator: "Gt", values: ["1"] }], false, "memory>1"],
+  ])("%s", (_name, requirements, matches, rendered) => {
+    const selector = Selector.fromNodeSelectorRequirements(requirements);
+    expect(selector.matches(node)).toBe(matches);
+    expect(selector.toString()).toBe(rendered);
+  });
+
+  it("reads a non-integer label as not matching Gt", () => {
+    const selector = Selector.fromNodeSelectorRequirements([{ key: "cores", operator: "Gt", values: ["1"] }]);
+    expect(selector.matches({ cores: "many" })).toBe(false);
+  });
+
+  it.each<[LabelSelectorRequirement, RegExp]>([
+    [{ key: "a", operator: "Near", values: ["x"] }, /"Near" is not a valid label selector operator/],
+    [{ key: "a", operator: "Gt", values: ["1", "2"] }, /exactly one value is required/],
+    [{ key: "a", operator: "Lt", values: ["x"] }, /the value must be an integer/],
+  ])("rejects %j", (requirement, message) => {
+    expect(() => Selector.fromNodeSelectorRequirements([requirement])).toThrow(message);
+  });
+
+  it("leaves Gt out of label selectors, as metav1 does", () => {
+    expect(() =>
+      Selector.fromLabelSelector({ matchExpressions: [{ key: "a", operator: "Gt", values: ["1"] }] }),
+    ).toThrow(/"Gt" is not a valid label selector operator/);
   });
 });

@@ -1,5 +1,6 @@
 // metav1.LabelSelector and its evaluation, with the semantics of apimachinery's LabelSelectorAsSelector:
-// a missing selector selects nothing, an empty one selects everything.
+// a missing selector selects nothing, an empty one selects everything. Node selector requirements
+// (core/v1 NodeSelectorRequirement) read as labels too, with their two numeric operators Gt and Lt.
 
 export interface LabelSelectorRequirement {
   key: string;
@@ -12,7 +13,7 @@ export interface LabelSelector {
   matchExpressions?: LabelSelectorRequirement[];
 }
 
-export type Operator = "=" | "In" | "NotIn" | "Exists" | "DoesNotExist";
+export type Operator = "=" | "In" | "NotIn" | "Exists" | "DoesNotExist" | "Gt" | "Lt";
 
 export interface Requirement {
   key: string;
@@ -20,13 +21,25 @@ export interface Requirement {
   values: readonly string[];
 }
 
-const operators: readonly string[] = ["In", "NotIn", "Exists", "DoesNotExist"];
+const labelSelectorOperators: readonly string[] = ["In", "NotIn", "Exists", "DoesNotExist"];
+const nodeSelectorOperators: readonly string[] = [...labelSelectorOperators, "Gt", "Lt"];
 
-function validated(req: LabelSelectorRequirement): Requirement {
+const isInteger = (value: string): boolean => /^[+-]?\d+$/.test(value);
+
+function validated(req: LabelSelectorRequirement, operators: readonly string[]): Requirement {
   if (!operators.includes(req.operator))
     throw new Error(`"${req.operator}" is not a valid label selector operator`);
   const operator = req.operator as Operator;
   const values = [...(req.values ?? [])].sort();
+  if (operator === "Gt" || operator === "Lt") {
+    if (values.length !== 1) {
+      throw new Error(`values: Invalid value: for 'Gt', 'Lt' operators, exactly one value is required`);
+    }
+    if (!values.every(isInteger)) {
+      throw new Error(`values[0]: Invalid value: for 'Gt', 'Lt' operators, the value must be an integer`);
+    }
+    return { key: req.key, operator, values };
+  }
   const needsValues = operator === "In" || operator === "NotIn";
   if (needsValues && values.length === 0) {
     throw new Error(`values: Invalid value: for 'in', 'notin' operators, values set can't be empty`);
@@ -35,6 +48,14 @@ function validated(req: LabelSelectorRequirement): Requirement {
     throw new Error(`values: Invalid value: values set must be empty for exists and does not exist`);
   }
   return { key: req.key, operator, values };
+}
+
+/** Gt/Lt: the label must hold an integer that compares so with the requirement's one. */
+function compares(value: string | undefined, req: Requirement): boolean {
+  if (value === undefined || !isInteger(value)) return false;
+  const have = BigInt(value);
+  const want = BigInt(req.values[0] ?? "0");
+  return req.operator === "Gt" ? have > want : have < want;
 }
 
 function requirementMatches(req: Requirement, labels: Record<string, string>): boolean {
@@ -50,6 +71,9 @@ function requirementMatches(req: Requirement, labels: Record<string, string>): b
       return present;
     case "DoesNotExist":
       return !present;
+    case "Gt":
+    case "Lt":
+      return compares(value, req);
   }
 }
 
@@ -65,8 +89,15 @@ function requirementString(req: Requirement): string {
       return req.key;
     case "DoesNotExist":
       return `!${req.key}`;
+    case "Gt":
+      return `${req.key}>${req.values[0] ?? ""}`;
+    case "Lt":
+      return `${req.key}<${req.values[0] ?? ""}`;
   }
 }
+
+const sortedByKey = (requirements: Requirement[]): Requirement[] =>
+  requirements.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 
 export class Selector {
   private constructor(
@@ -96,9 +127,18 @@ export class Selector {
       operator: "=",
       values: [value],
     }));
-    const expressions = (selector.matchExpressions ?? []).map(validated);
-    const all = [...equalities, ...expressions].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    return new Selector(all, false);
+    const expressions = (selector.matchExpressions ?? []).map((req) =>
+      validated(req, labelSelectorOperators),
+    );
+    return new Selector(sortedByKey([...equalities, ...expressions]), false);
+  }
+
+  /**
+   * Node selector requirements (In, NotIn, Exists, DoesNotExist, Gt, Lt) as one selector over labels;
+   * none at all selects everything. Throws on a bad operator or values, as apimachinery words it.
+   */
+  static fromNodeSelectorRequirements(requirements: readonly LabelSelectorRequirement[]): Selector {
+    return new Selector(sortedByKey(requirements.map((req) => validated(req, nodeSelectorOperators))), false);
   }
 
   matches(labels: Record<string, string> | undefined): boolean {

@@ -6,6 +6,7 @@ import type {
   VirtualMachineInstance,
   VirtualMachineInstanceReplicaSet,
 } from "../api/generated/v1.js";
+import type { VirtualMachinePool } from "../api/generated/v1beta1.js";
 import type { GroupVersionResource } from "./gvr.js";
 import type { ObjectMeta } from "./object.js";
 export { coreGVR } from "./gvr.js";
@@ -27,6 +28,14 @@ export const virtualMachineInstanceReplicaSetsGVR = kubevirtResource(
   "virtualmachineinstancereplicasets",
   "VirtualMachineInstanceReplicaSet",
 );
+/** Served in v1alpha1 and v1beta1; v1beta1 is the storage version and the one the controller speaks. */
+export const virtualMachinePoolsGVR: GroupVersionResource = {
+  group: "pool.kubevirt.io",
+  version: "v1beta1",
+  resource: "virtualmachinepools",
+  namespaced: true,
+  kind: "VirtualMachinePool",
+};
 export const controllerRevisionsGVR: GroupVersionResource = {
   group: "apps",
   version: "v1",
@@ -43,6 +52,7 @@ export type StoredVMI = Stored<VirtualMachineInstance>;
 export type StoredVM = Stored<VirtualMachine>;
 export type StoredVMIRS = Stored<VirtualMachineInstanceReplicaSet>;
 export type StoredKubeVirt = Stored<KubeVirt>;
+export type StoredVMPool = Stored<VirtualMachinePool>;
 
 /**
  * The generated metadata type allows a null creationTimestamp (Go's zero time); the apiserver sets it on

@@ -14,6 +14,7 @@ export const CPUModelLabel = "cpu-model.node.kubevirt.io/";
 export const CPUFeatureLabel = "cpu-feature.node.kubevirt.io/";
 export const NodeHostModelIsObsoleteLabel = "node-labeller.kubevirt.io/obsolete-host-model";
 export const ArchLabel = "kubernetes.io/arch";
+export const VirtualMachinePoolRevisionName = "kubevirt.io/vm-pool-revision-name";
 
 // Annotations
 export const DomainAnnotation = "kubevirt.io/domain";
@@ -36,6 +37,7 @@ export const VirtualMachineInstanceFinalizer = "kubevirt.io/foregroundDeleteVirt
 export const DeprecatedVirtualMachineInstanceFinalizer = "foregroundDeleteVirtualMachine";
 export const VirtualMachineControllerFinalizer = "kubevirt.io/virtualMachineControllerFinalize";
 export const OrphanDependentsFinalizer = "orphan";
+export const VirtualMachinePoolControllerFinalizer = "pool.kubevirt.io/finalizer";
 
 // Pod conditions and containers
 export const VirtualMachineUnpausedCondition = "kubevirt.io/virtual-machine-unpaused";

@@ -28,6 +28,7 @@ describe("parseVirtControllerFlags", () => {
       vmWorkers: 2,
       vmiWorkers: 2,
       rsWorkers: 2,
+      poolWorkers: 2,
       leaseDurationMs: 15_000,
       renewDeadlineMs: 10_000,
       retryPeriodMs: 2_000,
@@ -43,6 +44,8 @@ describe("parseVirtControllerFlags", () => {
       "6",
       "--rs-controller-threads",
       "3",
+      "--pool-controller-threads",
+      "5",
       "--leader-elect-lease-duration",
       "30s",
     ]);
@@ -50,6 +53,7 @@ describe("parseVirtControllerFlags", () => {
       vmWorkers: 4,
       vmiWorkers: 6,
       rsWorkers: 3,
+      poolWorkers: 5,
       leaseDurationMs: 30_000,
       port: 8182,
     });

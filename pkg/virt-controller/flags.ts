@@ -1,5 +1,5 @@
 // virt-controller's command line, with upstream's flag names. Defaults are upstream's, except the
-// number of workers per controller (2 here; upstream runs 3 VM, 10 VMI and 3 replica set workers).
+// number of workers per controller (2 here; upstream runs 3 VM, 10 VMI, 3 replica set and 3 pool workers).
 import { parseArgs } from "node:util";
 import { intFlag } from "../util/flags.js";
 import { parseGoDuration } from "../util/go-duration.js";
@@ -16,6 +16,7 @@ export interface VirtControllerFlags {
   vmWorkers: number;
   vmiWorkers: number;
   rsWorkers: number;
+  poolWorkers: number;
   port: number;
   bindAddress: string;
   certFile: string;
@@ -49,6 +50,7 @@ export function parseVirtControllerFlags(argv: readonly string[]): VirtControlle
       "vm-controller-threads": string,
       "vmi-controller-threads": string,
       "rs-controller-threads": string,
+      "pool-controller-threads": string,
       port: string,
       listen: string,
       "prom-cert-file": string,
@@ -77,6 +79,7 @@ export function parseVirtControllerFlags(argv: readonly string[]): VirtControlle
     vmWorkers: intFlag("vm-controller-threads", values["vm-controller-threads"], DefaultWorkers),
     vmiWorkers: intFlag("vmi-controller-threads", values["vmi-controller-threads"], DefaultWorkers),
     rsWorkers: intFlag("rs-controller-threads", values["rs-controller-threads"], DefaultWorkers),
+    poolWorkers: intFlag("pool-controller-threads", values["pool-controller-threads"], DefaultWorkers),
     port: intFlag("port", values.port, DefaultPort),
     bindAddress: values.listen ?? "0.0.0.0",
     certFile: values["prom-cert-file"] ?? "/etc/virt-controller/certificates/tls.crt",

@@ -14,6 +14,7 @@ const EXAMPLES = join(cluster.repoRoot, "test/conformance/upstream-examples");
 const ACCEPTED = [
   "vm-cirros.yaml",
   "vm-cirros-sata.yaml",
+  "vm-pool-cirros.yaml",
   "vm-priorityclass.yaml",
   "vmi-arm.yaml", // despite its name, a plain VMI with containerDisk, cloud-init and an emptyDisk
   "vmi-ephemeral.yaml",

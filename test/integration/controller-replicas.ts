@@ -29,6 +29,7 @@ export class ControllerReplicas {
       vmWorkers: 2,
       vmiWorkers: 2,
       rsWorkers: 2,
+      poolWorkers: 2,
       logger: this.logger,
       leaderElection: { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 },
       watchNamespace: this.namespace,

@@ -35,6 +35,7 @@ const StatusSubresource = new Set([
   "kubevirt.io/virtualmachines",
   "kubevirt.io/virtualmachineinstancereplicasets",
   "kubevirt.io/kubevirts",
+  "pool.kubevirt.io/virtualmachinepools",
   "/pods",
   "/services",
   "/nodes",

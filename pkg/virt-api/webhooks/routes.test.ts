@@ -44,10 +44,10 @@ describe("webhook routes", () => {
   });
 
   it("deny a kind kubevirt-ts does not serve yet, saying so", async () => {
-    const pools = route(NOT_YET_SERVED_WEBHOOK_ROUTES, "/virtualmachinepool-validate");
+    const presets = route(NOT_YET_SERVED_WEBHOOK_ROUTES, "/vmipreset-validate");
     const answer = await handleAdmission(
-      review("pool.kubevirt.io", "virtualmachinepools", {}),
-      pools,
+      review("kubevirt.io", "virtualmachineinstancepresets", {}),
+      presets,
       context,
     );
     expect(answer.body).toMatchObject({
@@ -56,9 +56,43 @@ describe("webhook routes", () => {
         status: {
           code: 501,
           message:
-            "kubevirt-ts does not support virtualmachinepools.pool.kubevirt.io yet (webhook virtualmachinepool-validator.kubevirt.io)",
+            "kubevirt-ts does not support virtualmachineinstancepresets.kubevirt.io yet (webhook virtualmachinepreset-validator.kubevirt.io)",
         },
       },
+    });
+  });
+});
+
+describe("the VM pool validator", () => {
+  const pools = route(WEBHOOK_ROUTES, "/virtualmachinepool-validate");
+
+  it("is served, not answered as unsupported", () => {
+    expect(NOT_YET_SERVED_WEBHOOK_ROUTES.map((r) => r.path)).not.toContain("/virtualmachinepool-validate");
+  });
+
+  it("answers with upstream's pool rules", async () => {
+    const pool = {
+      apiVersion: "pool.kubevirt.io/v1beta1",
+      kind: "VirtualMachinePool",
+      metadata: { name: "p" },
+      spec: {
+        selector: { matchLabels: { app: "p" } },
+        virtualMachineTemplate: {
+          metadata: { labels: { app: "other" } },
+          spec: { runStrategy: "Always", template: { spec: { domain: { devices: {} } } } },
+        },
+      },
+    };
+    const answer = await handleAdmission(
+      {
+        ...review("pool.kubevirt.io", "virtualmachinepools", pool),
+        request: { ...review("pool.kubevirt.io", "virtualmachinepools", pool).request, operation: "CREATE" },
+      },
+      pools,
+      context,
+    );
+    expect(answer.body).toMatchObject({
+      response: { allowed: false, status: { code: 422, message: "selector does not match labels." } },
     });
   });
 });

@@ -8,6 +8,7 @@ import {
   VMI_MUTATE_PATH,
   VMI_UPDATE_VALIDATE_PATH,
   VMIRS_VALIDATE_PATH,
+  VMPOOL_VALIDATE_PATH,
   VM_MUTATE_PATH,
   VM_VALIDATE_PATH,
 } from "../../virt-operator/resource/generate/components/names.js";
@@ -25,6 +26,7 @@ import {
 } from "./validating-webhook/admitters/pod-eviction-admitter.js";
 import { admitStatus } from "./validating-webhook/admitters/status-admitter.js";
 import { admitReplicaSet } from "./validating-webhook/admitters/vmirs-admitter.js";
+import { admitVirtualMachinePool } from "./validating-webhook/admitters/vmpool-admitter.js";
 import { admitVMICreate } from "./validating-webhook/admitters/vmi-create-admitter.js";
 import { admitVMIUpdate } from "./validating-webhook/admitters/vmi-update-admitter.js";
 import { admitVirtualMachine } from "./validating-webhook/admitters/vms-admitter.js";
@@ -83,6 +85,7 @@ function validating(admitter: (request: ValidationRequest, context: ValidationCo
 }
 
 const KUBEVIRT_GROUP = "kubevirt.io";
+const POOL_GROUP = "pool.kubevirt.io";
 
 export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
   {
@@ -125,6 +128,12 @@ export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
     group: KUBEVIRT_GROUP,
     resources: ["virtualmachineinstancereplicasets"],
     admit: validating(admitReplicaSet),
+  },
+  {
+    path: VMPOOL_VALIDATE_PATH,
+    group: POOL_GROUP,
+    resources: ["virtualmachinepools"],
+    admit: validating(admitVirtualMachinePool),
   },
   {
     // virt-launcher-eviction-interceptor: registered for pods/eviction, reviewed as pods.

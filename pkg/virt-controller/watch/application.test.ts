@@ -2,11 +2,12 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { KubeClient } from "../../controller/client.js";
 import { silentLogger } from "../../controller/log.js";
 import { VirtControllerApp } from "./application.js";
-import type { StoredVMI } from "../../controller/resources.js";
+import type { StoredVM, StoredVMI } from "../../controller/resources.js";
 import type { Pod } from "../../api/core/v1/pod.js";
 import { Tables, TestLauncherSettings, vmFixture } from "../testing/controller-env.js";
 import { FakeApiServer } from "../../controller/testing/fake-apiserver.js";
 import { replicaSetFixture, Tables as ReplicaSetTables } from "./replicaset/testing.js";
+import { poolFixture, Tables as PoolTables } from "./pool/testing.js";
 
 // Whole virt-controller processes (leader election, informers, the controllers, HTTP endpoints) against
 // one in-memory apiserver.
@@ -30,6 +31,7 @@ function start(server: FakeApiServer, identity: string): { app: VirtControllerAp
     vmWorkers: 2,
     vmiWorkers: 2,
     rsWorkers: 2,
+    poolWorkers: 2,
     logger: silentLogger,
     http: {
       bindAddress: "127.0.0.1",
@@ -73,6 +75,25 @@ describe("virt-controller process", () => {
           "rs",
           "rs",
         ]),
+      { timeout: 5000 },
+    );
+  });
+
+  it("runs a VM pool to its VMs, and the VM controller those to their VMIs", async () => {
+    const server = new FakeApiServer();
+    start(server, "virt-controller-a");
+    server.seed(PoolTables.pools, poolFixture(2));
+    await vi.waitFor(
+      () => {
+        expect(server.list<StoredVM>(Tables.vms).map((vm) => vm.metadata?.name)).toEqual([
+          "pool-0",
+          "pool-1",
+        ]);
+        expect(server.list<StoredVMI>(Tables.vmis).map((vmi) => vmi.metadata?.name)).toEqual([
+          "pool-0",
+          "pool-1",
+        ]);
+      },
       { timeout: 5000 },
     );
   });

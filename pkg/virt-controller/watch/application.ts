@@ -1,6 +1,6 @@
 // virt-controller as a process (upstream's watch/application.go): one replica at a time leads, through
-// the `virt-controller` Lease in the install namespace; the leader runs the informers and the VM, VMI and
-// replica set controllers. Losing the lease ends the process (upstream exits), so a fresh start rebuilds
+// the `virt-controller` Lease in the install namespace; the leader runs the informers and the VM, VMI,
+// replica set and pool controllers. Losing the lease ends the process (upstream exits), so a fresh start rebuilds
 // all state from the apiserver. /healthz and /leader are served by every replica.
 import { setMaxListeners } from "node:events";
 import type { KubeClient } from "../../controller/client.js";
@@ -19,10 +19,12 @@ import {
   coreGVR,
   virtualMachineInstanceReplicaSetsGVR,
   virtualMachineInstancesGVR,
+  virtualMachinePoolsGVR,
   virtualMachinesGVR,
   type StoredVM,
   type StoredVMI,
   type StoredVMIRS,
+  type StoredVMPool,
 } from "../../controller/resources.js";
 import type { Pod } from "../../api/core/v1/pod.js";
 import type { LauncherSettings } from "../services/render-context.js";
@@ -31,6 +33,7 @@ import type { ControllerRevision } from "./vm/vm-revision.js";
 import { VMController } from "./vm/vm.js";
 import { VMIController } from "./vmi/vmi.js";
 import { ReplicaSetController } from "./replicaset/replicaset.js";
+import { PoolController } from "./pool/pool.js";
 
 export const LeaseName = "virt-controller";
 export const ComponentName = "virt-controller";
@@ -45,13 +48,14 @@ export interface VirtControllerOptions {
   vmWorkers: number;
   vmiWorkers: number;
   rsWorkers: number;
+  poolWorkers: number;
   logger: Logger;
   /** Absent: no HTTP endpoints (in-process tests). */
   http?: { bindAddress: string; port: number; certFile: string; keyFile: string };
   leaderElection?: { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
   /** The live configuration; default: the KubeVirt CR of `namespace`. */
   clusterConfig?: ClusterConfigSource;
-  /** Only VMs, VMIs, replica sets and Pods of this namespace (tests sharing a cluster); absent: all. */
+  /** Only VMs, VMIs, replica sets, pools and Pods of this namespace (tests sharing a cluster); absent: all. */
   watchNamespace?: string;
 }
 
@@ -64,6 +68,7 @@ interface Informers {
   pods: Informer<Pod>;
   revisions: Informer<ControllerRevision>;
   replicaSets: Informer<StoredVMIRS>;
+  pools: Informer<StoredVMPool>;
 }
 
 export class VirtControllerApp {
@@ -149,6 +154,7 @@ export class VirtControllerApp {
         indexers: { [ControllerUIDIndex]: byControllerUID },
       }),
       replicaSets: resourceInformer<StoredVMIRS>(this.client, virtualMachineInstanceReplicaSetsGVR, scope),
+      pools: resourceInformer<StoredVMPool>(this.client, virtualMachinePoolsGVR, scope),
     };
   }
 
@@ -180,12 +186,19 @@ export class VirtControllerApp {
       recorder: this.recorder,
       logger,
     });
+    const poolController = new PoolController({
+      client: this.client,
+      ...informers,
+      recorder: this.recorder,
+      logger,
+    });
     const leaderInformers: SyncingInformer[] = [
       informers.vms,
       informers.vmis,
       informers.pods,
       informers.revisions,
       informers.replicaSets,
+      informers.pools,
     ];
     const running = leaderInformers.map((informer) => informer.run(signal));
     const synced = await Promise.all(
@@ -197,6 +210,7 @@ export class VirtControllerApp {
           vmWorkers: this.options.vmWorkers,
           vmiWorkers: this.options.vmiWorkers,
           rsWorkers: this.options.rsWorkers,
+          poolWorkers: this.options.poolWorkers,
         },
         "STARTING controllers",
       );
@@ -204,6 +218,7 @@ export class VirtControllerApp {
         vmController.run(this.options.vmWorkers, signal),
         vmiController.run(this.options.vmiWorkers, signal),
         rsController.run(this.options.rsWorkers, signal),
+        poolController.run(this.options.poolWorkers, signal),
       ]);
     }
     await Promise.all(running);

@@ -22,4 +22,13 @@ export class Reporter {
     if (type === "Warning") this.logger.warn(fields, message);
     else this.logger.info(fields, message);
   }
+
+  /** A log line about the object, without an event. */
+  info(obj: KubeObject, message: string): void {
+    this.logger.info(objectLogFields(obj), message);
+  }
+
+  error(obj: KubeObject, err: unknown, message: string): void {
+    this.logger.error({ ...objectLogFields(obj), err }, message);
+  }
 }

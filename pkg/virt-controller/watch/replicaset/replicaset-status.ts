@@ -1,31 +1,23 @@
 // A replica set's status as upstream's updateStatus computes it: how many of its VMIs are alive and
 // ready, the selector in string form (what the scale subresource hands to autoscalers), and the
 // ReplicaPaused and ReplicaFailure conditions. Nothing is written unless one of them changed.
-import type {
-  VirtualMachineInstanceReplicaSetCondition,
-  VirtualMachineInstanceReplicaSetStatus,
-} from "../../../api/generated/v1.js";
-import { hasCondition, removeCondition, timestamp } from "../../../controller/conditions.js";
+import type { VirtualMachineInstanceReplicaSetStatus } from "../../../api/generated/v1.js";
+import { hasCondition } from "../../../controller/conditions.js";
 import type { Selector } from "../../../controller/label-selector.js";
 import type { StoredVMI, StoredVMIRS } from "../../../controller/resources.js";
+import {
+  reconcileConditions,
+  ReplicaFailureCondition,
+  ReplicaPausedCondition,
+} from "../common/replica-conditions.js";
 import { calcDiff, filterReadyVMIs } from "./replicaset-vmis.js";
 
-export const ReplicaFailureCondition = "ReplicaFailure";
-export const ReplicaPausedCondition = "ReplicaPaused";
+export { ReplicaFailureCondition, ReplicaPausedCondition };
 
 export interface StatusUpdate {
   status: VirtualMachineInstanceReplicaSetStatus;
   /** The paused state flipped: upstream then tells with a SuccessfulPaused or SuccessfulResumed event. */
   pausedChanged: boolean;
-}
-
-function condition(
-  type: string,
-  reason: string,
-  message: string,
-  now: number,
-): VirtualMachineInstanceReplicaSetCondition {
-  return { type, reason, message, lastTransitionTime: timestamp(now), status: "True" };
 }
 
 /** The status to write, or undefined when what it reports is unchanged. */
@@ -47,24 +39,29 @@ export function replicaSetStatusUpdate(
   const labelSelectorMatch = labelSelector === (current.labelSelector ?? "");
   if (statesMatch && errorsMatch && pausedMatch && labelSelectorMatch) return undefined;
 
-  const holder = { conditions: structuredClone(current.conditions ?? []) };
-  if (paused && !hasCondition(holder, ReplicaPausedCondition)) {
-    holder.conditions.push(condition(ReplicaPausedCondition, "Paused", "Controller got paused", now));
-  } else if (!paused) {
-    removeCondition(holder, ReplicaPausedCondition);
-  }
-  if (scaleError && !hasCondition(holder, ReplicaFailureCondition)) {
-    // Upstream names the failure after the direction the replica set was scaling in.
-    const reason = calcDiff(rs, activeVMIs) < 0 ? "FailedCreate" : "FailedDelete";
-    holder.conditions.push(condition(ReplicaFailureCondition, reason, scaleError.message, now));
-  } else if (!scaleError) {
-    removeCondition(holder, ReplicaFailureCondition);
-  }
+  const { conditions } = reconcileConditions(
+    current.conditions,
+    [
+      {
+        type: ReplicaPausedCondition,
+        cause: paused ? { reason: "Paused", message: "Controller got paused" } : undefined,
+      },
+      {
+        type: ReplicaFailureCondition,
+        // Upstream names the failure after the direction the replica set was scaling in.
+        cause: scaleError && {
+          reason: calcDiff(rs, activeVMIs) < 0 ? "FailedCreate" : "FailedDelete",
+          message: scaleError.message,
+        },
+      },
+    ],
+    now,
+  );
   // Zero counts, an empty selector and no conditions are left out, as upstream's omitempty fields are.
   const status: VirtualMachineInstanceReplicaSetStatus = {};
   if (replicas !== 0) status.replicas = replicas;
   if (readyReplicas !== 0) status.readyReplicas = readyReplicas;
-  if (holder.conditions.length > 0) status.conditions = holder.conditions;
+  if (conditions.length > 0) status.conditions = conditions;
   if (labelSelector !== "") status.labelSelector = labelSelector;
   return { status, pausedChanged: !pausedMatch };
 }

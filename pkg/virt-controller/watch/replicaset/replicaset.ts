@@ -7,6 +7,7 @@ import { systemClock, type Clock } from "../../../controller/clock.js";
 import type { KubeClient, ResourceClient } from "../../../controller/client.js";
 import {
   aggregateErrors,
+  realVirtualMachineControl,
   recheckDeletionTimestamp,
   VirtualMachineControllerRefManager,
 } from "../../../controller/controller-ref-manager.js";
@@ -20,7 +21,7 @@ import { NamespaceIndex } from "../../../controller/indexers.js";
 import type { Informer } from "../../../controller/informer.js";
 import { Selector } from "../../../controller/label-selector.js";
 import { defaultLogger, type Logger } from "../../../controller/log.js";
-import { controllerRefOf, isBeingDeleted, keyOf, type OwnerReference } from "../../../controller/object.js";
+import { isBeingDeleted, keyOf } from "../../../controller/object.js";
 import {
   virtualMachineInstanceReplicaSetsGVR,
   virtualMachineInstancesGVR,
@@ -31,7 +32,7 @@ import { WorkQueue } from "../../../controller/workqueue.js";
 import { KubeVirtAPIVersion } from "../../../util/constants.js";
 import { errorMessage } from "../../../util/error-message.js";
 import { observedLatestApiVersion, withLatestApiVersion } from "../common/api-version.js";
-import { jsonEqual } from "../common/equality.js";
+import { controlleeHandlers, resolveControllerRef } from "../common/controllee-handlers.js";
 import {
   FailedCreateVirtualMachineReason,
   FailedDeleteVirtualMachineReason,
@@ -100,26 +101,24 @@ export class ReplicaSetController {
     this.rsClient = deps.client.resource<StoredVMIRS>(virtualMachineInstanceReplicaSetsGVR);
     this.vmiClient = deps.client.resource<StoredVMI>(virtualMachineInstancesGVR);
     deps.replicaSets.onChange((rs) => this.queue.add(keyOf(rs)));
-    deps.vmis.addEventHandler({
-      add: (vmi) => this.onVMIAdd(vmi),
-      update: (old, vmi) => this.onVMIUpdate(old, vmi),
-      delete: (vmi) => this.onVMIDelete(vmi),
-    });
+    // A VMI wakes the replica set that controls it; an orphan every one that selects it.
+    deps.vmis.addEventHandler(
+      controlleeHandlers<StoredVMIRS, StoredVMI>({
+        resolve: (namespace, ref) => resolveControllerRef(deps.replicaSets, ReplicaSetKind, namespace, ref),
+        expectations: this.expectations,
+        enqueue: (rs) => this.queue.add(keyOf(rs)),
+        // Nobody waits for orphans: no creation is observed.
+        onOrphan: (vmi) => {
+          for (const rs of this.matchingReplicaSets(vmi)) this.queue.add(keyOf(rs));
+        },
+      }),
+    );
   }
 
   async run(workers: number, signal: AbortSignal): Promise<void> {
     this.logger.info("Starting VirtualMachineInstanceReplicaSet controller.");
     await this.queue.run(workers, (key) => this.execute(key), signal);
     this.logger.info("Stopping VirtualMachineInstanceReplicaSet controller.");
-  }
-
-  // Event handlers: a VMI wakes the replica set that controls it, an orphan every one that selects it.
-
-  /** resolveControllerRef: the cached replica set the reference names, if it is still the same object. */
-  private resolveControllerRef(namespace: string, ref: OwnerReference | undefined): StoredVMIRS | undefined {
-    if (!ref || ref.kind !== ReplicaSetKind) return undefined;
-    const rs = this.deps.replicaSets.getByName(namespace, ref.name);
-    return rs && rs.metadata?.uid === ref.uid ? rs : undefined;
   }
 
   private matchingReplicaSets(vmi: StoredVMI): StoredVMIRS[] {
@@ -132,57 +131,6 @@ export class ReplicaSetController {
         return false;
       }
     });
-  }
-
-  private enqueueMatching(vmi: StoredVMI): void {
-    for (const rs of this.matchingReplicaSets(vmi)) this.queue.add(keyOf(rs));
-  }
-
-  private onVMIAdd(vmi: StoredVMI): void {
-    // A VMI already being deleted (seen first after a restart) must not count as an observed creation.
-    if (isBeingDeleted(vmi)) return this.onVMIDelete(vmi);
-    const ref = controllerRefOf(vmi);
-    if (ref) {
-      const rs = this.resolveControllerRef(vmi.metadata?.namespace ?? "", ref);
-      if (!rs) return;
-      this.expectations.creationObserved(keyOf(rs));
-      this.queue.add(keyOf(rs));
-      return;
-    }
-    // An orphan: whoever selects it may adopt it. No creation is observed: nobody waits for orphans.
-    this.enqueueMatching(vmi);
-  }
-
-  private onVMIUpdate(old: StoredVMI, vmi: StoredVMI): void {
-    if (old.metadata?.resourceVersion === vmi.metadata?.resourceVersion) return;
-    const labelChanged = !jsonEqual(old.metadata?.labels, vmi.metadata?.labels);
-    if (isBeingDeleted(vmi)) {
-      // Replacements are made as soon as the deletion starts, not once the VMI is finally gone.
-      this.onVMIDelete(vmi);
-      if (labelChanged) this.onVMIDelete(old);
-      return;
-    }
-    const namespace = vmi.metadata?.namespace ?? "";
-    const ref = controllerRefOf(vmi);
-    const oldRef = controllerRefOf(old);
-    const refChanged = !jsonEqual(ref, oldRef);
-    if (refChanged && oldRef) {
-      const previous = this.resolveControllerRef(namespace, oldRef);
-      if (previous) this.queue.add(keyOf(previous));
-    }
-    if (ref) {
-      const rs = this.resolveControllerRef(namespace, ref);
-      if (rs) this.queue.add(keyOf(rs));
-      return;
-    }
-    if (labelChanged || refChanged) this.enqueueMatching(vmi);
-  }
-
-  private onVMIDelete(vmi: StoredVMI): void {
-    const rs = this.resolveControllerRef(vmi.metadata?.namespace ?? "", controllerRefOf(vmi));
-    if (!rs) return;
-    this.expectations.deletionObserved(keyOf(rs), keyOf(vmi));
-    this.queue.add(keyOf(rs));
   }
 
   /** One replica set: claim its VMIs, scale, clean up finished ones, report; throws to retry with backoff. */
@@ -252,10 +200,7 @@ export class ReplicaSetController {
       return fresh;
     });
     const refs = new VirtualMachineControllerRefManager(
-      {
-        patchVirtualMachineInstance: (ns, vmiName, patch) =>
-          this.vmiClient.patch(ns, vmiName, "merge", patch),
-      },
+      realVirtualMachineControl(this.deps.client),
       rs,
       selector,
       { apiVersion: KubeVirtAPIVersion, kind: ReplicaSetKind },

@@ -1,12 +1,9 @@
 // The replica set controller wired to a FakeApiServer through real clients and informers, for tests that
 // drive syncs by hand (`execute(key)`), make chosen requests fail, and assert the writes and events.
 import type { VirtualMachineInstance, VirtualMachineInstanceReplicaSet } from "../../../api/generated/v1.js";
-import { ApiError } from "../../../controller/api-error.js";
 import { KubeClient } from "../../../controller/client.js";
-import type { EventType } from "../../../controller/event-types.js";
 import { resourceInformer } from "../../../controller/informer.js";
 import { silentLogger } from "../../../controller/log.js";
-import type { KubeObject } from "../../../controller/object.js";
 import {
   toStored,
   virtualMachineInstanceReplicaSetsGVR,
@@ -14,8 +11,9 @@ import {
   type StoredVMI,
   type StoredVMIRS,
 } from "../../../controller/resources.js";
-import type { RestRequest, StreamRequest, Transport } from "../../../controller/rest.js";
 import { FakeApiServer } from "../../../controller/testing/fake-apiserver.js";
+import { eventLog, startInformers, takeQueued } from "../../../controller/testing/controller-harness.js";
+import { FaultyTransport } from "../../../controller/testing/faulty-transport.js";
 import { ReplicaSetController } from "./replicaset.js";
 import { replicaSetOwnerRef } from "./replicaset-vmis.js";
 
@@ -28,38 +26,6 @@ const versionAnnotations = {
   "kubevirt.io/latest-observed-api-version": "v1",
   "kubevirt.io/storage-observed-api-version": "v1",
 };
-
-interface Fault {
-  method: RestRequest["method"];
-  resource: string;
-  /** Which matching request fails, counting from 1; 0: every one. */
-  nth: number;
-  seen: number;
-  error: unknown;
-}
-
-/** The server, except that chosen requests fail (upstream's tests prepend failing reactors). */
-class FaultyTransport implements Transport {
-  private readonly faults: Fault[] = [];
-
-  constructor(private readonly server: FakeApiServer) {}
-
-  failNth(method: RestRequest["method"], resource: string, nth: number, error?: unknown): void {
-    this.faults.push({ method, resource, nth, seen: 0, error: error ?? new ApiError(500, "", "failure") });
-  }
-
-  async request(req: RestRequest): Promise<unknown> {
-    for (const fault of this.faults) {
-      if (fault.method !== req.method || !req.path.split("/").includes(fault.resource)) continue;
-      if (++fault.seen === fault.nth || fault.nth === 0) throw fault.error;
-    }
-    return this.server.request(req);
-  }
-
-  stream(req: StreamRequest, onLine: (value: unknown) => void): Promise<void> {
-    return this.server.stream(req, onLine);
-  }
-}
 
 export interface ReplicaSetEnv {
   server: FakeApiServer;
@@ -85,12 +51,7 @@ export async function startReplicaSetEnv(
   const replicaSets = resourceInformer<StoredVMIRS>(informerClient, virtualMachineInstanceReplicaSetsGVR, {
     logger,
   });
-  const events: string[] = [];
-  const recorder = {
-    event: (_obj: KubeObject, type: EventType, reason: string, message: string) => {
-      events.push(`${type} ${reason} ${message}`);
-    },
-  };
+  const { events, recorder } = eventLog();
   const controller = new ReplicaSetController({
     client: new KubeClient(transport),
     vmis,
@@ -100,22 +61,15 @@ export async function startReplicaSetEnv(
     clock: { now: () => server.now() },
     logger,
   });
-  void vmis.run(stop.signal);
-  void replicaSets.run(stop.signal);
-  await Promise.all([vmis.waitForSync(), replicaSets.waitForSync()]);
-  await Promise.all(Object.values(Tables).map((table) => server.untilWatching(table)));
-  const takeQueued = async () => {
-    await server.settle();
-    const keys: string[] = [];
-    while (controller.queue.len() > 0) {
-      const key = await controller.queue.get();
-      if (key === undefined) break;
-      keys.push(key);
-      controller.queue.done(key);
-    }
-    return keys;
+  await startInformers(server, [vmis, replicaSets], Object.values(Tables), stop.signal);
+  return {
+    server,
+    controller,
+    transport,
+    events,
+    takeQueued: () => takeQueued(server, controller.queue),
+    stop: () => stop.abort(),
   };
-  return { server, controller, transport, events, takeQueued, stop: () => stop.abort() };
 }
 
 /** upstream's defaultReplicaSet: VMIs labelled test=test, the status already showing the selector. */

@@ -3,6 +3,7 @@
 // VMI starts from, and the VMI's generation annotation. Each is a guarded patch or an optimistic update.
 import { isAlreadyExists, isNotFound } from "../../../controller/api-error.js";
 import type { KubeClient, ResourceClient } from "../../../controller/client.js";
+import { finalizerPatch } from "../../../controller/finalizers.js";
 import { ControllerUIDIndex } from "../../../controller/indexers.js";
 import type { Informer } from "../../../controller/informer.js";
 import { calculateLegacyUUID } from "../../../defaults/firmware-uuid.js";
@@ -75,13 +76,9 @@ export class VMWrites {
 
   /** Adds (or, for a VM being deleted, removes) the finalizer that lets the VM see its VMI go. */
   async setControllerFinalizer(vm: StoredVM, present: boolean): Promise<StoredVM> {
-    const finalizers = vm.metadata?.finalizers ?? [];
-    if (finalizers.includes(VirtualMachineControllerFinalizer) === present) return vm;
-    const next = present
-      ? [...finalizers, VirtualMachineControllerFinalizer]
-      : finalizers.filter((name) => name !== VirtualMachineControllerFinalizer);
-    const patch = new PatchSet().testAndSet("/metadata/finalizers", vm.metadata?.finalizers, next);
-    return this.vmClient.patch(vm.metadata?.namespace ?? "", vm.metadata?.name ?? "", "json", patch.toJSON());
+    const patch = finalizerPatch(vm, VirtualMachineControllerFinalizer, present);
+    if (!patch) return vm;
+    return this.vmClient.patch(vm.metadata?.namespace ?? "", vm.metadata?.name ?? "", "json", patch);
   }
 
   /** The revision the VMI is started from: the VM's spec at its current generation; older ones go. */

@@ -8,12 +8,18 @@ import { leaves, loadUpstreamExamples } from "../../../../defaults/testing.js";
 import { ClusterConfig } from "../../../../virt-config/cluster-config.js";
 import type { AdmissionOperation, ValidationContext, ValidationRequest, Verdict } from "./admission.js";
 import { admitReplicaSet } from "./vmirs-admitter.js";
+import { admitVirtualMachinePool } from "./vmpool-admitter.js";
 import { admitVMICreate } from "./vmi-create-admitter.js";
 import { admitVMIUpdate } from "./vmi-update-admitter.js";
 import { admitVirtualMachine } from "./vms-admitter.js";
 
 const HANDLER = "system:serviceaccount:kubevirt:kubevirt-handler";
-const kinds = new Set(["VirtualMachine", "VirtualMachineInstance", "VirtualMachineInstanceReplicaSet"]);
+const kinds = new Set([
+  "VirtualMachine",
+  "VirtualMachineInstance",
+  "VirtualMachineInstanceReplicaSet",
+  "VirtualMachinePool",
+]);
 const examples = loadUpstreamExamples().filter((example) => kinds.has(String(example.object.kind)));
 
 /** Upstream causes that name no field. */
@@ -25,6 +31,7 @@ const FIELDLESS_MESSAGES = [
   /^Memory maxGuest changed$/,
   /^Node restriction/,
   /^(Passt|Macvtap) network binding is discontinued since v1\.3\./,
+  /^Could not fetch old vmpool$/,
 ];
 
 const operation = fc.constantFrom<AdmissionOperation>("CREATE", "UPDATE");
@@ -76,6 +83,7 @@ function admitAll(request: ValidationRequest, clusterConfig: ClusterConfig): voi
   expectWellFormed(admitVMIUpdate(request, context));
   expectWellFormed(admitVirtualMachine(request, context));
   expectWellFormed(admitReplicaSet(request, context));
+  expectWellFormed(admitVirtualMachinePool(request, context));
 }
 
 describe("validating admitters on hostile input", () => {

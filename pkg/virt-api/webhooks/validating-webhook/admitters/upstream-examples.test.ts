@@ -18,6 +18,7 @@ import { applyVMMutations } from "../../mutating-webhook/mutators/vm-mutator.js"
 import { applyNewVMIMutations } from "../../mutating-webhook/mutators/vmi-mutator.js";
 import type { ValidationContext, Verdict } from "./admission.js";
 import { admitReplicaSet } from "./vmirs-admitter.js";
+import { admitVirtualMachinePool } from "./vmpool-admitter.js";
 import { admitVMICreate } from "./vmi-create-admitter.js";
 import { admitVirtualMachine } from "./vms-admitter.js";
 import { convertVMIToDomain } from "../../../../virt-launcher/virtwrap/converter/converter.js";
@@ -33,6 +34,7 @@ const ADMITTED_KINDS = new Set([
   "VirtualMachineInstance",
   "VirtualMachine",
   "VirtualMachineInstanceReplicaSet",
+  "VirtualMachinePool",
 ]);
 
 /** Examples outside the skeleton's subset, with the field of every cause they get. */
@@ -105,9 +107,22 @@ function vmiFromTemplate(template: VirtualMachineInstanceTemplateSpec): VirtualM
   });
 }
 
-function templateOf(example: UpstreamExample): VirtualMachineInstanceTemplateSpec {
+/** The VMI template of a VM or replica set, or of the VM template of a pool, and its path in the example. */
+function templateOf(example: UpstreamExample): {
+  template: VirtualMachineInstanceTemplateSpec;
+  root: string;
+} {
+  if (example.object.kind === "VirtualMachinePool") {
+    const spec = example.object.spec as {
+      virtualMachineTemplate: { spec: { template: VirtualMachineInstanceTemplateSpec } };
+    };
+    return {
+      template: spec.virtualMachineTemplate.spec.template,
+      root: "spec.virtualMachineTemplate.spec.template.",
+    };
+  }
   const spec = example.object.spec as { template: VirtualMachineInstanceTemplateSpec };
-  return spec.template;
+  return { template: spec.template, root: "spec.template." };
 }
 
 /** The VMI an example is, or the one its template makes, with the path its fields have in the example. */
@@ -115,7 +130,8 @@ function vmiOf(example: UpstreamExample): { vmi: VirtualMachineInstance; root: s
   if (example.object.kind === "VirtualMachineInstance") {
     return { vmi: mutatedVMI(VirtualMachineInstanceSchema.parse(example.object)), root: "" };
   }
-  return { vmi: vmiFromTemplate(templateOf(example)), root: "spec.template." };
+  const { template, root } = templateOf(example);
+  return { vmi: vmiFromTemplate(template), root };
 }
 
 /** What the converter refuses in an example's VMI, as the admitters must word it for the example. */
@@ -142,6 +158,8 @@ function admit(example: UpstreamExample): Verdict {
       });
       return admitVirtualMachine({ operation: "CREATE", object: vm, username: "alice" }, context);
     }
+    case "VirtualMachinePool":
+      return admitVirtualMachinePool({ operation: "CREATE", object, username: "alice" }, context);
     default:
       return admitReplicaSet({ operation: "CREATE", object, username: "alice" }, context);
   }
@@ -169,7 +187,7 @@ describe("upstream examples through the validating admitters", () => {
 
     if (example.object.kind !== "VirtualMachineInstance") {
       it("makes a VMI from its template that is admitted", () => {
-        const vmi = vmiFromTemplate(templateOf(example));
+        const vmi = vmiFromTemplate(templateOf(example).template);
         expect(
           admitVMICreate({ operation: "CREATE", object: vmi, username: CONTROLLER }, context).causes,
         ).toEqual([]);

@@ -81,6 +81,18 @@ describe("RBAC of the installed components", () => {
     expect(grants(controllerRbac("kubevirt").clusterRoles[0]!.rules, "", "pods", "create")).toBe(true);
   });
 
+  it.each<[string, string, string]>([
+    ["pool.kubevirt.io", "virtualmachinepools", "watch"],
+    ["pool.kubevirt.io", "virtualmachinepools", "patch"],
+    ["pool.kubevirt.io", "virtualmachinepools/status", "update"],
+    ["apps", "controllerrevisions", "create"],
+    ["apps", "controllerrevisions", "delete"],
+    ["kubevirt.io", "virtualmachines", "update"],
+    ["kubevirt.io", "virtualmachineinstances", "patch"],
+  ])("lets virt-controller's pool controller %s/%s: %s", (group, resource, verb) => {
+    expect(grants(controllerRbac("kubevirt").clusterRoles[0]!.rules, group, resource, verb)).toBe(true);
+  });
+
   it("lets virt-api delegate authentication and authorization", () => {
     const bindings = apiServerRbac("kubevirt").clusterRoleBindings;
     expect(bindings.find((b) => b.roleRef.name === "system:auth-delegator")?.subjects).toEqual([

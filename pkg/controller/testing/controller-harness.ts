@@ -1,0 +1,50 @@
+// What the hand-driven controller tests share: an event recorder that keeps `<type> <reason> <message>`
+// lines, informers started and synced against the in-memory apiserver, and a look at what their
+// handlers queued without running a worker.
+import type { EventType } from "../event-types.js";
+import type { EventRecorder } from "../events.js";
+import type { Informer } from "../informer.js";
+import type { KubeObject } from "../object.js";
+import type { WorkQueue } from "../workqueue.js";
+import type { FakeApiServer } from "./fake-apiserver.js";
+
+export interface EventLog {
+  /** `<type> <reason> <message>` of every event recorded. */
+  events: string[];
+  recorder: Pick<EventRecorder, "event">;
+}
+
+export function eventLog(): EventLog {
+  const events: string[] = [];
+  const recorder = {
+    event: (_obj: KubeObject, type: EventType, reason: string, message: string) => {
+      events.push(`${type} ${reason} ${message}`);
+    },
+  };
+  return { events, recorder };
+}
+
+/** Runs the informers until the signal aborts; resolves once they synced and watch every table. */
+export async function startInformers(
+  server: FakeApiServer,
+  informers: ReadonlyArray<Pick<Informer<KubeObject>, "run" | "waitForSync">>,
+  tables: readonly string[],
+  signal: AbortSignal,
+): Promise<void> {
+  for (const informer of informers) void informer.run(signal);
+  await Promise.all(informers.map((informer) => informer.waitForSync()));
+  await Promise.all(tables.map((table) => server.untilWatching(table)));
+}
+
+/** The keys queued since the last call, once the informers got every event sent so far. */
+export async function takeQueued(server: FakeApiServer, queue: WorkQueue<string>): Promise<string[]> {
+  await server.settle();
+  const keys: string[] = [];
+  while (queue.len() > 0) {
+    const key = await queue.get();
+    if (key === undefined) break;
+    keys.push(key);
+    queue.done(key);
+  }
+  return keys;
+}
