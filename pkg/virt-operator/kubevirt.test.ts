@@ -33,6 +33,7 @@ function setup(...crs: KubeVirtCR[]) {
     expectations,
     client: cluster,
     stores: cluster.stores,
+    commonInstancetypeStores: cluster.commonInstancetypeStores,
     operatorNamespace: NAMESPACE,
     swagger,
     env: ENV,
@@ -180,6 +181,15 @@ describe("KubeVirt controller: install", () => {
     expect(writes.filter((w) => w.startsWith("create virtualmachineclusterinstancetypes "))).toHaveLength(65);
     expect(writes.filter((w) => w.startsWith("create virtualmachineclusterpreferences "))).toHaveLength(54);
     expect(writes).toContain("create virtualmachineclusterpreferences cirros");
+
+    // One someone deletes wakes the CR and comes back.
+    const { queue } = env.controller;
+    while (queue.len() > 0) queue.done((await queue.get()) as string);
+    await env.cluster.delete(COMMON_INSTANCETYPE_RESOURCES.clusterInstancetypes, "", "u1.medium");
+    expect(env.controller.queue.len()).toBe(1);
+    env.cluster.takeWrites();
+    await env.controller.execute(KEY);
+    expect(env.cluster.takeWrites()).toEqual(["create virtualmachineclusterinstancetypes u1.medium"]);
 
     // Turning the deployment off in the CR removes them again.
     const kv = env.kv() as KubeVirtCR;
