@@ -8,6 +8,7 @@ export const generatedRoots = [
   "manifests/generated",
   "pkg/libvirt/generated",
   "manifests/release",
+  "pkg/virt-operator/resource/generate/components/data/common-instancetypes",
 ];
 
 function listFiles(root: string): string[] {

@@ -96,6 +96,7 @@ export class VirtOperatorApp {
     const controller = new KubeVirtController({
       client: operatorClient,
       stores: informers.stores,
+      commonInstancetypeStores: informers.commonInstancetypes.stores,
       operatorNamespace: opts.namespace,
       swagger: opts.swagger ?? loadSwagger(),
       env: opts.env,

@@ -80,6 +80,16 @@ export type Stores = { [R in OperatorResource]: WatchedStore<InstalledTypes[R]> 
   pods: WatchedStore<Pod>;
 };
 
+/**
+ * Every cluster instance type and preference (upstream's unfiltered ClusterInstancetype/ClusterPreference
+ * informers): changes wake the KubeVirt CR. They are not awaited before the first sync, as their CRDs come
+ * with the install; the reconcile reads these kinds from the server.
+ */
+export interface CommonInstancetypeStores {
+  clusterInstancetypes: WatchedStore;
+  clusterPreferences: WatchedStore;
+}
+
 export interface ListQuery {
   labelSelector?: string;
   limit?: number;

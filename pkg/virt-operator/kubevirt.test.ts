@@ -5,7 +5,7 @@ import type { KubeVirtCR } from "./cluster.js";
 import { KINDS } from "../api/kinds.js";
 import { newOperatorExpectations } from "./expectations.js";
 import { KubeVirtController } from "./kubevirt.js";
-import { OPERATOR_RESOURCES, WATCHED_RESOURCES } from "./resources.js";
+import { COMMON_INSTANCETYPE_RESOURCES, OPERATOR_RESOURCES, WATCHED_RESOURCES } from "./resources.js";
 import { FakeCluster } from "./testing/fake-cluster.js";
 import { makeDaemonSetReady, makeDeploymentReady } from "./testing/workloads.js";
 import { conditionOf } from "./util/conditions.js";
@@ -33,6 +33,7 @@ function setup(...crs: KubeVirtCR[]) {
     expectations,
     client: cluster,
     stores: cluster.stores,
+    commonInstancetypeStores: cluster.commonInstancetypeStores,
     operatorNamespace: NAMESPACE,
     swagger,
     env: ENV,
@@ -165,6 +166,38 @@ describe("KubeVirt controller: install", () => {
     env.cluster.takeWrites();
     await env.controller.execute(KEY);
     expect(env.cluster.takeWrites()).toEqual([]);
+  });
+
+  it("deploys the common instance types and preferences only once everything is rolled out", async () => {
+    await env.controller.execute(KEY);
+    makeDeploymentReady(env.cluster, "kubevirt/virt-api");
+    await env.controller.execute(KEY);
+    makeDeploymentReady(env.cluster, "kubevirt/virt-controller");
+    expect(env.cluster.all(COMMON_INSTANCETYPE_RESOURCES.clusterInstancetypes)).toEqual([]);
+    makeDaemonSetReady(env.cluster, "kubevirt/virt-handler");
+    env.cluster.takeWrites();
+    await env.controller.execute(KEY);
+    const writes = env.cluster.takeWrites();
+    expect(writes.filter((w) => w.startsWith("create virtualmachineclusterinstancetypes "))).toHaveLength(65);
+    expect(writes.filter((w) => w.startsWith("create virtualmachineclusterpreferences "))).toHaveLength(54);
+    expect(writes).toContain("create virtualmachineclusterpreferences cirros");
+
+    // One someone deletes wakes the CR and comes back.
+    const { queue } = env.controller;
+    while (queue.len() > 0) queue.done((await queue.get()) as string);
+    await env.cluster.delete(COMMON_INSTANCETYPE_RESOURCES.clusterInstancetypes, "", "u1.medium");
+    expect(env.controller.queue.len()).toBe(1);
+    env.cluster.takeWrites();
+    await env.controller.execute(KEY);
+    expect(env.cluster.takeWrites()).toEqual(["create virtualmachineclusterinstancetypes u1.medium"]);
+
+    // Turning the deployment off in the CR removes them again.
+    const kv = env.kv() as KubeVirtCR;
+    kv.spec = { configuration: { commonInstancetypesDeployment: { enabled: false } } };
+    env.cluster.seed(WATCHED_RESOURCES.kubevirts, kv);
+    await env.controller.execute(KEY);
+    expect(env.cluster.all(COMMON_INSTANCETYPE_RESOURCES.clusterInstancetypes)).toEqual([]);
+    expect(env.cluster.all(COMMON_INSTANCETYPE_RESOURCES.clusterPreferences)).toEqual([]);
   });
 
   it("re-creates an installed object someone deleted", async () => {

@@ -8,7 +8,7 @@ import { systemClock, type Clock } from "../controller/clock.js";
 import { defaultLogger, type Logger } from "../controller/log.js";
 import { keyOf, type KubeObject } from "../controller/object.js";
 import { WorkQueue, type SyncResult } from "../controller/workqueue.js";
-import type { OperatorClient, Stores, WatchedStore } from "./cluster.js";
+import type { CommonInstancetypeStores, OperatorClient, Stores, WatchedStore } from "./cluster.js";
 import {
   deleteExpectations,
   expectationsSatisfied,
@@ -56,6 +56,7 @@ const MAX_REQUEUE_MS = 2 ** 31 - 1;
 export interface KubeVirtControllerOptions {
   client: OperatorClient;
   stores: Stores;
+  commonInstancetypeStores?: CommonInstancetypeStores;
   operatorNamespace: string;
   /** Upstream's OpenAPI document, the CRD schemas' source. */
   swagger: unknown;
@@ -94,6 +95,8 @@ export class KubeVirtController {
       this.watchInstalled(opts.stores[resource], resource);
     }
     this.watchInstalled(opts.stores.pods, undefined);
+    for (const store of Object.values(opts.commonInstancetypeStores ?? {}))
+      this.watchInstalled(store, undefined);
   }
 
   /** Installed objects wake the one KubeVirt CR and settle its expectations, as upstream's generic handlers. */

@@ -47,6 +47,28 @@ export const OPERATOR_RESOURCES = {
 
 export type OperatorResource = keyof typeof OPERATOR_RESOURCES;
 
+/**
+ * The common-instancetypes kinds the operator deploys (upstream's ClusterInstancetype/ClusterPreference
+ * stores). Kept apart from OPERATOR_RESOURCES: their CRDs are part of the install, so an informer on them
+ * could not sync before the operator's first pass; the reconcile lists them from the server instead.
+ */
+export const COMMON_INSTANCETYPE_RESOURCES = {
+  clusterInstancetypes: gvr(
+    "instancetype.kubevirt.io",
+    "v1beta1",
+    "virtualmachineclusterinstancetypes",
+    "VirtualMachineClusterInstancetype",
+    false,
+  ),
+  clusterPreferences: gvr(
+    "instancetype.kubevirt.io",
+    "v1beta1",
+    "virtualmachineclusterpreferences",
+    "VirtualMachineClusterPreference",
+    false,
+  ),
+} as const satisfies Record<string, GroupVersionResource>;
+
 /** Resources the operator watches without installing them. */
 export const WATCHED_RESOURCES = {
   kubevirts: gvr("kubevirt.io", "v1", "kubevirts", "KubeVirt", true),

@@ -7,6 +7,7 @@ import type { EventHandlers } from "../../controller/informer.js";
 import type { KubeObject } from "../../controller/object.js";
 import { FakeApiServer, tableOf } from "../../controller/testing/fake-apiserver.js";
 import {
+  type CommonInstancetypeStores,
   KubeOperatorClient,
   type JsonPatchOp,
   type ListQuery,
@@ -14,7 +15,12 @@ import {
   type Stores,
   type WatchedStore,
 } from "../cluster.js";
-import { OPERATOR_RESOURCES, WATCHED_RESOURCES, type OperatorResource } from "../resources.js";
+import {
+  COMMON_INSTANCETYPE_RESOURCES,
+  OPERATOR_RESOURCES,
+  WATCHED_RESOURCES,
+  type OperatorResource,
+} from "../resources.js";
 import { isManagedByOperator } from "../util/labels.js";
 
 class FakeStore<T extends KubeObject> implements WatchedStore<T> {
@@ -67,6 +73,7 @@ export class FakeCluster implements OperatorClient {
   readonly api = new FakeApiServer();
   private readonly client = new KubeOperatorClient(new KubeClient(this.api));
   readonly stores: Stores;
+  readonly commonInstancetypeStores: CommonInstancetypeStores;
 
   constructor() {
     const stores = new Map<string, FakeStore<KubeObject>>();
@@ -75,12 +82,19 @@ export class FakeCluster implements OperatorClient {
       const store = new FakeStore<KubeObject>(this.api, tableOf(gvr), selects);
       stores.set(tableOf(gvr), store);
       entries.push([name, store]);
+      return store;
     };
     const managed = (o: KubeObject) => isManagedByOperator(o.metadata?.labels);
     for (const [name, gvr] of Object.entries(OPERATOR_RESOURCES)) storeFor(name, gvr, managed);
     storeFor("kubevirts", WATCHED_RESOURCES.kubevirts, () => true);
     storeFor("pods", WATCHED_RESOURCES.pods, managed);
     this.stores = Object.fromEntries(entries) as unknown as Stores;
+    // Unfiltered, as upstream's informers of these kinds.
+    const { clusterInstancetypes, clusterPreferences } = COMMON_INSTANCETYPE_RESOURCES;
+    this.commonInstancetypeStores = {
+      clusterInstancetypes: storeFor("clusterInstancetypes", clusterInstancetypes, () => true),
+      clusterPreferences: storeFor("clusterPreferences", clusterPreferences, () => true),
+    };
     this.api.observe((table, before, after) => stores.get(table)?.notify(before, after));
   }
 

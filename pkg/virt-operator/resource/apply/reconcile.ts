@@ -1,8 +1,9 @@
 // One reconcile pass of an install (upstream's Reconciler.Sync, create/rollback path), in upstream's order:
 // placeholder webhook → CRDs → RBAC → Services → CA, CA bundle, webhook configurations, APIServices and
 // certificates → virt-api (then wait for it) → virt-controller → virt-handler → clean up what the install
-// no longer has. Returns true once everything is created and rolled out. Upstream's update path (moving
-// between KubeVirt versions) is not ported: this operator only installs its own version.
+// no longer has → the common instance types and preferences. Returns true once everything is created and
+// rolled out. Upstream's update path (moving between KubeVirt versions) is not ported: this operator only
+// installs its own version.
 import "reflect-metadata";
 import { newCA, toPem } from "../../../certificates/triple.js";
 import { keyOf } from "../../../controller/object.js";
@@ -20,6 +21,7 @@ import { createOrUpdateComponentsWithCertificates } from "./certificate-secrets.
 import type { ReconcileContext } from "./context.js";
 import { errorMessage } from "../../../util/error-message.js";
 import { createOrUpdateRbac, createOrUpdateServices } from "./core.js";
+import { deleteInstancetypesNotInInstallStrategy, syncCommonInstancetypes } from "./instancetypes.js";
 import { crdRules } from "./kinds.js";
 import { injectOperatorMetadata, objectMatchesVersion } from "./metadata.js";
 
@@ -143,6 +145,8 @@ export async function reconcileInstall(ctx: ReconcileContext, strategy: InstallS
   if (!(await createOrRollBackSystem(ctx, strategy, apiRolledOver))) return false;
   if (!infrastructureRolledOver) return false;
   await deleteObjectsNotInInstallStrategy(ctx, strategy);
+  await deleteInstancetypesNotInInstallStrategy(ctx, strategy);
+  await syncCommonInstancetypes(ctx, strategy);
   return true;
 }
 

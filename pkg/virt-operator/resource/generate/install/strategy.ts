@@ -22,6 +22,11 @@ import type {
   ServiceAccount,
   ValidatingWebhookConfiguration,
 } from "../components/k8s-types.js";
+import type {
+  VirtualMachineClusterInstancetype,
+  VirtualMachineClusterPreference,
+} from "../../../../api/generated/v1beta1.js";
+import { newClusterInstancetypes, newClusterPreferences } from "../components/instancetypes.js";
 import { newCACertSecrets, newCAConfigMaps, newCertSecrets } from "../components/secrets.js";
 import {
   newApiServerService,
@@ -59,6 +64,9 @@ export interface InstallStrategy {
   /** The CA first, then the certificates it signs. */
   certificateSecrets: Secret[];
   configMaps: ConfigMap[];
+  /** The common-instancetypes bundle, deployed unless the CR's configuration turns it off. */
+  instancetypes: VirtualMachineClusterInstancetype[];
+  preferences: VirtualMachineClusterPreference[];
 }
 
 export function generateInstallStrategy(
@@ -93,6 +101,8 @@ export function generateInstallStrategy(
       ...newCertSecrets(namespace, operatorNamespace),
     ],
     configMaps: newCAConfigMaps(operatorNamespace),
+    instancetypes: newClusterInstancetypes(),
+    preferences: newClusterPreferences(),
   };
 }
 
