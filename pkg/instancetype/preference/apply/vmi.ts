@@ -47,6 +47,9 @@ const AUTOATTACH = [
   ["preferredAutoattachPodInterface", "autoattachPodInterface"],
   ["preferredAutoattachSerialConsole", "autoattachSerialConsole"],
   ["preferredAutoattachInputDevice", "autoattachInputDevice"],
+] as const satisfies ReadonlyArray<readonly [keyof DevicePreferences, keyof Devices]>;
+
+const UNSET_DEVICE_FLAGS = [
   ["preferredUseVirtioTransitional", "useVirtioTransitional"],
   ["preferredBlockMultiQueue", "blockMultiQueue"],
   ["preferredNetworkInterfaceMultiQueue", "networkInterfaceMultiqueue"],
@@ -95,11 +98,21 @@ function applyInterface(prefs: DevicePreferences, iface: Interface, vmi: VMISpec
   }
 }
 
-function applyDevices(preference: Preference, vmi: VMISpec): void {
+/** The preference's autoattach* choices where the VMI leaves them unset (also applied on their own on start). */
+export function applyAutoAttachPreferences(preference: Preference, vmi: VMISpec): void {
   const prefs = preference.devices;
   if (prefs === undefined) return;
   const devices = (vmi.domain.devices ??= {});
   for (const [from, to] of AUTOATTACH) {
+    if (prefs[from] !== undefined && devices[to] === undefined) devices[to] = prefs[from];
+  }
+}
+
+function applyDevices(preference: Preference, vmi: VMISpec): void {
+  const prefs = preference.devices;
+  if (prefs === undefined) return;
+  const devices = (vmi.domain.devices ??= {});
+  for (const [from, to] of UNSET_DEVICE_FLAGS) {
     if (prefs[from] !== undefined && devices[to] === undefined) devices[to] = prefs[from];
   }
   if (prefs.preferredDisableHotplug !== undefined) devices.disableHotplug = prefs.preferredDisableHotplug;
@@ -108,6 +121,7 @@ function applyDevices(preference: Preference, vmi: VMISpec): void {
   }
   if (prefs.preferredRng !== undefined && devices.rng === undefined) devices.rng = copy(prefs.preferredRng);
   if (prefs.preferredTPM !== undefined && devices.tpm === undefined) devices.tpm = copy(prefs.preferredTPM);
+  applyAutoAttachPreferences(preference, vmi);
   for (const disk of devices.disks ?? []) applyDisk(prefs, disk);
   for (const iface of devices.interfaces ?? []) applyInterface(prefs, iface, vmi);
   for (const input of devices.inputs ?? []) {
