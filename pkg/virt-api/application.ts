@@ -23,6 +23,7 @@ import { ExpandSpecApp } from "./rest/expand.js";
 import { Expander } from "../instancetype/expand/expand.js";
 import { clientFinders } from "../instancetype/find/client.js";
 import { vmiApplier } from "../instancetype/apply/vmi.js";
+import { InstancetypeVMAdmitter } from "../instancetype/webhooks/vm/admitter.js";
 import { KubeApiHealth } from "./rest/healthz.js";
 import { SubresourceApp } from "./rest/subresource-app.js";
 import { createVirtApiServer } from "./server.js";
@@ -94,6 +95,9 @@ export class VirtApiApp {
         clusterConfig: () => config.current(),
         kubeVirtServiceAccounts: kubeVirtServiceAccounts(options.namespace),
         podEvictionClient: podEvictionClient(transport),
+        instancetypes: new InstancetypeVMAdmitter(finders.instancetype, finders.preference, (message) =>
+          options.logger.warn(message),
+        ),
       },
       subresources: new SubresourceApp(lifecycle),
       health: new KubeApiHealth(apiserverVersion(transport), () => config.configResourceVersion()),

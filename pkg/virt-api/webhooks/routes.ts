@@ -27,7 +27,11 @@ import { admitStatus } from "./validating-webhook/admitters/status-admitter.js";
 import { admitReplicaSet } from "./validating-webhook/admitters/vmirs-admitter.js";
 import { admitVMICreate } from "./validating-webhook/admitters/vmi-create-admitter.js";
 import { admitVMIUpdate } from "./validating-webhook/admitters/vmi-update-admitter.js";
-import { admitVirtualMachine } from "./validating-webhook/admitters/vms-admitter.js";
+import type { InstancetypeVMAdmitter } from "../../instancetype/webhooks/vm/admitter.js";
+import {
+  admitVirtualMachine,
+  admitVirtualMachineWithInstancetypes,
+} from "./validating-webhook/admitters/vms-admitter.js";
 import { denied, type AdmissionDecision, type AdmissionRequest } from "./admission-review.js";
 import {
   VIRT_API_MUTATING_WEBHOOKS,
@@ -40,6 +44,8 @@ export interface WebhookContext {
   kubeVirtServiceAccounts: ReadonlySet<string>;
   /** The Pod and VMI reads and the VMI patch the eviction interceptor makes. */
   podEvictionClient?: PodEvictionClient;
+  /** Applies a VM's instance type and preference before it is validated; without it none are looked up. */
+  instancetypes?: InstancetypeVMAdmitter;
 }
 
 export interface WebhookRoute {
@@ -118,7 +124,19 @@ export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
     path: VM_VALIDATE_PATH,
     group: KUBEVIRT_GROUP,
     resources: ["virtualmachines"],
-    admit: validating(admitVirtualMachine),
+    admit: async (request, context) => {
+      if (context.instancetypes === undefined) return validating(admitVirtualMachine)(request, context);
+      const validation = {
+        clusterConfig: context.clusterConfig(),
+        kubeVirtServiceAccounts: context.kubeVirtServiceAccounts,
+      };
+      const verdict = await admitVirtualMachineWithInstancetypes(
+        validationRequest(request),
+        validation,
+        context.instancetypes,
+      );
+      return toValidationResponse(verdict);
+    },
   },
   {
     path: VMIRS_VALIDATE_PATH,

@@ -96,13 +96,12 @@ describe("features kubevirt-ts does not support yet", () => {
   it("refuses VM references it cannot resolve, in one sentence each", () => {
     const vmSpec = {
       template: {},
+      // Instance types and preferences are served (pkg/instancetype).
       instancetype: { name: "u1" },
       preference: { name: "p" },
       dataVolumeTemplates: [{ metadata: { name: "dv" }, spec: {} }],
     };
     expect(validateVMSpecSupported(specPath(), vmSpec)).toEqual([
-      notSupported("spec.instancetype", "the instancetype reference is not supported by kubevirt-ts yet"),
-      notSupported("spec.preference", "the preference reference is not supported by kubevirt-ts yet"),
       notSupported(
         "spec.dataVolumeTemplates",
         "the dataVolumeTemplates field is not supported by kubevirt-ts yet",

@@ -15,13 +15,9 @@ import { notSupportedCause, type Path, type StatusCause } from "./causes.js";
 
 export { notYetSupportedMessage };
 
-/** VM members whose controllers (instancetype expansion, CDI) kubevirt-ts does not have yet. */
+/** VM members whose controllers (CDI) kubevirt-ts does not have yet. */
 export const NOT_YET_SUPPORTED_VM_MEMBERS: ReadonlyArray<{ member: keyof VirtualMachineSpec; what: string }> =
-  [
-    { member: "instancetype", what: "the instancetype reference" },
-    { member: "preference", what: "the preference reference" },
-    { member: "dataVolumeTemplates", what: "the dataVolumeTemplates field" },
-  ];
+  [{ member: "dataVolumeTemplates", what: "the dataVolumeTemplates field" }];
 
 const asCauses = (uses: readonly NotYetSupported[]): StatusCause[] =>
   uses.map(({ field, message }) => notSupportedCause(message, field));
