@@ -8,6 +8,10 @@ import {
   VMI_MUTATE_PATH,
   VMI_UPDATE_VALIDATE_PATH,
   VMIRS_VALIDATE_PATH,
+  VM_CLUSTER_INSTANCETYPE_VALIDATE_PATH,
+  VM_CLUSTER_PREFERENCE_VALIDATE_PATH,
+  VM_INSTANCETYPE_VALIDATE_PATH,
+  VM_PREFERENCE_VALIDATE_PATH,
   VM_MUTATE_PATH,
   VM_VALIDATE_PATH,
 } from "../../virt-operator/resource/generate/components/names.js";
@@ -27,6 +31,8 @@ import { admitStatus } from "./validating-webhook/admitters/status-admitter.js";
 import { admitReplicaSet } from "./validating-webhook/admitters/vmirs-admitter.js";
 import { admitVMICreate } from "./validating-webhook/admitters/vmi-create-admitter.js";
 import { admitVMIUpdate } from "./validating-webhook/admitters/vmi-update-admitter.js";
+import { admitClusterInstancetype, admitInstancetype } from "../../instancetype/webhooks/admitter.js";
+import { admitClusterPreference, admitPreference } from "../../instancetype/preference/webhooks/admitter.js";
 import type { InstancetypeVMAdmitter } from "../../instancetype/webhooks/vm/admitter.js";
 import {
   admitVirtualMachine,
@@ -89,6 +95,7 @@ function validating(admitter: (request: ValidationRequest, context: ValidationCo
 }
 
 const KUBEVIRT_GROUP = "kubevirt.io";
+const INSTANCETYPE_GROUP = "instancetype.kubevirt.io";
 
 export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
   {
@@ -137,6 +144,30 @@ export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
       );
       return toValidationResponse(verdict);
     },
+  },
+  {
+    path: VM_INSTANCETYPE_VALIDATE_PATH,
+    group: INSTANCETYPE_GROUP,
+    resources: ["virtualmachineinstancetypes"],
+    admit: validating(admitInstancetype),
+  },
+  {
+    path: VM_CLUSTER_INSTANCETYPE_VALIDATE_PATH,
+    group: INSTANCETYPE_GROUP,
+    resources: ["virtualmachineclusterinstancetypes"],
+    admit: validating(admitClusterInstancetype),
+  },
+  {
+    path: VM_PREFERENCE_VALIDATE_PATH,
+    group: INSTANCETYPE_GROUP,
+    resources: ["virtualmachinepreferences"],
+    admit: validating(admitPreference),
+  },
+  {
+    path: VM_CLUSTER_PREFERENCE_VALIDATE_PATH,
+    group: INSTANCETYPE_GROUP,
+    resources: ["virtualmachineclusterpreferences"],
+    admit: validating(admitClusterPreference),
   },
   {
     path: VMIRS_VALIDATE_PATH,
