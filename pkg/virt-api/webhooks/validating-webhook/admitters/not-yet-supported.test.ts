@@ -108,6 +108,21 @@ describe("features kubevirt-ts does not support yet", () => {
       ),
     ]);
     expect(validateVMSpecSupported(specPath(), { template: {} })).toEqual([]);
+    const inferring = {
+      template: {},
+      instancetype: { inferFromVolume: "root" },
+      preference: { inferFromVolume: "root" },
+    };
+    expect(validateVMSpecSupported(specPath(), inferring)).toEqual([
+      notSupported(
+        "spec.instancetype.inferFromVolume",
+        "inferring the instancetype from a volume is not supported by kubevirt-ts yet",
+      ),
+      notSupported(
+        "spec.preference.inferFromVolume",
+        "inferring the preference from a volume is not supported by kubevirt-ts yet",
+      ),
+    ]);
     for (const { what } of NOT_YET_SUPPORTED_VM_MEMBERS) {
       expect(notYetSupportedMessage(what)).toMatch(/^the \S+ \S+ is not supported by kubevirt-ts yet$/);
     }

@@ -33,9 +33,21 @@ export function validateMetadataSupported(at: Path, metadata: ObjectMeta | undef
 }
 
 export function validateVMSpecSupported(at: Path, spec: VirtualMachineSpec): StatusCause[] {
-  return NOT_YET_SUPPORTED_VM_MEMBERS.flatMap(({ member, what }) =>
+  const members = NOT_YET_SUPPORTED_VM_MEMBERS.flatMap(({ member, what }) =>
     spec[member] === undefined ? [] : [notSupportedCause(notYetSupportedMessage(what), at.child(member))],
   );
+  // Inferring needs the volume's PVC or DataVolume annotations, which kubevirt-ts cannot read yet.
+  const inferring = (["instancetype", "preference"] as const).flatMap((member) =>
+    spec[member]?.inferFromVolume
+      ? [
+          notSupportedCause(
+            notYetSupportedMessage(`inferring the ${member} from a volume`),
+            at.child(member, "inferFromVolume"),
+          ),
+        ]
+      : [],
+  );
+  return [...members, ...inferring];
 }
 
 /**
