@@ -15,7 +15,10 @@ import {
   VM_MUTATE_PATH,
   VM_VALIDATE_PATH,
 } from "../../virt-operator/resource/generate/components/names.js";
-import { mutateVirtualMachine } from "./mutating-webhook/mutators/vm-mutator.js";
+import {
+  mutateVirtualMachine,
+  mutateVirtualMachineWithPreference,
+} from "./mutating-webhook/mutators/vm-mutator.js";
 import { mutateVirtualMachineInstance } from "./mutating-webhook/mutators/vmi-mutator.js";
 import {
   toValidationResponse,
@@ -112,8 +115,14 @@ export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
     path: VM_MUTATE_PATH,
     group: KUBEVIRT_GROUP,
     resources: ["virtualmachines"],
-    admit: (request, context) =>
-      mutateVirtualMachine(validationRequest(request), { clusterConfig: context.clusterConfig() }),
+    admit: (request, context) => {
+      const mutation = { clusterConfig: context.clusterConfig() };
+      const instancetypes = context.instancetypes;
+      if (instancetypes === undefined) return mutateVirtualMachine(validationRequest(request), mutation);
+      return mutateVirtualMachineWithPreference(validationRequest(request), mutation, (vm) =>
+        instancetypes.preferenceOf(vm),
+      );
+    },
   },
   {
     path: VMI_CREATE_VALIDATE_PATH,

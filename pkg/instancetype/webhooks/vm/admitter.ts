@@ -37,6 +37,15 @@ export class InstancetypeVMAdmitter {
     }
   }
 
+  /** The VM's preference, or undefined when it has none or it cannot be found (the mutator's lookup). */
+  async preferenceOf(vm: VirtualMachine): Promise<VirtualMachinePreferenceSpec | undefined> {
+    try {
+      return await this.preferenceFinder.findPreference(vm);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Applies the specs to `vm`'s template in place (pass a copy). */
   async applyToVM(vm: VirtualMachine): Promise<AppliedVM> {
     const instancetype = await this.ignoringFailure("instance type", () => this.instancetypeFinder.find(vm));
