@@ -6,6 +6,8 @@ import { clusterWith } from "../../../../defaults/testing.js";
 import type { AdmissionOperation, ValidationContext } from "./admission.js";
 import { specPath } from "./causes.js";
 import type { VirtualMachineInstancetypeSpec } from "../../../../api/generated/v1beta1.js";
+import { applyNewVMIMutations } from "../../mutating-webhook/mutators/vmi-mutator.js";
+import { admitVMICreate } from "./vmi-create-admitter.js";
 import { InstancetypeVMAdmitter } from "../../../../instancetype/webhooks/vm/admitter.js";
 import {
   admitVirtualMachine,
@@ -229,6 +231,21 @@ describe("VM admitter with instance types", () => {
           "or Spec.CPU.PreferSpreadOptions.Ratio of 2 provided by the preference",
       },
     ]);
+  });
+
+  it("gives a template whose VMI, with the instance type applied, is admitted", async () => {
+    const applied = structuredClone(sized({ preference: { name: "p" } }));
+    await found({ cpu: { guest: 2 }, memory: { guest: "128Mi" } }).applyToVM(applied);
+    const mutated = applyNewVMIMutations(
+      { metadata: { name: "vm", namespace: "default" }, spec: applied.spec.template.spec! },
+      context.clusterConfig,
+      { newUUID: () => "uuid" },
+    );
+    if (!mutated.ok) throw new Error(mutated.message);
+    expect(mutated.value.spec.domain.cpu).toMatchObject({ sockets: 1, cores: 2, threads: 1 });
+    expect(
+      admitVMICreate({ operation: "CREATE", object: mutated.value, username: "alice" }, context).causes,
+    ).toEqual([]);
   });
 
   it("only warns about a reference it cannot find, as upstream (the controller reports it)", async () => {
