@@ -21,6 +21,9 @@ import { VMI_HANDLER_VERBS } from "./rest/vmi-lifecycle.js";
 import { GuestInfoProxy } from "./rest/guest-info.js";
 import { ExpandSpecApp } from "./rest/expand.js";
 import { Expander } from "../instancetype/expand/expand.js";
+import { clientFinders } from "../instancetype/find/client.js";
+import { vmiApplier } from "../instancetype/apply/vmi.js";
+import { InstancetypeVMAdmitter } from "../instancetype/webhooks/vm/admitter.js";
 import { KubeApiHealth } from "./rest/healthz.js";
 import { SubresourceApp } from "./rest/subresource-app.js";
 import { createVirtApiServer } from "./server.js";
@@ -76,6 +79,13 @@ export class VirtApiApp {
     const consoleServerPort = options.consoleServerPort ?? DEFAULT_CONSOLE_SERVER_PORT;
     const lifecycle = lifecycleClient(transport);
     const logError = (message: string, error?: unknown) => options.logger.error({ err: error }, message);
+    const finders = clientFinders(new KubeClient(transport));
+    const expander = new Expander(
+      () => config.current(),
+      finders.instancetype,
+      finders.preference,
+      vmiApplier,
+    );
     const consoleProxy = new ConsoleProxy(handlerBackend, { consoleServerPort, logError });
     const server = createVirtApiServer({
       tls: readServingTLS(options.tlsCertFile, options.tlsKeyFile),
@@ -85,6 +95,9 @@ export class VirtApiApp {
         clusterConfig: () => config.current(),
         kubeVirtServiceAccounts: kubeVirtServiceAccounts(options.namespace),
         podEvictionClient: podEvictionClient(transport),
+        instancetypes: new InstancetypeVMAdmitter(finders.instancetype, finders.preference, (message) =>
+          options.logger.warn(message),
+        ),
       },
       subresources: new SubresourceApp(lifecycle),
       health: new KubeApiHealth(apiserverVersion(transport), () => config.configResourceVersion()),
@@ -97,7 +110,7 @@ export class VirtApiApp {
         { consoleServerPort },
       ),
       guestInfo: new GuestInfoProxy(handlerBackend, { consoleServerPort }),
-      expand: new ExpandSpecApp(lifecycle, new Expander(() => config.current())),
+      expand: new ExpandSpecApp(lifecycle, expander),
       logger: options.logger,
     });
     await server.listen({ host: options.host, port: options.port });

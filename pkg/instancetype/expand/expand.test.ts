@@ -3,6 +3,11 @@ import type { KubeVirt, VirtualMachine } from "../../api/generated/v1.js";
 import { ClusterConfig } from "../../virt-config/cluster-config.js";
 import { Conflict } from "../conflict/conflicts.js";
 import { Path } from "../../api/field.js";
+import { KubeClient } from "../../controller/client.js";
+import { FakeApiServer, tableOf } from "../../controller/testing/fake-apiserver.js";
+import { vmiApplier } from "../apply/vmi.js";
+import { clientFinders } from "../find/client.js";
+import { clusterInstancetypesGVR, preferencesGVR } from "../find/resources.js";
 import { Expander, type PreferenceSpecFinder, type SpecFinder, type VMIApplier } from "./expand.js";
 
 const vm = (spec: Partial<VirtualMachine["spec"]> = {}): VirtualMachine => ({
@@ -143,5 +148,56 @@ describe("with finders plugged in, as the instancetype work will", () => {
       "VM field(s) spec.a conflicts with selected instance type",
       "own words",
     ]);
+  });
+});
+
+describe("the expander with the real finders and applier", () => {
+  const server = new FakeApiServer();
+  server.seed(tableOf(clusterInstancetypesGVR), {
+    apiVersion: "instancetype.kubevirt.io/v1beta1",
+    kind: "VirtualMachineClusterInstancetype",
+    metadata: { name: "u1.small" },
+    spec: { cpu: { guest: 2 }, memory: { guest: "128Mi" } },
+  });
+  server.seed(tableOf(preferencesGVR), {
+    apiVersion: "instancetype.kubevirt.io/v1beta1",
+    kind: "VirtualMachinePreference",
+    metadata: { name: "fedora", namespace: "test-namespace" },
+    spec: { cpu: { preferredCPUTopology: "cores" }, devices: { preferredDiskBus: "sata" } },
+  });
+  const finders = clientFinders(new KubeClient(server));
+  const expander = new Expander(defaults, finders.instancetype, finders.preference, vmiApplier);
+  const references = {
+    instancetype: { name: "u1.small" },
+    preference: { name: "fedora", kind: "VirtualMachinePreference" },
+  };
+  const live = (spec: Partial<VirtualMachine["spec"]>): VirtualMachine => {
+    const out = vm(spec);
+    delete out.status;
+    return out;
+  };
+
+  it("writes the instance type and preference into the template and drops the references", async () => {
+    const expanded = await expander.expand(live(references));
+    expect(expanded.spec.instancetype).toBeUndefined();
+    expect(expanded.spec.preference).toBeUndefined();
+    const domain = expanded.spec.template.spec?.domain;
+    expect(domain?.cpu).toMatchObject({ sockets: 1, cores: 2, threads: 1 });
+    expect(domain?.memory?.guest).toBe("128Mi");
+    expect(domain?.devices.disks?.[0]?.disk?.bus).toBe("sata");
+  });
+
+  it("refuses a template that sets what the instance type sets, with upstream's message", async () => {
+    const spec = live(references);
+    spec.spec.template.spec!.domain.cpu = { sockets: 2 };
+    await expect(expander.expand(spec)).rejects.toThrow(
+      "VM field(s) spec.template.spec.domain.cpu.sockets conflicts with selected instance type",
+    );
+  });
+
+  it("passes a missing instance type's NotFound through", async () => {
+    await expect(expander.expand(live({ instancetype: { name: "nope" } }))).rejects.toThrow(
+      '"nope" not found',
+    );
   });
 });

@@ -1,8 +1,7 @@
 // Upstream pkg/instancetype/expand: a VM with its instance type and preference written into its template
 // and the references dropped, as virt-api's expand-spec subresources and `virtctl expand` show it. A VM
-// that references neither is returned as it is. The lookups and the applying of the specs are injected:
-// kubevirt-ts has no instance types yet, so the default finders refuse a reference, naming the field,
-// until the instancetype work plugs the real ones in here.
+// that references neither is returned as it is. The lookups and the applying of the specs are injected
+// (virt-api passes pkg/instancetype/find's and apply's); without them a reference is refused by field.
 import { Path } from "../../api/field.js";
 import type { ObjectMeta } from "../../api/generated/k8s.js";
 import type { VirtualMachine, VirtualMachineInstanceSpec } from "../../api/generated/v1.js";

@@ -9,10 +9,17 @@ import {
   VMI_UPDATE_VALIDATE_PATH,
   VMIRS_VALIDATE_PATH,
   VMPOOL_VALIDATE_PATH,
+  VM_CLUSTER_INSTANCETYPE_VALIDATE_PATH,
+  VM_CLUSTER_PREFERENCE_VALIDATE_PATH,
+  VM_INSTANCETYPE_VALIDATE_PATH,
+  VM_PREFERENCE_VALIDATE_PATH,
   VM_MUTATE_PATH,
   VM_VALIDATE_PATH,
 } from "../../virt-operator/resource/generate/components/names.js";
-import { mutateVirtualMachine } from "./mutating-webhook/mutators/vm-mutator.js";
+import {
+  mutateVirtualMachine,
+  mutateVirtualMachineWithPreference,
+} from "./mutating-webhook/mutators/vm-mutator.js";
 import { mutateVirtualMachineInstance } from "./mutating-webhook/mutators/vmi-mutator.js";
 import {
   toValidationResponse,
@@ -29,7 +36,13 @@ import { admitReplicaSet } from "./validating-webhook/admitters/vmirs-admitter.j
 import { admitVirtualMachinePool } from "./validating-webhook/admitters/vmpool-admitter.js";
 import { admitVMICreate } from "./validating-webhook/admitters/vmi-create-admitter.js";
 import { admitVMIUpdate } from "./validating-webhook/admitters/vmi-update-admitter.js";
-import { admitVirtualMachine } from "./validating-webhook/admitters/vms-admitter.js";
+import { admitClusterInstancetype, admitInstancetype } from "../../instancetype/webhooks/admitter.js";
+import { admitClusterPreference, admitPreference } from "../../instancetype/preference/webhooks/admitter.js";
+import type { InstancetypeVMAdmitter } from "../../instancetype/webhooks/vm/admitter.js";
+import {
+  admitVirtualMachine,
+  admitVirtualMachineWithInstancetypes,
+} from "./validating-webhook/admitters/vms-admitter.js";
 import { denied, type AdmissionDecision, type AdmissionRequest } from "./admission-review.js";
 import {
   VIRT_API_MUTATING_WEBHOOKS,
@@ -42,6 +55,8 @@ export interface WebhookContext {
   kubeVirtServiceAccounts: ReadonlySet<string>;
   /** The Pod and VMI reads and the VMI patch the eviction interceptor makes. */
   podEvictionClient?: PodEvictionClient;
+  /** Applies a VM's instance type and preference before it is validated; without it none are looked up. */
+  instancetypes?: InstancetypeVMAdmitter;
 }
 
 export interface WebhookRoute {
@@ -86,6 +101,7 @@ function validating(admitter: (request: ValidationRequest, context: ValidationCo
 
 const KUBEVIRT_GROUP = "kubevirt.io";
 const POOL_GROUP = "pool.kubevirt.io";
+const INSTANCETYPE_GROUP = "instancetype.kubevirt.io";
 
 export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
   {
@@ -102,8 +118,14 @@ export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
     path: VM_MUTATE_PATH,
     group: KUBEVIRT_GROUP,
     resources: ["virtualmachines"],
-    admit: (request, context) =>
-      mutateVirtualMachine(validationRequest(request), { clusterConfig: context.clusterConfig() }),
+    admit: (request, context) => {
+      const mutation = { clusterConfig: context.clusterConfig() };
+      const instancetypes = context.instancetypes;
+      if (instancetypes === undefined) return mutateVirtualMachine(validationRequest(request), mutation);
+      return mutateVirtualMachineWithPreference(validationRequest(request), mutation, (vm) =>
+        instancetypes.preferenceOf(vm),
+      );
+    },
   },
   {
     path: VMI_CREATE_VALIDATE_PATH,
@@ -121,7 +143,43 @@ export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
     path: VM_VALIDATE_PATH,
     group: KUBEVIRT_GROUP,
     resources: ["virtualmachines"],
-    admit: validating(admitVirtualMachine),
+    admit: async (request, context) => {
+      if (context.instancetypes === undefined) return validating(admitVirtualMachine)(request, context);
+      const validation = {
+        clusterConfig: context.clusterConfig(),
+        kubeVirtServiceAccounts: context.kubeVirtServiceAccounts,
+      };
+      const verdict = await admitVirtualMachineWithInstancetypes(
+        validationRequest(request),
+        validation,
+        context.instancetypes,
+      );
+      return toValidationResponse(verdict);
+    },
+  },
+  {
+    path: VM_INSTANCETYPE_VALIDATE_PATH,
+    group: INSTANCETYPE_GROUP,
+    resources: ["virtualmachineinstancetypes"],
+    admit: validating(admitInstancetype),
+  },
+  {
+    path: VM_CLUSTER_INSTANCETYPE_VALIDATE_PATH,
+    group: INSTANCETYPE_GROUP,
+    resources: ["virtualmachineclusterinstancetypes"],
+    admit: validating(admitClusterInstancetype),
+  },
+  {
+    path: VM_PREFERENCE_VALIDATE_PATH,
+    group: INSTANCETYPE_GROUP,
+    resources: ["virtualmachinepreferences"],
+    admit: validating(admitPreference),
+  },
+  {
+    path: VM_CLUSTER_PREFERENCE_VALIDATE_PATH,
+    group: INSTANCETYPE_GROUP,
+    resources: ["virtualmachineclusterpreferences"],
+    admit: validating(admitClusterPreference),
   },
   {
     path: VMIRS_VALIDATE_PATH,

@@ -63,7 +63,13 @@ export interface StartedVMI {
  * generation, the VM controller's finalizer (so the VM sees the VMI's final state before it goes), an
  * automatically attached input device if asked for, and the default pod network.
  */
-export function vmiToStart(vm: VirtualMachine, revisionName: string, config: ClusterConfig): StartedVMI {
+export function vmiToStart(
+  vm: VirtualMachine,
+  revisionName: string,
+  config: ClusterConfig,
+  /** Runs before the default devices are added (the preference's auto-attach choices). */
+  beforeDefaults?: (vmi: VirtualMachineInstance) => void,
+): StartedVMI {
   const vmi = setupVMIFromVM(vm);
   (vmi.status ??= {}).virtualMachineRevisionName = revisionName;
   const metadata = (vmi.metadata ??= {});
@@ -72,6 +78,7 @@ export function vmiToStart(vm: VirtualMachine, revisionName: string, config: Clu
     [VirtualMachineGenerationAnnotation]: String(vm.metadata?.generation ?? 0),
   };
   metadata.finalizers = [...(metadata.finalizers ?? []), VirtualMachineControllerFinalizer];
+  beforeDefaults?.(vmi);
   const devices = vmi.spec.domain.devices;
   if (devices.autoattachInputDevice === true && (devices.inputs?.length ?? 0) === 0) {
     // Bus and type are left to the VMI mutating webhook's defaults.

@@ -44,6 +44,8 @@ import { lastRevisionSpec, type ControllerRevision } from "./vm-revision.js";
 import { isRestartRequired } from "./vm-restart-required.js";
 import { decideRunStrategyAction, type RunStrategyAction } from "./vm-run-strategy.js";
 import { vmiToStart } from "./vm-setup.js";
+import { InstancetypeVMHandler } from "../../../instancetype/controller/vm/controller.js";
+import { clientSources } from "../../../instancetype/find/client.js";
 import { computeVMStatus } from "./vm-status.js";
 import { VMWrites } from "./vm-writes.js";
 
@@ -66,6 +68,8 @@ export interface VMControllerDeps {
   logger?: Logger;
   /** [0, 1): spreads the start backoff of VMs failing together. */
   random?: () => number;
+  /** Instance types and preferences; default: read from the apiserver through `client`. */
+  instancetypes?: InstancetypeVMHandler;
 }
 
 interface SyncState {
@@ -85,6 +89,7 @@ export class VMController {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly reporter: Reporter;
+  private readonly instancetypes: InstancetypeVMHandler;
 
   constructor(private readonly deps: VMControllerDeps) {
     this.clock = deps.clock ?? systemClock;
@@ -94,6 +99,9 @@ export class VMController {
     this.vmClient = deps.client.resource<StoredVM>(virtualMachinesGVR);
     this.vmiClient = deps.client.resource<StoredVMI>(virtualMachineInstancesGVR);
     this.writes = new VMWrites(deps.client, deps.revisions);
+    this.instancetypes =
+      deps.instancetypes ??
+      new InstancetypeVMHandler(deps.client, clientSources(deps.client), deps.clusterConfig, deps.recorder);
     deps.vms.onChange((vm) => this.queue.add(keyOf(vm)));
     deps.vmis.addEventHandler({
       add: (vmi) => this.onVMIAdd(vmi),
@@ -196,6 +204,7 @@ export class VMController {
     if (state.vmi) state.vmi = await this.writes.bumpGeneration(state.vm, state.vmi);
     const strategy = runStrategyOf(state.vm);
     if (!strategy.ok) throw new SyncError(`Error fetching RunStrategy: ${strategy.message}`, "FailedCreate");
+    state.vm = await this.instancetypes.sync(state.vm);
     const action = decideRunStrategyAction(state.vm, state.vmi, strategy.value, this.clock.now());
     // A new VMI runs the current template.
     if (action.kind === "start") state.restartRequired = false;
@@ -240,8 +249,22 @@ export class VMController {
   private async startVMI(key: string, vm: StoredVM): Promise<void> {
     try {
       const revision = await this.writes.ensureRevision(vm);
-      const { vmi, problem } = vmiToStart(vm, revision, this.deps.clusterConfig());
+      const specs = await this.instancetypes.specsFor(vm);
+      const { vmi, problem } = vmiToStart(vm, revision, this.deps.clusterConfig(), (started) =>
+        this.instancetypes.applyAutoAttachPreferences(specs, started),
+      );
       if (problem !== undefined) throw new Error(problem);
+      try {
+        this.instancetypes.applyToVMI(vm, specs, vmi);
+      } catch (err) {
+        this.reporter.event(
+          vm,
+          "Warning",
+          FailedCreateVirtualMachineReason,
+          `Error creating virtual machine instance: Failed to apply instancetype: ${errorMessage(err)}`,
+        );
+        throw err;
+      }
       this.expectations.expectCreations(key, 1);
       try {
         const created = await this.vmiClient.create(toStored(vmi));

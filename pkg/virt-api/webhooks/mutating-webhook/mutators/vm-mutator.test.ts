@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { DomainSpec, VirtualMachine } from "../../../../api/generated/v1.js";
 import { clusterWith, valueAt } from "../../../../defaults/testing.js";
 import type { AdmissionOperation, MutationResponse } from "./admission.js";
-import { mutateVirtualMachine } from "./vm-mutator.js";
+import { mutateVirtualMachine, mutateVirtualMachineWithPreference } from "./vm-mutator.js";
 
 function newVM(domain: DomainSpec = { devices: {} }): VirtualMachine {
   return {
@@ -117,5 +117,47 @@ describe("VM mutator", () => {
     const before = structuredClone(vm);
     mutate(vm);
     expect(vm).toEqual(before);
+  });
+});
+
+describe("VM mutator with instance types", () => {
+  it("writes the preference's machine type and architecture before the defaults", async () => {
+    const vm = { ...newVM(), spec: { ...newVM().spec, preference: { name: "fedora" } } };
+    const response = await mutateVirtualMachineWithPreference(
+      { operation: "CREATE", object: vm },
+      { clusterConfig: clusterWith(), newUUID: uuids },
+      async () => ({ machine: { preferredMachineType: "pc-q35-rhel9.6.0" }, preferredArchitecture: "arm64" }),
+    );
+    expect(valueAt(patchedSpec(response), "template.spec.domain.machine.type")).toBe("pc-q35-rhel9.6.0");
+    expect(valueAt(patchedSpec(response), "template.spec.architecture")).toBe("arm64");
+  });
+
+  it("refuses a matcher without a name, in upstream's words", () => {
+    const vm = { ...newVM(), spec: { ...newVM().spec, instancetype: {} } };
+    expect(mutate(vm).result?.details?.causes).toEqual([
+      {
+        reason: "FieldValueNotFound",
+        field: "spec.instancetype",
+        message: "Either Name or InferFromVolume should be provided within the InstancetypeMatcher",
+      },
+    ]);
+  });
+
+  it("refuses renaming a pinned matcher without clearing its revisionName", () => {
+    const pinned = (name: string) => ({
+      ...newVM(),
+      spec: { ...newVM().spec, preference: { name, revisionName: "rev" } },
+    });
+    const response = mutateVirtualMachine(
+      { operation: "UPDATE", object: pinned("new"), oldObject: pinned("old") },
+      { clusterConfig: clusterWith(), newUUID: uuids },
+    );
+    expect(response.result?.details?.causes).toEqual([
+      {
+        reason: "FieldValueInvalid",
+        field: "spec.preference.revisionName",
+        message: "the Matcher Name has been updated without updating the RevisionName",
+      },
+    ]);
   });
 });

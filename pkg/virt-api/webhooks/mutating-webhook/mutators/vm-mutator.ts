@@ -9,9 +9,12 @@ import type { DefaultingOptions } from "../../../../defaults/defaults.js";
 import { newRandomUUID } from "../../../../defaults/firmware-uuid.js";
 import { supportsPCIeHotplug } from "../../../../defaults/pci.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
+import type { VirtualMachinePreferenceSpec } from "../../../../api/generated/v1beta1.js";
+import { mutateFromPreference, validateMatchers } from "../../../../instancetype/webhooks/vm/mutator.js";
 import {
   allowed,
   allowedWithPatch,
+  invalidResponse,
   replaceMembers,
   validateSchema,
   type MutationRequest,
@@ -21,6 +24,8 @@ import { setDefaultPciTopologyVersion } from "./pci-topology.js";
 
 export interface VMMutatorContext extends DefaultingOptions {
   clusterConfig: ClusterConfig;
+  /** The VM's preference, found before mutating (its architecture and machine type come first). */
+  preference?: VirtualMachinePreferenceSpec;
 }
 
 /**
@@ -42,7 +47,7 @@ export function applyVMMutations(
   context: VMMutatorContext,
 ): VirtualMachine {
   const copy = structuredClone(vm);
-  // Instancetype/preference inference and preferred machine type need the cluster; not ported yet.
+  mutateFromPreference(copy, context.preference);
   if (operation === "CREATE") setFirmwareDefaultsIfEmpty(copy, context.newUUID ?? newRandomUUID);
   const defaulted = setVirtualMachineDefaults(context.clusterConfig, copy);
   const template = defaulted.spec.template;
@@ -58,10 +63,26 @@ export function mutateVirtualMachine(request: MutationRequest, context: VMMutato
   const vm = checked.value;
   // Being deleted: change nothing, so as not to race other deletions in flight.
   if (vm.metadata?.deletionTimestamp) return allowed();
+  const old = VirtualMachineSchema.safeParse(request.oldObject);
+  const matcherCauses = validateMatchers(vm, old.success ? old.data : undefined, request.operation);
+  if (matcherCauses.length > 0) return invalidResponse(matcherCauses);
   // Go's decode and re-encode leaves every quantity as canonical text; the CRD schema expects strings.
   const mutated = canonicalizeQuantities(
     VirtualMachineSchema,
     applyVMMutations(vm, request.operation, context),
   );
   return allowedWithPatch(replaceMembers({ spec: mutated.spec, metadata: mutated.metadata ?? {} }));
+}
+
+/** The mutation with the VM's preference looked up first; a preference that cannot be found is skipped. */
+export async function mutateVirtualMachineWithPreference(
+  request: MutationRequest,
+  context: VMMutatorContext,
+  preferenceOf: (vm: VirtualMachine) => Promise<VirtualMachinePreferenceSpec | undefined>,
+): Promise<MutationResponse> {
+  const checked = validateSchema(VirtualMachineSchema, request.object);
+  if (!checked.ok || checked.value.spec.preference === undefined)
+    return mutateVirtualMachine(request, context);
+  const preference = await preferenceOf(checked.value);
+  return mutateVirtualMachine(request, preference ? { ...context, preference } : context);
 }

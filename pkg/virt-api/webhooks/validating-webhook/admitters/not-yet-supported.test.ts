@@ -96,19 +96,33 @@ describe("features kubevirt-ts does not support yet", () => {
   it("refuses VM references it cannot resolve, in one sentence each", () => {
     const vmSpec = {
       template: {},
+      // Instance types and preferences are served (pkg/instancetype).
       instancetype: { name: "u1" },
       preference: { name: "p" },
       dataVolumeTemplates: [{ metadata: { name: "dv" }, spec: {} }],
     };
     expect(validateVMSpecSupported(specPath(), vmSpec)).toEqual([
-      notSupported("spec.instancetype", "the instancetype reference is not supported by kubevirt-ts yet"),
-      notSupported("spec.preference", "the preference reference is not supported by kubevirt-ts yet"),
       notSupported(
         "spec.dataVolumeTemplates",
         "the dataVolumeTemplates field is not supported by kubevirt-ts yet",
       ),
     ]);
     expect(validateVMSpecSupported(specPath(), { template: {} })).toEqual([]);
+    const inferring = {
+      template: {},
+      instancetype: { inferFromVolume: "root" },
+      preference: { inferFromVolume: "root" },
+    };
+    expect(validateVMSpecSupported(specPath(), inferring)).toEqual([
+      notSupported(
+        "spec.instancetype.inferFromVolume",
+        "inferring the instancetype from a volume is not supported by kubevirt-ts yet",
+      ),
+      notSupported(
+        "spec.preference.inferFromVolume",
+        "inferring the preference from a volume is not supported by kubevirt-ts yet",
+      ),
+    ]);
     for (const { what } of NOT_YET_SUPPORTED_VM_MEMBERS) {
       expect(notYetSupportedMessage(what)).toMatch(/^the \S+ \S+ is not supported by kubevirt-ts yet$/);
     }

@@ -15,13 +15,9 @@ import { notSupportedCause, type Path, type StatusCause } from "./causes.js";
 
 export { notYetSupportedMessage };
 
-/** VM members whose controllers (instancetype expansion, CDI) kubevirt-ts does not have yet. */
+/** VM members whose controllers (CDI) kubevirt-ts does not have yet. */
 export const NOT_YET_SUPPORTED_VM_MEMBERS: ReadonlyArray<{ member: keyof VirtualMachineSpec; what: string }> =
-  [
-    { member: "instancetype", what: "the instancetype reference" },
-    { member: "preference", what: "the preference reference" },
-    { member: "dataVolumeTemplates", what: "the dataVolumeTemplates field" },
-  ];
+  [{ member: "dataVolumeTemplates", what: "the dataVolumeTemplates field" }];
 
 const asCauses = (uses: readonly NotYetSupported[]): StatusCause[] =>
   uses.map(({ field, message }) => notSupportedCause(message, field));
@@ -37,9 +33,21 @@ export function validateMetadataSupported(at: Path, metadata: ObjectMeta | undef
 }
 
 export function validateVMSpecSupported(at: Path, spec: VirtualMachineSpec): StatusCause[] {
-  return NOT_YET_SUPPORTED_VM_MEMBERS.flatMap(({ member, what }) =>
+  const members = NOT_YET_SUPPORTED_VM_MEMBERS.flatMap(({ member, what }) =>
     spec[member] === undefined ? [] : [notSupportedCause(notYetSupportedMessage(what), at.child(member))],
   );
+  // Inferring needs the volume's PVC or DataVolume annotations, which kubevirt-ts cannot read yet.
+  const inferring = (["instancetype", "preference"] as const).flatMap((member) =>
+    spec[member]?.inferFromVolume
+      ? [
+          notSupportedCause(
+            notYetSupportedMessage(`inferring the ${member} from a volume`),
+            at.child(member, "inferFromVolume"),
+          ),
+        ]
+      : [],
+  );
+  return [...members, ...inferring];
 }
 
 /**

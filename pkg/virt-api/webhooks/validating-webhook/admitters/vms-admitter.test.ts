@@ -5,8 +5,13 @@ import type { VirtualMachine } from "../../../../api/generated/v1.js";
 import { clusterWith } from "../../../../defaults/testing.js";
 import type { AdmissionOperation, ValidationContext } from "./admission.js";
 import { specPath } from "./causes.js";
+import type { VirtualMachineInstancetypeSpec } from "../../../../api/generated/v1beta1.js";
+import { applyNewVMIMutations } from "../../mutating-webhook/mutators/vmi-mutator.js";
+import { admitVMICreate } from "./vmi-create-admitter.js";
+import { InstancetypeVMAdmitter } from "../../../../instancetype/webhooks/vm/admitter.js";
 import {
   admitVirtualMachine,
+  admitVirtualMachineWithInstancetypes,
   RunningDeprecationWarning,
   validateVirtualMachineSpec,
 } from "./vms-admitter.js";
@@ -148,13 +153,11 @@ describe("VM admitter", () => {
     expect(admit(deleting).causes).toEqual([]);
   });
 
-  it("refuses instance types, preferences and data volume templates, which kubevirt-ts cannot serve yet", () => {
+  it("refuses data volume templates, which kubevirt-ts cannot serve yet, but not instance types", () => {
     const causes = admit(
       vm({ instancetype: { name: "u1.small" }, preference: { name: "fedora" }, dataVolumeTemplates: [] }),
     ).causes;
     expect(causes).toEqual([
-      notSupported("spec.instancetype", "the instancetype reference is not supported by kubevirt-ts yet"),
-      notSupported("spec.preference", "the preference reference is not supported by kubevirt-ts yet"),
       notSupported(
         "spec.dataVolumeTemplates",
         "the dataVolumeTemplates field is not supported by kubevirt-ts yet",
@@ -166,5 +169,90 @@ describe("VM admitter", () => {
     expect(admit({ apiVersion: "kubevirt.io/v1", kind: "VirtualMachine", spec: {} }).causes).toEqual([
       required("spec.template", "Required value"),
     ]);
+  });
+});
+
+describe("VM admitter with instance types", () => {
+  const sized = (spec: Partial<VirtualMachine["spec"]> = {}) => {
+    const template = validSpec();
+    delete template.domain.resources;
+    return vm({ instancetype: { name: "u1.small" }, template: { spec: template }, ...spec });
+  };
+  const found = (instancetype: VirtualMachineInstancetypeSpec | undefined, warnings: string[] = []) =>
+    new InstancetypeVMAdmitter(
+      {
+        find: async (v) => {
+          if (v.spec.instancetype?.name === "missing") throw new Error('"missing" not found');
+          return instancetype;
+        },
+      },
+      { findPreference: async () => ({ cpu: { preferredCPUTopology: "spread" } }) },
+      (message) => warnings.push(message),
+    );
+  const admitWith = (object: VirtualMachine, admitter: InstancetypeVMAdmitter) =>
+    admitVirtualMachineWithInstancetypes(
+      { operation: "CREATE", object, username: "alice" },
+      context,
+      admitter,
+    );
+
+  it("validates the template with the instance type applied", async () => {
+    const admitter = found({ cpu: { guest: 2 }, memory: { guest: "128Mi" } });
+    expect(await admitWith(sized({ preference: { name: "p" } }), admitter)).toEqual({
+      causes: [],
+      warnings: [],
+    });
+  });
+
+  it("refuses a template that sets what the instance type sets, with upstream's message and path", async () => {
+    const vmSpec = sized();
+    vmSpec.spec.template.spec!.domain.cpu = { sockets: 2 };
+    const verdict = await admitWith(vmSpec, found({ cpu: { guest: 2 }, memory: { guest: "128Mi" } }));
+    expect(verdict.causes).toEqual([
+      {
+        reason: "FieldValueInvalid",
+        field: "spec.template.spec.domain.cpu.sockets",
+        message: "VM field(s) spec.template.spec.domain.cpu.sockets conflicts with selected instance type",
+      },
+    ]);
+  });
+
+  it("refuses vCPUs a spread preference cannot divide", async () => {
+    const verdict = await admitWith(
+      sized({ preference: { name: "p" } }),
+      found({ cpu: { guest: 3 }, memory: { guest: "128Mi" } }),
+    );
+    expect(verdict.causes).toEqual([
+      {
+        reason: "FieldValueInvalid",
+        field: "instancetype.spec.cpu.guest",
+        message:
+          "3 vCPUs provided by the instance type are not divisible by the Spec.PreferSpreadSocketToCoreRatio " +
+          "or Spec.CPU.PreferSpreadOptions.Ratio of 2 provided by the preference",
+      },
+    ]);
+  });
+
+  it("gives a template whose VMI, with the instance type applied, is admitted", async () => {
+    const applied = structuredClone(sized({ preference: { name: "p" } }));
+    await found({ cpu: { guest: 2 }, memory: { guest: "128Mi" } }).applyToVM(applied);
+    const mutated = applyNewVMIMutations(
+      { metadata: { name: "vm", namespace: "default" }, spec: applied.spec.template.spec! },
+      context.clusterConfig,
+      { newUUID: () => "uuid" },
+    );
+    if (!mutated.ok) throw new Error(mutated.message);
+    expect(mutated.value.spec.domain.cpu).toMatchObject({ sockets: 1, cores: 2, threads: 1 });
+    expect(
+      admitVMICreate({ operation: "CREATE", object: mutated.value, username: "alice" }, context).causes,
+    ).toEqual([]);
+  });
+
+  it("only warns about a reference it cannot find, as upstream (the controller reports it)", async () => {
+    const warnings: string[] = [];
+    const withMemory = vm({ instancetype: { name: "missing" } });
+    const verdict = await admitWith(withMemory, found(undefined, warnings));
+    expect(verdict.causes).toEqual([]);
+    expect(warnings).toEqual(['ignoring err "\\"missing\\" not found" when looking for instance type']);
   });
 });

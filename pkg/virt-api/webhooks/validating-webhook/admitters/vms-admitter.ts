@@ -1,7 +1,7 @@
 // The VirtualMachine admitter (upstream vms-admitter.go): the VMI template is validated after the VM
 // defaults are applied to a copy, plus the run strategy and live-update bounds. Like upstream it answers
-// in stages, each refusing on its own: discontinued APIs on creation, then the VM spec. Upstream first
-// applies the referenced instance type and preference; kubevirt-ts refuses those references for now.
+// in stages, each refusing on its own: the referenced instance type and preference applied to a copy
+// (pkg/instancetype/webhooks/vm), discontinued APIs on creation, then the VM spec of that copy.
 import { parseDefinition } from "../../../../api/parse.js";
 import type { VirtualMachine, VirtualMachineSpec } from "../../../../api/generated/v1.js";
 import { setDefaultVirtualMachineInstanceSpec } from "../../../../defaults/defaults.js";
@@ -28,6 +28,7 @@ import { validateDiscontinuedBindings } from "./network.js";
 import { validateVMSpecSupported, withNotYetSupported } from "./not-yet-supported.js";
 import { templateSpecOrEmpty, validateVirtualMachineInstanceSpec } from "./spec.js";
 import { isBeingDeleted } from "../../../../controller/object.js";
+import type { InstancetypeVMAdmitter } from "../../../../instancetype/webhooks/vm/admitter.js";
 
 export const RunningDeprecationWarning = "spec.running is deprecated, please use spec.runStrategy instead.";
 
@@ -67,6 +68,8 @@ export function validateVirtualMachine(
   operation: ValidationRequest["operation"],
   config: ClusterConfig,
   isKubeVirtServiceAccount: boolean,
+  /** The VM as sent, when `vm` is a copy with its instance type applied: feature gates check its template. */
+  original: VirtualMachine = vm,
 ): Verdict {
   // A VM being deleted is let through so its deletion never races other in-flight changes.
   if (isBeingDeleted(vm)) return accepted();
@@ -75,7 +78,10 @@ export function validateVirtualMachine(
   if (!defaulted.ok) return refused([invalidCause(defaulted.message, field.child("template", "spec"))]);
   const spec: VirtualMachineSpec = { ...vm.spec, template: { ...vm.spec.template, spec: defaulted.value } };
   if (operation === "CREATE") {
-    const gateCauses = validateDiscontinuedFeatureGates(config, vm.spec.template.spec ?? defaulted.value);
+    const gateCauses = validateDiscontinuedFeatureGates(
+      config,
+      original.spec.template.spec ?? defaulted.value,
+    );
     if (gateCauses.length > 0) return refused(gateCauses);
     const bindingCauses = validateDiscontinuedBindings(field, defaulted.value);
     if (bindingCauses.length > 0) return refused(bindingCauses);
@@ -85,6 +91,7 @@ export function validateVirtualMachine(
   return accepted(vm.spec.running === undefined ? [] : [RunningDeprecationWarning]);
 }
 
+/** Upstream's Admit without instance type lookups: a VM's references are not applied. */
 export function admitVirtualMachine(request: ValidationRequest, context: ValidationContext): Verdict {
   const parsed = parseDefinition("v1.VirtualMachine", request.object);
   if (!parsed.ok) return refused(fieldErrorCauses(parsed.errors));
@@ -94,5 +101,28 @@ export function admitVirtualMachine(request: ValidationRequest, context: Validat
     request.operation,
     context.clusterConfig,
     isKubeVirtServiceAccount,
+  );
+}
+
+/** Upstream's Admit: the VM is validated with its instance type and preference applied to a copy. */
+export async function admitVirtualMachineWithInstancetypes(
+  request: ValidationRequest,
+  context: ValidationContext,
+  instancetypes: Pick<InstancetypeVMAdmitter, "applyToVM">,
+): Promise<Verdict> {
+  const parsed = parseDefinition("v1.VirtualMachine", request.object);
+  if (!parsed.ok) return refused(fieldErrorCauses(parsed.errors));
+  const vm = parsed.value;
+  if (isBeingDeleted(vm)) return accepted();
+  const applied = structuredClone(vm);
+  const { causes } = await instancetypes.applyToVM(applied);
+  if (causes.length > 0) return refused(causes);
+  const isKubeVirtServiceAccount = context.kubeVirtServiceAccounts.has(request.username ?? "");
+  return validateVirtualMachine(
+    applied,
+    request.operation,
+    context.clusterConfig,
+    isKubeVirtServiceAccount,
+    vm,
   );
 }

@@ -1,0 +1,126 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { controllerRevisionsGVR, type StoredVM, type StoredVMI } from "../../../controller/resources.js";
+import type { InstancetypeControllerRevision } from "../../../instancetype/compatibility/compatibility.js";
+import { tableOf } from "../../../controller/testing/fake-apiserver.js";
+import { clusterInstancetypesGVR, clusterPreferencesGVR } from "../../../instancetype/find/resources.js";
+import {
+  startControllerEnv,
+  syncUntilStable as syncUntil,
+  Tables,
+  vmFixture,
+  type ControllerEnv,
+} from "../../testing/controller-env.js";
+
+// The VM controller with instance types and preferences, against the in-memory apiserver.
+
+let env: ControllerEnv;
+beforeEach(async () => {
+  env = await startControllerEnv();
+});
+afterEach(() => env.stop());
+
+const key = "default/testvm";
+const vm = () => env.server.get<StoredVM>(Tables.vms, "default", "testvm");
+const vmi = () => env.server.get<StoredVMI>(Tables.vmis, "default", "testvm");
+
+function seedKinds() {
+  env.server.seed(tableOf(clusterInstancetypesGVR), {
+    apiVersion: "instancetype.kubevirt.io/v1beta1",
+    kind: "VirtualMachineClusterInstancetype",
+    metadata: { name: "u1.small", uid: "it-uid", generation: 1 },
+    spec: { cpu: { guest: 2 }, memory: { guest: "2Gi" } },
+  });
+  env.server.seed(tableOf(clusterPreferencesGVR), {
+    apiVersion: "instancetype.kubevirt.io/v1beta1",
+    kind: "VirtualMachineClusterPreference",
+    metadata: { name: "fedora", uid: "pref-uid", generation: 3 },
+    spec: { cpu: { preferredCPUTopology: "cores" }, devices: { preferredDiskBus: "virtio" } },
+  });
+}
+
+async function seedVM(spec: Partial<StoredVM["spec"]>): Promise<void> {
+  const fixture = vmFixture("testvm", spec);
+  // The instance type owns the guest's size.
+  delete fixture.spec.template.spec?.domain.resources;
+  delete fixture.spec.template.spec?.domain.memory;
+  env.server.seed(Tables.vms, fixture);
+  await env.server.settle();
+}
+
+describe("VMs with an instance type and a preference", () => {
+  it("store both in ControllerRevisions, record them in the status and start the expanded VMI", async () => {
+    seedKinds();
+    await seedVM({
+      runStrategy: "Always",
+      instancetype: { name: "u1.small" },
+      preference: { name: "fedora" },
+    });
+    await syncUntil(env, "vm", key);
+    const uid = vm()?.metadata?.uid ?? "";
+    const itRevision = `testvm-u1.small-v1beta1-it-uid-1`;
+    const prefRevision = `testvm-fedora-v1beta1-pref-uid-3`;
+    expect(vm()?.status?.instancetypeRef).toEqual({
+      name: "u1.small",
+      controllerRevisionRef: { name: itRevision },
+    });
+    expect(vm()?.status?.preferenceRef).toEqual({
+      name: "fedora",
+      controllerRevisionRef: { name: prefRevision },
+    });
+    const revision = env.server.get<InstancetypeControllerRevision>(
+      tableOf(controllerRevisionsGVR),
+      "default",
+      itRevision,
+    );
+    expect(revision?.metadata?.ownerReferences?.[0]?.uid).toBe(uid);
+    const started = vmi();
+    expect(started?.spec.domain.cpu).toMatchObject({ sockets: 1, cores: 2, threads: 1 });
+    expect(started?.spec.domain.memory?.guest).toBe("2Gi");
+    expect(started?.spec.domain.devices.disks?.every((disk) => disk.disk?.bus === "virtio")).toBe(true);
+    expect(started?.metadata?.annotations).toMatchObject({
+      "kubevirt.io/cluster-instancetype-name": "u1.small",
+      "kubevirt.io/cluster-preference-name": "fedora",
+    });
+  });
+
+  it("keep using the stored copy after the instance type changes", async () => {
+    seedKinds();
+    await seedVM({ runStrategy: "Halted", instancetype: { name: "u1.small" } });
+    await syncUntil(env, "vm", key);
+    env.server.mutate(
+      tableOf(clusterInstancetypesGVR),
+      "",
+      "u1.small",
+      (obj: InstancetypeControllerRevision & { spec?: unknown }) => {
+        obj.spec = { cpu: { guest: 8 }, memory: { guest: "8Gi" } };
+      },
+    );
+    env.server.mutate<StoredVM>(Tables.vms, "default", "testvm", (obj) => {
+      obj.spec.runStrategy = "Always";
+    });
+    await env.server.settle();
+    await syncUntil(env, "vm", key);
+    expect(vmi()?.spec.domain.cpu?.sockets).toBe(2);
+    expect(vmi()?.spec.domain.memory?.guest).toBe("2Gi");
+  });
+
+  it("report a missing instance type with upstream's reason and start nothing", async () => {
+    await seedVM({ runStrategy: "Always", instancetype: { name: "missing" } });
+    await expect(env.vmController.execute(key)).rejects.toThrow('"missing" not found');
+    await env.server.settle();
+    expect(vm()?.status?.conditions).toContainEqual(
+      expect.objectContaining({ type: "Failure", status: "True", reason: "FailedFindInstancetype" }),
+    );
+    expect(vmi()).toBeUndefined();
+  });
+
+  it("report a missing preference with upstream's reason", async () => {
+    seedKinds();
+    await seedVM({ runStrategy: "Always", instancetype: { name: "u1.small" }, preference: { name: "gone" } });
+    await expect(env.vmController.execute(key)).rejects.toThrow('"gone" not found');
+    await env.server.settle();
+    expect(vm()?.status?.conditions).toContainEqual(
+      expect.objectContaining({ type: "Failure", status: "True", reason: "FailedFindPreference" }),
+    );
+  });
+});
