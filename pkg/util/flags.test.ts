@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { boolFlag, intFlag } from "./flags.js";
+import { boolFlag, intFlag, parseGoUint32 } from "./flags.js";
 
 describe("flag values as pflag parses them", () => {
   it.each([
@@ -24,4 +24,32 @@ describe("flag values as pflag parses them", () => {
       'invalid argument "yes" for "--labeller" flag: strconv.ParseBool: parsing "yes": invalid syntax',
     );
   });
+});
+
+describe("parseGoUint32: strconv.ParseUint(text, 0, 32)", () => {
+  it.each([
+    ["0", 0],
+    ["2", 2],
+    ["010", 8],
+    ["0o17", 15],
+    ["0x1F", 31],
+    ["0b101", 5],
+    ["1_000", 1000],
+    ["0x_ff", 255],
+    ["4294967295", 4294967295],
+  ])("%s is %d", (text, value) => expect(parseGoUint32(text)).toBe(value));
+
+  it.each([
+    ["", "invalid syntax"],
+    ["two", "invalid syntax"],
+    ["-2", "invalid syntax"],
+    ["+2", "invalid syntax"],
+    ["08", "invalid syntax"],
+    ["0x", "invalid syntax"],
+    ["1__0", "invalid syntax"],
+    ["_1", "invalid syntax"],
+    ["1_", "invalid syntax"],
+    ["4294967296", "value out of range"],
+    ["99999999999x", "value out of range"],
+  ])("%j is refused: %s", (text, reason) => expect(parseGoUint32(text)).toBe(reason));
 });

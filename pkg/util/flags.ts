@@ -6,6 +6,61 @@ export function invalidFlagValue(shown: string, raw: string, parser: string): st
   return `invalid argument "${raw}" for "${shown}" flag: ${parser}: parsing "${raw}": invalid syntax`;
 }
 
+const BASE_PREFIXES: Readonly<Record<string, number | undefined>> = { b: 2, o: 8, x: 16 };
+
+/**
+ * strconv.ParseUint(raw, 0, 32), as pflag's uint32 flags read their value: base prefixes 0x, 0o, 0b
+ * and a leading 0 for octal, underscores between digits. The value, or Go's reason for refusing it.
+ */
+export function parseGoUint32(raw: string): number | "invalid syntax" | "value out of range" {
+  let digits = raw;
+  let base = 10;
+  if (digits.startsWith("0")) {
+    const prefixed = digits.length >= 3 ? BASE_PREFIXES[digits.charAt(1).toLowerCase()] : undefined;
+    base = prefixed ?? 8;
+    digits = digits.slice(prefixed ? 2 : 1);
+  }
+  if (raw === "") return "invalid syntax";
+  let value = 0;
+  let underscores = false;
+  for (const character of digits) {
+    if (character === "_") {
+      underscores = true;
+      continue;
+    }
+    const digit = Number.parseInt(character, 36);
+    if (Number.isNaN(digit) || digit >= base) return "invalid syntax";
+    value = value * base + digit;
+    // Go stops at the first overflow, so an overflow before a bad character is what it reports.
+    if (value > 0xffffffff) return "value out of range";
+  }
+  if (underscores && !underscoresOK(raw)) return "invalid syntax";
+  return value;
+}
+
+/** strconv's underscoreOK: each underscore sits between digits (or after a base prefix). */
+function underscoresOK(text: string): boolean {
+  let saw = "^";
+  let i = 0;
+  const hex = /^0x/i.test(text);
+  if (/^0[box]/i.test(text)) {
+    i = 2;
+    saw = "0";
+  }
+  for (; i < text.length; i++) {
+    const character = text.charAt(i);
+    if (/[0-9]/.test(character) || (hex && /[a-f]/i.test(character))) saw = "0";
+    else if (character === "_") {
+      if (saw !== "0") return false;
+      saw = "_";
+    } else {
+      if (saw === "_") return false;
+      saw = "!";
+    }
+  }
+  return saw !== "_";
+}
+
 /** strconv.ParseBool's spellings; undefined when the text is none of them. */
 export function parseGoBool(raw: string): boolean | undefined {
   if (["1", "t", "T", "true", "TRUE", "True"].includes(raw)) return true;

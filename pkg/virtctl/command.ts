@@ -51,6 +51,8 @@ export interface Command {
   subcommands?: readonly Command[];
   /** cobra's SortFlags: false lists the flags in the order they are declared. */
   sortFlags?: boolean;
+  /** cobra's MarkFlagRequired: flags that must be given. */
+  requiredFlags?: readonly string[];
   /** cobra's MarkFlagsMutuallyExclusive, one group per call. */
   exclusiveFlagGroups?: readonly (readonly string[])[];
   run(context: CommandContext): Promise<void>;

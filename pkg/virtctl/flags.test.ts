@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { FlagSpec } from "./flags.js";
-import { checkExclusiveFlagGroups, findCommandName, flagUsages, parseFlags } from "./flags.js";
+import {
+  checkExclusiveFlagGroups,
+  checkRequiredFlags,
+  findCommandName,
+  flagUsages,
+  parseFlags,
+} from "./flags.js";
 
 const specs: FlagSpec[] = [
   { name: "force", kind: "bool", defaultValue: false, usage: "force it" },
@@ -156,5 +162,28 @@ describe("checkExclusiveFlagGroups", () => {
     expect(() => checkExclusiveFlagGroups(groups, new Set(["memory", "instancetype"]))).toThrow(
       "if any flags in the group [memory instancetype infer-instancetype] are set none of the others can be; [instancetype memory] were all set",
     );
+  });
+});
+
+describe("checkRequiredFlags", () => {
+  it("names every required flag not given, sorted as pflag visits them", () => {
+    expect(() => checkRequiredFlags(["memory", "cpu"], new Set(["cpu", "memory"]))).not.toThrow();
+    expect(() => checkRequiredFlags(["memory", "cpu"], new Set())).toThrow(
+      'required flag(s) "cpu", "memory" not set',
+    );
+    expect(() => checkRequiredFlags(["memory", "cpu"], new Set(["cpu"]))).toThrow(
+      'required flag(s) "memory" not set',
+    );
+  });
+});
+
+describe("uint32 flags", () => {
+  const specs = [{ name: "cpu", kind: "uint32" as const, defaultValue: 0, usage: "count" }];
+  it("read in any base Go knows, refused in pflag's words", () => {
+    expect(parseFlags(["--cpu=0x10"], specs).int("cpu")).toBe(16);
+    expect(() => parseFlags(["--cpu", "-1"], specs)).toThrow(
+      'invalid argument "-1" for "--cpu" flag: strconv.ParseUint: parsing "-1": invalid syntax',
+    );
+    expect(flagUsages(specs)).toBe("      --cpu uint32   count");
   });
 });

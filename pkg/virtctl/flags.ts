@@ -1,6 +1,6 @@
 import { goQuote } from "../api/field.js";
 import { CSVParseError, readCSVRecord } from "../util/csv-record.js";
-import { invalidFlagValue, parseGoBool } from "../util/flags.js";
+import { invalidFlagValue, parseGoBool, parseGoUint32 } from "../util/flags.js";
 // A small command-line parser with cobra/pflag's conventions: `--name value`, `--name=value`,
 // `-n value`, `-nvalue`, booleans as `--force` or `--force=false` (never consuming the next word),
 // flags before or after positionals, and `--` ending the flags. Errors carry pflag's wording.
@@ -11,7 +11,7 @@ export type FlagValue = boolean | number | string | readonly string[];
  * pflag's value types. A stringArray flag collects each occurrence as given; a stringSlice flag
  * splits each occurrence as one CSV record. Both start over from their default on the first one.
  */
-export type FlagKind = "bool" | "int" | "string" | "stringArray" | "stringSlice";
+export type FlagKind = "bool" | "int" | "uint32" | "string" | "stringArray" | "stringSlice";
 
 export interface FlagSpec {
   name: string;
@@ -111,6 +111,13 @@ function convert(spec: FlagSpec, shown: string, raw: string): FlagValue {
       if (!/^[+-]?\d+$/.test(raw)) throw invalid("strconv.ParseInt");
       return Number.parseInt(raw, 10);
     }
+    case "uint32": {
+      const value = parseGoUint32(raw);
+      if (typeof value === "number") return value;
+      throw new UsageError(
+        `invalid argument ${goQuote(raw)} for "${shown}" flag: strconv.ParseUint: parsing ${goQuote(raw)}: ${value}`,
+      );
+    }
     case "string":
       return raw;
     case "stringArray":
@@ -156,6 +163,7 @@ export function findCommandName(argv: readonly string[], globalSpecs: readonly F
 const TYPE_NAMES: Record<FlagKind, string> = {
   bool: "",
   int: " int",
+  uint32: " uint32",
   string: " string",
   stringArray: " stringArray",
   stringSlice: " strings",
@@ -204,6 +212,12 @@ export function checkExclusiveFlagGroups(
       );
     }
   }
+}
+
+/** cobra's ValidateRequiredFlags: every required flag not given, by name in pflag's sorted order. */
+export function checkRequiredFlags(required: readonly string[], changed: ReadonlySet<string>): void {
+  const missing = required.filter((name) => !changed.has(name)).sort(compareBytes);
+  if (missing.length > 0) throw new Error(`required flag(s) "${missing.join('", "')}" not set`);
 }
 
 /** Go's string order. */

@@ -9,7 +9,14 @@ import { consoleCommand } from "./console/console.js";
 import { createCommand } from "./create/create.js";
 import { exposeCommand } from "./expose/expose.js";
 import type { FlagSpec, ParsedFlags } from "./flags.js";
-import { UsageError, checkExclusiveFlagGroups, findCommandName, helpFlag, parseFlags } from "./flags.js";
+import {
+  UsageError,
+  checkExclusiveFlagGroups,
+  checkRequiredFlags,
+  findCommandName,
+  helpFlag,
+  parseFlags,
+} from "./flags.js";
 import { SubresourceClient } from "./kubecli/subresources.js";
 import { commandHelp, mainUsage, optionsUsage } from "./templates/templates.js";
 import { versionCommand, versionMismatchWarning } from "./version/version.js";
@@ -49,7 +56,7 @@ export const defaultCommands: readonly Command[] = [
 
 /** Upstream virtctl commands this port does not offer yet: refused by name, never mistaken for typos. */
 const NOT_YET_SUPPORTED = new Set([
-  "addvolume", "adm", "create clone", "create instancetype", "create preference", "credentials",
+  "addvolume", "adm", "create clone", "credentials",
   "evacuate-cancel", "guestfs", "image-upload", "memory-dump", "migrate", "migrate-cancel",
   "objectgraph", "permitted-devices", "removevolume", "template", "usbredir", "vmexport",
 ]); // prettier-ignore
@@ -109,6 +116,7 @@ export async function execute(
     }
     checkArgCount(found, flags);
     found.command.validateArgs?.(flags);
+    checkRequiredFlags(found.command.requiredFlags ?? [], flags.changed);
     checkExclusiveFlagGroups(found.command.exclusiveFlagGroups ?? [], flags.changed);
     return await runCommand(found, flags, io, programName);
   } catch (error) {

@@ -467,7 +467,7 @@ function checkDataVolumeToInferFrom(vm: VirtualMachine, name: string): void {
 // --- the command
 
 /** The namespace upstream puts in the manifest: only one given with -n. */
-async function namespaceOf(context: CommandContext): Promise<string> {
+export async function namespaceOf(context: CommandContext): Promise<string> {
   try {
     const { config } = await context.client();
     return config.overridden ? config.namespace : "";
