@@ -2,6 +2,7 @@
 // `make up` cluster it found running): a client-node KubeConfig, the built kubectl, and nodes on demand.
 import { execFile } from "node:child_process";
 import { KubeConfig } from "@kubernetes/client-node";
+import { join } from "node:path";
 import { binary, layout } from "../../deploy/local/cluster/layout.js";
 import { startKubeProxy, startNodeAgents, waitForReadyNodes } from "../../deploy/local/cluster/start.js";
 
@@ -71,6 +72,27 @@ export async function eventually<T>(
       await new Promise((resolve) => setTimeout(resolve, intervalMs));
     }
   }
+}
+
+/** Installs the generated KubeVirt CRDs and waits until `needed` are Established (one a previous file
+ * deleted may still be going away first). */
+export async function installCRDs(needed: readonly string[]): Promise<void> {
+  await crdsNotTerminating(needed);
+  // Server-side apply: the largest CRDs exceed client-side apply's annotation limit.
+  await kubectlOk([
+    "apply",
+    "--server-side",
+    "--force-conflicts",
+    "-f",
+    join(cluster.repoRoot, "manifests/generated/crds"),
+  ]);
+  await kubectlOk([
+    "wait",
+    "--for",
+    "condition=Established",
+    "--timeout=60s",
+    ...needed.map((name) => `crd/${name}`),
+  ]);
 }
 
 /** A CRD that a previous test file deleted may still be going away; waits until none of `names` is. */

@@ -4,7 +4,6 @@
 // controller killed in the middle of scaling up leaves no duplicate behind, and a deleted pool lets go of
 // its VMs. The template's VMs are Halted: no VMI is started, which is all the pool needs.
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { VirtualMachinePool } from "../../pkg/api/generated/v1beta1.js";
 import { KubeClient, type ResourceClient } from "../../pkg/controller/client.js";
@@ -18,12 +17,11 @@ import {
   type StoredVMPool,
 } from "../../pkg/controller/resources.js";
 import type { KubeObject } from "../../pkg/controller/object.js";
-import { cluster, crdsNotTerminating, eventually, kubeConfig, kubectl, kubectlOk as run } from "./harness.js";
+import { installCRDs, eventually, kubeConfig, kubectl, kubectlOk as run } from "./harness.js";
 import { ControllerReplicas } from "./controller-replicas.js";
 
 const suffix = randomBytes(3).toString("hex");
 const namespace = `vmpool-it-${suffix}`;
-const crdDir = join(cluster.repoRoot, "manifests/generated/crds");
 const neededCrds = [
   "virtualmachines.kubevirt.io",
   "virtualmachineinstances.kubevirt.io",
@@ -108,16 +106,7 @@ beforeAll(async () => {
   pools = client.resource<StoredVMPool>(virtualMachinePoolsGVR);
   vms = client.resource<StoredVM>(virtualMachinesGVR);
   revisions = client.resource<KubeObject>(controllerRevisionsGVR);
-  await crdsNotTerminating(neededCrds);
-  // Server-side apply: the largest CRDs exceed client-side apply's annotation limit.
-  await run(["apply", "--server-side", "--force-conflicts", "-f", crdDir]);
-  await run([
-    "wait",
-    "--for",
-    "condition=Established",
-    "--timeout=60s",
-    ...neededCrds.map((name) => `crd/${name}`),
-  ]);
+  await installCRDs(neededCrds);
   await run(["create", "namespace", namespace]);
 }, 240_000);
 

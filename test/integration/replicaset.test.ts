@@ -4,7 +4,6 @@
 // of scaling up leaves no duplicate behind. No node agent runs here: VMIs never start, which is all the
 // replica set needs (they are alive until they finish or go).
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KubeClient, type ResourceClient } from "../../pkg/controller/client.js";
 import { resourcePath } from "../../pkg/controller/gvr.js";
@@ -15,12 +14,11 @@ import {
   type StoredVMI,
   type StoredVMIRS,
 } from "../../pkg/controller/resources.js";
-import { cluster, crdsNotTerminating, eventually, kubeConfig, kubectl, kubectlOk as run } from "./harness.js";
+import { installCRDs, eventually, kubeConfig, kubectl, kubectlOk as run } from "./harness.js";
 import { ControllerReplicas } from "./controller-replicas.js";
 
 const suffix = randomBytes(3).toString("hex");
 const namespace = `vmirs-it-${suffix}`;
-const crdDir = join(cluster.repoRoot, "manifests/generated/crds");
 const neededCrds = [
   "virtualmachines.kubevirt.io",
   "virtualmachineinstances.kubevirt.io",
@@ -94,16 +92,7 @@ beforeAll(async () => {
   client = KubeClient.fromKubeConfig(await kubeConfig());
   replicaSets = client.resource<StoredVMIRS>(virtualMachineInstanceReplicaSetsGVR);
   vmis = client.resource<StoredVMI>(virtualMachineInstancesGVR);
-  await crdsNotTerminating(neededCrds);
-  // Server-side apply: the largest CRDs exceed client-side apply's annotation limit.
-  await run(["apply", "--server-side", "--force-conflicts", "-f", crdDir]);
-  await run([
-    "wait",
-    "--for",
-    "condition=Established",
-    "--timeout=60s",
-    ...neededCrds.map((name) => `crd/${name}`),
-  ]);
+  await installCRDs(neededCrds);
   await run(["create", "namespace", namespace]);
 }, 240_000);
 

@@ -3,7 +3,6 @@
 // without duplicates. No node agent runs here, so Pods stay unscheduled: this checks what the
 // controller owns (objects, specs, statuses), not the guest.
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KubeClient, type ResourceClient } from "../../pkg/controller/client.js";
 import { coreGVR } from "../../pkg/controller/gvr.js";
@@ -15,12 +14,11 @@ import {
   type StoredVMI,
 } from "../../pkg/controller/resources.js";
 import type { Pod } from "../../pkg/api/core/v1/pod.js";
-import { cluster, crdsNotTerminating, eventually, kubeConfig, kubectl, kubectlOk as run } from "./harness.js";
+import { installCRDs, eventually, kubeConfig, kubectl, kubectlOk as run } from "./harness.js";
 import { ControllerReplicas } from "./controller-replicas.js";
 
 const suffix = randomBytes(3).toString("hex");
 const namespace = `virt-controller-it-${suffix}`;
-const crdDir = join(cluster.repoRoot, "manifests/generated/crds");
 const neededCrds = [
   "virtualmachines.kubevirt.io",
   "virtualmachineinstances.kubevirt.io",
@@ -77,16 +75,7 @@ beforeAll(async () => {
   vms = client.resource<StoredVM>(virtualMachinesGVR);
   vmis = client.resource<StoredVMI>(virtualMachineInstancesGVR);
   pods = client.resource<Pod>(coreGVR.pods);
-  await crdsNotTerminating(neededCrds);
-  // Server-side apply: the largest CRDs exceed client-side apply's annotation limit.
-  await run(["apply", "--server-side", "--force-conflicts", "-f", crdDir]);
-  await run([
-    "wait",
-    "--for",
-    "condition=Established",
-    "--timeout=60s",
-    ...neededCrds.map((name) => `crd/${name}`),
-  ]);
+  await installCRDs(neededCrds);
   await run(["create", "namespace", namespace]);
 }, 240_000);
 
