@@ -4,7 +4,6 @@
 import { parseDefinition } from "../../../../api/parse.js";
 import type { VirtualMachineInstanceReplicaSetSpec } from "../../../../api/generated/v1.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
-import { Selector } from "../../../../controller/label-selector.js";
 import {
   accepted,
   refused,
@@ -12,31 +11,11 @@ import {
   type ValidationRequest,
   type Verdict,
 } from "./admission.js";
-import {
-  fieldErrorCauses,
-  invalidCause,
-  requiredCause,
-  specPath,
-  type Path,
-  type StatusCause,
-} from "./causes.js";
+import { fieldErrorCauses, requiredCause, specPath, type Path, type StatusCause } from "./causes.js";
 import { validateDiscontinuedFeatureGates } from "./discontinued-gates.js";
+import { validateTemplateSelector } from "./template-selector.js";
 import { withNotYetSupported } from "./not-yet-supported.js";
 import { templateSpecOrEmpty, validateVirtualMachineInstanceSpec } from "./spec.js";
-import { errorMessage } from "../../../../util/error-message.js";
-
-function validateSelector(field: Path, spec: VirtualMachineInstanceReplicaSetSpec): StatusCause[] {
-  const at = field.child("selector");
-  let selector: Selector;
-  try {
-    // A missing selector selects nothing, so it cannot match the template either.
-    selector = Selector.fromLabelSelector(spec.selector);
-  } catch (error) {
-    return [invalidCause(errorMessage(error), at)];
-  }
-  if (selector.matches(spec.template.metadata?.labels)) return [];
-  return [invalidCause("selector does not match labels.", at)];
-}
 
 /** Upstream's ValidateVMIRSSpec. */
 export function validateReplicaSetSpec(
@@ -52,7 +31,7 @@ export function validateReplicaSetSpec(
   return withNotYetSupported(
     [
       ...validateVirtualMachineInstanceSpec(templateSpecAt, templateSpec, config),
-      ...validateSelector(field, spec),
+      ...validateTemplateSelector(field, spec.selector, spec.template.metadata?.labels),
     ],
     { at: field.child("template", "metadata"), value: spec.template.metadata },
     { at: templateSpecAt, value: templateSpec },

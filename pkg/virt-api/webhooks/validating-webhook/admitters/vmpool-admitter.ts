@@ -7,9 +7,7 @@ import { parseDefinition } from "../../../../api/parse.js";
 import type { VirtualMachineSpec } from "../../../../api/generated/v1.js";
 import type { VirtualMachinePool, VirtualMachinePoolSpec } from "../../../../api/generated/v1beta1.js";
 import { semanticEqual } from "../../../../apimachinery/equality.js";
-import { Selector } from "../../../../controller/label-selector.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
-import { errorMessage } from "../../../../util/error-message.js";
 import {
   accepted,
   refused,
@@ -26,20 +24,9 @@ import {
   type StatusCause,
 } from "./causes.js";
 import { validateDiscontinuedFeatureGates } from "./discontinued-gates.js";
+import { validateTemplateSelector } from "./template-selector.js";
 import { templateSpecOrEmpty } from "./spec.js";
 import { validateVirtualMachineSpec } from "./vms-admitter.js";
-
-function validateSelector(field: Path, spec: VirtualMachinePoolSpec): StatusCause[] {
-  const at = field.child("selector");
-  let selector: Selector;
-  try {
-    selector = Selector.fromLabelSelector(spec.selector);
-  } catch (error) {
-    return [invalidCause(errorMessage(error), at)];
-  }
-  if (selector.matches(spec.virtualMachineTemplate.metadata?.labels)) return [];
-  return [invalidCause("selector does not match labels.", at)];
-}
 
 function validateMaxUnavailable(field: Path, value: VirtualMachinePoolSpec["maxUnavailable"]): StatusCause[] {
   const at = field.child("maxUnavailable");
@@ -116,7 +103,7 @@ export function validateVMPoolSpec(
       config,
       isKubeVirtServiceAccount,
     ),
-    ...validateSelector(field, spec),
+    ...validateTemplateSelector(field, spec.selector, spec.virtualMachineTemplate.metadata?.labels),
     ...validateMaxUnavailable(field, spec.maxUnavailable),
     ...validateOneStrategy(field.child("updateStrategy"), spec.updateStrategy),
     ...validateOneStrategy(field.child("scaleInStrategy"), spec.scaleInStrategy),
