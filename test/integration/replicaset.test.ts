@@ -154,21 +154,21 @@ describe("the VMI replica set controller against a real apiserver", () => {
     await replicas.stop(replica);
   });
 
-  it("a controller killed while scaling up leaves no duplicate once another one takes over", async () => {
+  it("a controller killed while scaling from 0 to 20 leaves exactly 20 once another one takes over", async () => {
     const first = replicas.start("virt-controller-rs-c");
-    await replicaSets.create(replicaSet("burst", 1));
-    await converged("burst", 1);
-    await run(["scale", "vmirs", "burst", "-n", namespace, "--replicas=5"]);
+    await replicaSets.create(replicaSet("burst", 0));
+    await converged("burst", 0);
+    await run(["scale", "vmirs", "burst", "-n", namespace, "--replicas=20"]);
     await eventually(async () => {
       if ((await aliveVMIs("burst")).length < 2) throw new Error("scale-up not started");
     });
     await replicas.stop(first);
 
     const second = replicas.start("virt-controller-rs-d");
-    await converged("burst", 5);
+    await converged("burst", 20);
     // Give a duplicate every chance to appear before counting again.
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    expect(await aliveVMIs("burst")).toHaveLength(5);
+    expect(await aliveVMIs("burst")).toHaveLength(20);
     await replicas.stop(second);
   });
 });
