@@ -44,10 +44,10 @@ describe("webhook routes", () => {
   });
 
   it("deny a kind kubevirt-ts does not serve yet, saying so", async () => {
-    const presets = route(NOT_YET_SERVED_WEBHOOK_ROUTES, "/vmipreset-validate");
+    const migrations = route(NOT_YET_SERVED_WEBHOOK_ROUTES, "/migration-validate-create");
     const answer = await handleAdmission(
-      review("kubevirt.io", "virtualmachineinstancepresets", {}),
-      presets,
+      review("kubevirt.io", "virtualmachineinstancemigrations", {}),
+      migrations,
       context,
     );
     expect(answer.body).toMatchObject({
@@ -56,10 +56,39 @@ describe("webhook routes", () => {
         status: {
           code: 501,
           message:
-            "kubevirt-ts does not support virtualmachineinstancepresets.kubevirt.io yet (webhook virtualmachinepreset-validator.kubevirt.io)",
+            "kubevirt-ts does not support virtualmachineinstancemigrations.kubevirt.io yet (webhook migration-create-validator.kubevirt.io)",
         },
       },
     });
+  });
+});
+
+describe("the VMI preset validator", () => {
+  const presets = route(WEBHOOK_ROUTES, "/vmipreset-validate");
+
+  it("is served, not answered as unsupported", () => {
+    expect(NOT_YET_SERVED_WEBHOOK_ROUTES.map((r) => r.path)).not.toContain("/vmipreset-validate");
+  });
+
+  it("answers with upstream's preset rules", async () => {
+    const preset = (domain: unknown) => ({
+      apiVersion: "kubevirt.io/v1",
+      kind: "VirtualMachineInstancePreset",
+      metadata: { name: "small" },
+      spec: { selector: { matchLabels: { size: "small" } }, domain },
+    });
+    const good = await handleAdmission(
+      review("kubevirt.io", "virtualmachineinstancepresets", preset({ devices: {} })),
+      presets,
+      context,
+    );
+    expect(good.body).toMatchObject({ response: { allowed: true } });
+    const bad = await handleAdmission(
+      review("kubevirt.io", "virtualmachineinstancepresets", preset(undefined)),
+      presets,
+      context,
+    );
+    expect(bad.body).toMatchObject({ response: { allowed: false, status: { message: "missing domain." } } });
   });
 });
 

@@ -7,6 +7,7 @@ import {
   VMI_CREATE_VALIDATE_PATH,
   VMI_MUTATE_PATH,
   VMI_UPDATE_VALIDATE_PATH,
+  VMIPRESET_VALIDATE_PATH,
   VMIRS_VALIDATE_PATH,
   VMPOOL_VALIDATE_PATH,
   VM_CLUSTER_INSTANCETYPE_VALIDATE_PATH,
@@ -33,6 +34,7 @@ import {
 } from "./validating-webhook/admitters/pod-eviction-admitter.js";
 import { admitStatus } from "./validating-webhook/admitters/status-admitter.js";
 import { admitReplicaSet } from "./validating-webhook/admitters/vmirs-admitter.js";
+import { admitVMIPreset } from "./validating-webhook/admitters/vmi-preset-admitter.js";
 import { admitVirtualMachinePool } from "./validating-webhook/admitters/vmpool-admitter.js";
 import { admitVMICreate } from "./validating-webhook/admitters/vmi-create-admitter.js";
 import { admitVMIUpdate } from "./validating-webhook/admitters/vmi-update-admitter.js";
@@ -186,6 +188,12 @@ export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
     group: KUBEVIRT_GROUP,
     resources: ["virtualmachineinstancereplicasets"],
     admit: validating(admitReplicaSet),
+  },
+  {
+    path: VMIPRESET_VALIDATE_PATH,
+    group: KUBEVIRT_GROUP,
+    resources: ["virtualmachineinstancepresets"],
+    admit: validating(admitVMIPreset),
   },
   {
     path: VMPOOL_VALIDATE_PATH,
