@@ -22,6 +22,8 @@ import {
   mutateVirtualMachineWithPreference,
 } from "./mutating-webhook/mutators/vm-mutator.js";
 import { mutateVirtualMachineInstance } from "./mutating-webhook/mutators/vmi-mutator.js";
+import type { PresetLister } from "./mutating-webhook/mutators/preset.js";
+import { errorResponse } from "./mutating-webhook/mutators/admission.js";
 import {
   toValidationResponse,
   type ValidationContext,
@@ -59,6 +61,10 @@ export interface WebhookContext {
   podEvictionClient?: PodEvictionClient;
   /** Applies a VM's instance type and preference before it is validated; without it none are looked up. */
   instancetypes?: InstancetypeVMAdmitter;
+  /** Reads a namespace's VirtualMachineInstancePresets for a new VMI; without it none are applied. */
+  presets?: PresetLister;
+  /** Where the mutators report what they chose not to apply. */
+  warn?: (message: string) => void;
 }
 
 export interface WebhookRoute {
@@ -101,6 +107,14 @@ function validating(admitter: (request: ValidationRequest, context: ValidationCo
     );
 }
 
+/** The namespace a new VMI is created in: its own, else the request's. */
+function vmiNamespace(request: AdmissionRequest): string {
+  const metadata = (request.object as { metadata?: { namespace?: unknown } } | undefined)?.metadata;
+  return typeof metadata?.namespace === "string" && metadata.namespace !== ""
+    ? metadata.namespace
+    : (request.namespace ?? "");
+}
+
 const KUBEVIRT_GROUP = "kubevirt.io";
 const POOL_GROUP = "pool.kubevirt.io";
 const INSTANCETYPE_GROUP = "instancetype.kubevirt.io";
@@ -110,11 +124,21 @@ export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
     path: VMI_MUTATE_PATH,
     group: KUBEVIRT_GROUP,
     resources: ["virtualmachineinstances"],
-    admit: (request, context) =>
-      mutateVirtualMachineInstance(validationRequest(request), {
+    admit: async (request, context) => {
+      let presets;
+      try {
+        if (request.operation === "CREATE") presets = await context.presets?.(vmiNamespace(request));
+      } catch (error) {
+        // Upstream answers a failed preset read as it answers a preset conflict.
+        return errorResponse(error instanceof Error ? error.message : String(error), 422);
+      }
+      return mutateVirtualMachineInstance(validationRequest(request), {
         clusterConfig: context.clusterConfig(),
         kubeVirtServiceAccounts: context.kubeVirtServiceAccounts,
-      }),
+        ...(presets ? { presets } : {}),
+        ...(context.warn ? { warn: context.warn } : {}),
+      });
+    },
   },
   {
     path: VM_MUTATE_PATH,
