@@ -1,5 +1,6 @@
 // The preset admitter: upstream's cases (unknown or missing fields, an invalid disk, an empty domain).
 import { describe, expect, it } from "vitest";
+import { loadUpstreamExamples } from "../../../../defaults/testing.js";
 import { toValidationResponse } from "./admission.js";
 import { admitVMIPreset } from "./vmi-preset-admitter.js";
 
@@ -45,5 +46,11 @@ describe("VMI preset admitter", () => {
 
   it("accepts an empty domain", () => {
     expect(admit(preset({ devices: {} })).allowed).toBe(true);
+  });
+
+  it("admits upstream's example preset as it is", () => {
+    const example = loadUpstreamExamples().find((candidate) => candidate.name === "vmi-preset-small.yaml#0");
+    expect(example?.object["kind"]).toBe("VirtualMachineInstancePreset");
+    expect(admit(example?.object)).toEqual({ allowed: true });
   });
 });
