@@ -10,6 +10,7 @@ import {
   consoleBackend,
   lifecycleClient,
   podEvictionClient,
+  presetLister,
   loadRequestHeaderConfig,
   subjectAccessReviewer,
 } from "./cluster.js";
@@ -95,6 +96,8 @@ export class VirtApiApp {
         clusterConfig: () => config.current(),
         kubeVirtServiceAccounts: kubeVirtServiceAccounts(options.namespace),
         podEvictionClient: podEvictionClient(transport),
+        presets: presetLister(transport),
+        warn: (message) => options.logger.warn(message),
         instancetypes: new InstancetypeVMAdmitter(finders.instancetype, finders.preference, (message) =>
           options.logger.warn(message),
         ),

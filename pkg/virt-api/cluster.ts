@@ -2,7 +2,11 @@
 // SubjectAccessReviews, the front proxy's settings, the apiserver's version for healthz, and what the
 // console needs to reach virt-handler (its pods, the KubeVirt CA, virt-api's client certificate).
 import { readFile } from "node:fs/promises";
-import { VirtualMachineInstanceSchema, VirtualMachineSchema } from "../api/generated/v1.js";
+import {
+  VirtualMachineInstanceSchema,
+  VirtualMachineSchema,
+  type VirtualMachineInstancePreset,
+} from "../api/generated/v1.js";
 import { isNotFound } from "../controller/api-error.js";
 import { ResourceClient } from "../controller/client.js";
 import { coreGVR, type GroupVersionResource } from "../controller/gvr.js";
@@ -18,6 +22,7 @@ import {
 } from "./rest/authorizer.js";
 import type { LifecycleClient } from "./rest/subresource-app.js";
 import type { PodEvictionClient } from "./webhooks/validating-webhook/admitters/pod-eviction-admitter.js";
+import type { PresetLister } from "./webhooks/mutating-webhook/mutators/preset.js";
 
 const kubevirtGVR = (resource: string, kind: string): GroupVersionResource => ({
   group: "kubevirt.io",
@@ -95,6 +100,15 @@ export function podEvictionClient(transport: Transport): PodEvictionClient {
       await vmis.patch(namespace, name, "json", patch, { dryRun });
     },
   };
+}
+
+/** The VMI mutator's read of a namespace's presets (upstream lists them from an informer). */
+export function presetLister(transport: Transport): PresetLister {
+  const presets = new ResourceClient<VirtualMachineInstancePreset & { metadata?: { name?: string } }>(
+    transport,
+    kubevirtGVR("virtualmachineinstancepresets", "VirtualMachineInstancePreset"),
+  );
+  return async (namespace) => (await presets.listAll(namespace)).items;
 }
 
 export function subjectAccessReviewer(transport: Transport): AccessReviewer {

@@ -44,10 +44,10 @@ describe("webhook routes", () => {
   });
 
   it("deny a kind kubevirt-ts does not serve yet, saying so", async () => {
-    const presets = route(NOT_YET_SERVED_WEBHOOK_ROUTES, "/vmipreset-validate");
+    const migrations = route(NOT_YET_SERVED_WEBHOOK_ROUTES, "/migration-validate-create");
     const answer = await handleAdmission(
-      review("kubevirt.io", "virtualmachineinstancepresets", {}),
-      presets,
+      review("kubevirt.io", "virtualmachineinstancemigrations", {}),
+      migrations,
       context,
     );
     expect(answer.body).toMatchObject({
@@ -56,10 +56,97 @@ describe("webhook routes", () => {
         status: {
           code: 501,
           message:
-            "kubevirt-ts does not support virtualmachineinstancepresets.kubevirt.io yet (webhook virtualmachinepreset-validator.kubevirt.io)",
+            "kubevirt-ts does not support virtualmachineinstancemigrations.kubevirt.io yet (webhook migration-create-validator.kubevirt.io)",
         },
       },
     });
+  });
+});
+
+describe("the VMI mutator with presets", () => {
+  const mutator = route(WEBHOOK_ROUTES, "/virtualmachineinstances-mutate");
+  const vmi = {
+    apiVersion: "kubevirt.io/v1",
+    kind: "VirtualMachineInstance",
+    metadata: { name: "v", namespace: "ns1", labels: { size: "small" } },
+    spec: { domain: { devices: {} } },
+  };
+  const create = (object: unknown) => ({
+    ...review("kubevirt.io", "virtualmachineinstances", object),
+    request: { ...review("kubevirt.io", "virtualmachineinstances", object).request, operation: "CREATE" },
+  });
+
+  it("lists the presets of the VMI's namespace on creation and applies the matching ones", async () => {
+    const namespaces: string[] = [];
+    const answer = await handleAdmission(create(vmi), mutator, {
+      ...context,
+      presets: (namespace) => {
+        namespaces.push(namespace);
+        return Promise.resolve([
+          {
+            metadata: { name: "small" },
+            spec: {
+              selector: { matchLabels: { size: "small" } },
+              domain: { devices: {}, cpu: { cores: 3 } },
+            },
+          },
+        ]);
+      },
+    });
+    expect(namespaces).toEqual(["ns1"]);
+    const response = (answer.body as { response: { allowed: boolean; patch: string; warnings: string[] } })
+      .response;
+    expect(response.allowed).toBe(true);
+    const patch = JSON.parse(Buffer.from(response.patch, "base64").toString()) as {
+      path: string;
+      value: { domain?: { cpu?: { cores?: number } }; annotations?: Record<string, string> };
+    }[];
+    expect(patch.find((op) => op.path === "/spec")?.value.domain?.cpu?.cores).toBe(3);
+    expect(patch.find((op) => op.path === "/metadata")?.value.annotations).toMatchObject({
+      "virtualmachinepreset.kubevirt.io/small": "kubevirt.io/v1",
+    });
+    expect(response.warnings).toEqual([
+      "kubevirt.io/v1 VirtualMachineInstancePresets is now deprecated and will be removed in v2.",
+    ]);
+  });
+
+  it("refuses the VMI with 422 when the presets cannot be read", async () => {
+    const answer = await handleAdmission(create(vmi), mutator, {
+      ...context,
+      presets: () => Promise.reject(new Error("forbidden")),
+    });
+    expect(answer.body).toMatchObject({
+      response: { allowed: false, status: { code: 422, message: "forbidden" } },
+    });
+  });
+});
+
+describe("the VMI preset validator", () => {
+  const presets = route(WEBHOOK_ROUTES, "/vmipreset-validate");
+
+  it("is served, not answered as unsupported", () => {
+    expect(NOT_YET_SERVED_WEBHOOK_ROUTES.map((r) => r.path)).not.toContain("/vmipreset-validate");
+  });
+
+  it("answers with upstream's preset rules", async () => {
+    const preset = (domain: unknown) => ({
+      apiVersion: "kubevirt.io/v1",
+      kind: "VirtualMachineInstancePreset",
+      metadata: { name: "small" },
+      spec: { selector: { matchLabels: { size: "small" } }, domain },
+    });
+    const good = await handleAdmission(
+      review("kubevirt.io", "virtualmachineinstancepresets", preset({ devices: {} })),
+      presets,
+      context,
+    );
+    expect(good.body).toMatchObject({ response: { allowed: true } });
+    const bad = await handleAdmission(
+      review("kubevirt.io", "virtualmachineinstancepresets", preset(undefined)),
+      presets,
+      context,
+    );
+    expect(bad.body).toMatchObject({ response: { allowed: false, status: { message: "missing domain." } } });
   });
 });
 

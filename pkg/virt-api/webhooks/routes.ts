@@ -7,6 +7,7 @@ import {
   VMI_CREATE_VALIDATE_PATH,
   VMI_MUTATE_PATH,
   VMI_UPDATE_VALIDATE_PATH,
+  VMIPRESET_VALIDATE_PATH,
   VMIRS_VALIDATE_PATH,
   VMPOOL_VALIDATE_PATH,
   VM_CLUSTER_INSTANCETYPE_VALIDATE_PATH,
@@ -21,6 +22,8 @@ import {
   mutateVirtualMachineWithPreference,
 } from "./mutating-webhook/mutators/vm-mutator.js";
 import { mutateVirtualMachineInstance } from "./mutating-webhook/mutators/vmi-mutator.js";
+import type { PresetLister } from "./mutating-webhook/mutators/preset.js";
+import { errorResponse } from "./mutating-webhook/mutators/admission.js";
 import {
   toValidationResponse,
   type ValidationContext,
@@ -33,6 +36,7 @@ import {
 } from "./validating-webhook/admitters/pod-eviction-admitter.js";
 import { admitStatus } from "./validating-webhook/admitters/status-admitter.js";
 import { admitReplicaSet } from "./validating-webhook/admitters/vmirs-admitter.js";
+import { admitVMIPreset } from "./validating-webhook/admitters/vmi-preset-admitter.js";
 import { admitVirtualMachinePool } from "./validating-webhook/admitters/vmpool-admitter.js";
 import { admitVMICreate } from "./validating-webhook/admitters/vmi-create-admitter.js";
 import { admitVMIUpdate } from "./validating-webhook/admitters/vmi-update-admitter.js";
@@ -57,6 +61,10 @@ export interface WebhookContext {
   podEvictionClient?: PodEvictionClient;
   /** Applies a VM's instance type and preference before it is validated; without it none are looked up. */
   instancetypes?: InstancetypeVMAdmitter;
+  /** Reads a namespace's VirtualMachineInstancePresets for a new VMI; without it none are applied. */
+  presets?: PresetLister;
+  /** Where the mutators report what they chose not to apply. */
+  warn?: (message: string) => void;
 }
 
 export interface WebhookRoute {
@@ -99,6 +107,14 @@ function validating(admitter: (request: ValidationRequest, context: ValidationCo
     );
 }
 
+/** The namespace a new VMI is created in: its own, else the request's. */
+function vmiNamespace(request: AdmissionRequest): string {
+  const metadata = (request.object as { metadata?: { namespace?: unknown } } | undefined)?.metadata;
+  return typeof metadata?.namespace === "string" && metadata.namespace !== ""
+    ? metadata.namespace
+    : (request.namespace ?? "");
+}
+
 const KUBEVIRT_GROUP = "kubevirt.io";
 const POOL_GROUP = "pool.kubevirt.io";
 const INSTANCETYPE_GROUP = "instancetype.kubevirt.io";
@@ -108,11 +124,21 @@ export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
     path: VMI_MUTATE_PATH,
     group: KUBEVIRT_GROUP,
     resources: ["virtualmachineinstances"],
-    admit: (request, context) =>
-      mutateVirtualMachineInstance(validationRequest(request), {
+    admit: async (request, context) => {
+      let presets;
+      try {
+        if (request.operation === "CREATE") presets = await context.presets?.(vmiNamespace(request));
+      } catch (error) {
+        // Upstream answers a failed preset read as it answers a preset conflict.
+        return errorResponse(error instanceof Error ? error.message : String(error), 422);
+      }
+      return mutateVirtualMachineInstance(validationRequest(request), {
         clusterConfig: context.clusterConfig(),
         kubeVirtServiceAccounts: context.kubeVirtServiceAccounts,
-      }),
+        ...(presets ? { presets } : {}),
+        ...(context.warn ? { warn: context.warn } : {}),
+      });
+    },
   },
   {
     path: VM_MUTATE_PATH,
@@ -186,6 +212,12 @@ export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
     group: KUBEVIRT_GROUP,
     resources: ["virtualmachineinstancereplicasets"],
     admit: validating(admitReplicaSet),
+  },
+  {
+    path: VMIPRESET_VALIDATE_PATH,
+    group: KUBEVIRT_GROUP,
+    resources: ["virtualmachineinstancepresets"],
+    admit: validating(admitVMIPreset),
   },
   {
     path: VMPOOL_VALIDATE_PATH,

@@ -158,6 +158,41 @@ describe("VMI mutator on CREATE", () => {
     expect(create(minimalVMI()).response.warnings).toBeUndefined();
   });
 
+  const cpuPreset = (name: string, cores: number) => ({
+    metadata: { name },
+    spec: { selector: { matchLabels: { size: "small" } }, domain: { devices: {}, cpu: { cores } } },
+  });
+
+  it("applies matching presets before defaulting, annotates them and warns they are deprecated", () => {
+    const input = minimalVMI();
+    input.metadata = { ...input.metadata, labels: { size: "small" } };
+    const response = mutateVirtualMachineInstance(
+      { operation: "CREATE", object: input },
+      { ...context(), presets: [cpuPreset("small", 2)] },
+    );
+    const vmi = patched(input, response);
+    expect(vmi.spec.domain.cpu?.cores).toBe(2);
+    expect(vmi.metadata?.annotations?.["virtualmachinepreset.kubevirt.io/small"]).toBe("kubevirt.io/v1");
+    expect(response.warnings).toEqual([PresetDeprecationWarning]);
+  });
+
+  it("refuses a VMI whose presets conflict, with 422", () => {
+    const input = minimalVMI();
+    input.metadata = { ...input.metadata, labels: { size: "small" } };
+    const response = mutateVirtualMachineInstance(
+      { operation: "CREATE", object: input },
+      { ...context(), presets: [cpuPreset("a", 2), cpuPreset("b", 4)] },
+    );
+    expect(response).toEqual({
+      allowed: false,
+      result: {
+        code: 422,
+        message:
+          "VirtualMachinePresets cannot be applied due to conflicts: presets 'b' and 'a' conflict: spec.cpu: {\"cores\":4} != {\"cores\":2}",
+      },
+    });
+  });
+
   it("refuses with a 400 when the cluster forbids the default interface", () => {
     const config = clusterWith({ network: { permitBridgeInterfaceOnPodNetwork: false } });
     const response = mutateVirtualMachineInstance(

@@ -3,7 +3,7 @@
 // changes are reverted unless they come from one of KubeVirt's own service accounts.
 import { canonicalizeQuantities } from "../../../../api/canonical-quantities.js";
 import { VirtualMachineInstanceSchema } from "../../../../api/generated/v1.js";
-import type { VirtualMachineInstance } from "../../../../api/generated/v1.js";
+import type { VirtualMachineInstance, VirtualMachineInstancePreset } from "../../../../api/generated/v1.js";
 import { setDefaultVirtualMachineInstance } from "../../../../defaults/defaults.js";
 import type { DefaultingOptions, DefaultingResult } from "../../../../defaults/defaults.js";
 import { supportsPCIeHotplug } from "../../../../defaults/pci.js";
@@ -18,6 +18,7 @@ import {
   type MutationResponse,
 } from "./admission.js";
 import { setDefaultPciTopologyVersion } from "./pci-topology.js";
+import { applyPresets } from "./preset.js";
 import { semanticallyEqual } from "./semantic-equal.js";
 
 export const VirtualMachineInstanceFinalizer = "kubevirt.io/foregroundDeleteVirtualMachine";
@@ -35,6 +36,10 @@ export interface VMIMutatorContext extends DefaultingOptions {
   kubeVirtServiceAccounts: ReadonlySet<string>;
   /** Clock for the phase transition timestamp. */
   now?: () => Date;
+  /** The presets of the VMI's namespace, applied on creation; none when absent. */
+  presets?: readonly VirtualMachineInstancePreset[];
+  /** Where the settings a preset could not apply are reported. */
+  warn?: (message: string) => void;
 }
 
 function setAnnotation(vmi: VirtualMachineInstance, key: string, value: string): void {
@@ -77,8 +82,11 @@ function presetWarnings(vmi: VirtualMachineInstance): string[] | undefined {
 }
 
 function mutateCreate(vmi: VirtualMachineInstance, context: VMIMutatorContext): MutationResponse {
-  // VirtualMachineInstancePresets (deprecated upstream) are not applied yet; see the report.
-  const mutated = applyNewVMIMutations(vmi, context.clusterConfig, context);
+  // Presets fill in what the VMI leaves unset before any default does.
+  const withPresets = structuredClone(vmi);
+  const presets = applyPresets(withPresets, context.presets ?? [], context.warn);
+  if (!presets.ok) return errorResponse(presets.message, 422);
+  const mutated = applyNewVMIMutations(withPresets, context.clusterConfig, context);
   if (!mutated.ok) return errorResponse(mutated.message);
   const result = mutated.value;
   const metadata = (result.metadata ??= {});

@@ -70,7 +70,8 @@ function validateKernelBoot(field: Path, kernelBoot: KernelBoot | undefined): St
   return causes;
 }
 
-function validateFirmware(field: Path, firmware: Firmware | undefined): StatusCause[] {
+/** Upstream's validateFirmware: the bootloader and kernel boot rules (presets reuse them). */
+export function validateFirmware(field: Path, firmware: Firmware | undefined): StatusCause[] {
   if (firmware === undefined) return [];
   const causes: StatusCause[] = [];
   const bootloader = firmware.bootloader;
