@@ -1,6 +1,6 @@
 // The writes the pool controller makes besides creating VMs and revisions: the pool finalizer on the pool
 // and on its VMs, and the cleanup of a VM that leaves the pool (upstream's statePreservationCleanupforVM).
-import { isNotFound } from "../../../controller/api-error.js";
+import { isConflict, isInvalid, isNotFound } from "../../../controller/api-error.js";
 import type { KubeClient, ResourceClient } from "../../../controller/client.js";
 import { finalizerPatch } from "../../../controller/finalizers.js";
 import type { KubeObject } from "../../../controller/object.js";
@@ -16,6 +16,9 @@ import { VirtualMachinePoolControllerFinalizer } from "../../../util/constants.j
 import { errorMessage } from "../../../util/error-message.js";
 import { FailedUpdateVirtualMachineReason } from "../common/events.js";
 import type { Reporter } from "../common/reporter.js";
+
+/** How often a finalizer patch whose test failed is tried again on a fresh read. */
+const FINALIZER_PATCH_ATTEMPTS = 3;
 
 export const vmName = (vm: KubeObject): string =>
   `${vm.metadata?.namespace ?? ""}/${vm.metadata?.name ?? ""}`;
@@ -34,19 +37,35 @@ export class PoolWrites {
     this.pools = client.resource<StoredVMPool>(virtualMachinePoolsGVR);
   }
 
-  /** Sets the pool finalizer present or absent; answers the object as written (or as it was). */
+  /**
+   * Sets the pool finalizer present or absent; answers the object as written (or as it was). The patch tests
+   * the finalizer list it read, so when another controller changed the list meanwhile (the VM controller
+   * drops its own as soon as a deleted VM's VMI is gone) the object is read again and the patch retried:
+   * nothing else would retry it, since a VM being deleted keeps the pool from syncing back to its count.
+   */
   private async setPoolFinalizer<T extends KubeObject>(
     client: ResourceClient<T>,
     obj: T,
     present: boolean,
   ): Promise<T> {
-    const patch = finalizerPatch(obj, VirtualMachinePoolControllerFinalizer, present);
-    if (!patch) return obj;
-    try {
-      return await client.patch(obj.metadata?.namespace ?? "", obj.metadata?.name ?? "", "json", patch);
-    } catch (err) {
-      if (isNotFound(err)) return obj;
-      throw err;
+    const namespace = obj.metadata?.namespace ?? "";
+    const name = obj.metadata?.name ?? "";
+    let current = obj;
+    for (let attempt = 1; ; attempt++) {
+      const patch = finalizerPatch(current, VirtualMachinePoolControllerFinalizer, present);
+      if (!patch) return current;
+      try {
+        return await client.patch(namespace, name, "json", patch);
+      } catch (err) {
+        if (isNotFound(err)) return current;
+        if (attempt >= FINALIZER_PATCH_ATTEMPTS || !(isInvalid(err) || isConflict(err))) throw err;
+      }
+      try {
+        current = await client.get(namespace, name);
+      } catch (err) {
+        if (isNotFound(err)) return current;
+        throw err;
+      }
     }
   }
 
