@@ -1,6 +1,7 @@
 // virtctl create preference (upstream pkg/virtctl/create/preference): prints a
 // VirtualMachineClusterPreference manifest, or a namespaced VirtualMachinePreference with
 // --namespaced or -n, as YAML for `kubectl create -f -`. Nothing is sent to the cluster.
+import { isPreferredTopologySupported } from "../../../instancetype/preference/validation/cpu.js";
 import type { VirtualMachinePreferenceSpec } from "../../../api/generated/v1beta1.js";
 import { marshalGoYaml } from "../../../util/go-yaml.js";
 import type { Command, CommandContext } from "../../command.js";
@@ -15,20 +16,6 @@ export const VOLUME_STORAGE_CLASS_FLAG = "volume-storage-class";
 export const MACHINE_TYPE_FLAG = "machine-type";
 export const NAME_FLAG = "name";
 export const NAMESPACED_FLAG = "namespaced";
-
-/** The preferred topologies upstream's preference validation accepts, the deprecated spellings too. */
-export const SUPPORTED_CPU_TOPOLOGIES = [
-  "preferSockets",
-  "preferCores",
-  "preferThreads",
-  "preferSpread",
-  "preferAny",
-  "sockets",
-  "cores",
-  "threads",
-  "spread",
-  "any",
-];
 
 // The tab-only separating lines are upstream's, kept so the help matches byte for byte.
 const EXAMPLE = [
@@ -93,7 +80,7 @@ export function buildPreference(context: CommandContext, namespace: string, rand
   }
   if (given(CPU_TOPOLOGY_FLAG)) {
     const topology = flags.string(CPU_TOPOLOGY_FLAG);
-    if (!SUPPORTED_CPU_TOPOLOGIES.includes(topology)) {
+    if (!isPreferredTopologySupported(topology)) {
       throw flagError(
         CPU_TOPOLOGY_FLAG,
         "CPU topology must have a value of sockets, cores, threads or spread",
