@@ -3,6 +3,8 @@
 import { execFile } from "node:child_process";
 import { KubeConfig } from "@kubernetes/client-node";
 import { join } from "node:path";
+import type { KubeClient } from "../../pkg/controller/client.js";
+import { resourcePath, type GroupVersionResource } from "../../pkg/controller/gvr.js";
 import { binary, layout } from "../../deploy/local/cluster/layout.js";
 import { startKubeProxy, startNodeAgents, waitForReadyNodes } from "../../deploy/local/cluster/start.js";
 
@@ -72,6 +74,24 @@ export async function eventually<T>(
       await new Promise((resolve) => setTimeout(resolve, intervalMs));
     }
   }
+}
+
+/** The scale subresource of an object, as `kubectl scale` reads it. */
+export interface Scale {
+  spec?: { replicas?: number };
+  status?: { replicas?: number; selector?: string };
+}
+
+export async function scaleOf(
+  client: KubeClient,
+  gvr: GroupVersionResource,
+  namespace: string,
+  name: string,
+): Promise<Scale> {
+  return (await client.transport.request({
+    method: "GET",
+    path: resourcePath(gvr, { namespace, name, subresource: "scale" }),
+  })) as Scale;
 }
 
 /** Installs the generated KubeVirt CRDs and waits until `needed` are Established (one a previous file

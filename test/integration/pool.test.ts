@@ -7,7 +7,6 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { VirtualMachinePool } from "../../pkg/api/generated/v1beta1.js";
 import { KubeClient, type ResourceClient } from "../../pkg/controller/client.js";
-import { resourcePath } from "../../pkg/controller/gvr.js";
 import {
   controllerRevisionsGVR,
   toStored,
@@ -17,7 +16,7 @@ import {
   type StoredVMPool,
 } from "../../pkg/controller/resources.js";
 import type { KubeObject } from "../../pkg/controller/object.js";
-import { installCRDs, eventually, kubeConfig, kubectl, kubectlOk as run } from "./harness.js";
+import { installCRDs, scaleOf, eventually, kubeConfig, kubectl, kubectlOk as run } from "./harness.js";
 import { ControllerReplicas } from "./controller-replicas.js";
 
 const suffix = randomBytes(3).toString("hex");
@@ -90,16 +89,7 @@ async function converged(name: string, count: number): Promise<string[]> {
   });
 }
 
-interface Scale {
-  spec?: { replicas?: number };
-  status?: { replicas?: number; selector?: string };
-}
-
-const scaleOf = async (name: string): Promise<Scale> =>
-  (await client.transport.request({
-    method: "GET",
-    path: resourcePath(virtualMachinePoolsGVR, { namespace, name, subresource: "scale" }),
-  })) as Scale;
+const scaleOfThe = (name: string) => scaleOf(client, virtualMachinePoolsGVR, namespace, name);
 
 beforeAll(async () => {
   client = KubeClient.fromKubeConfig(await kubeConfig());
@@ -163,7 +153,7 @@ describe("the VM pool controller against a real apiserver", () => {
     const scaled = await run(["scale", "vmpool", "web", "-n", namespace, "--replicas=4"]);
     expect(scaled.trim()).toBe("virtualmachinepool.pool.kubevirt.io/web scaled");
     expect(await converged("web", 4)).toEqual(["web-0", "web-1", "web-2", "web-3"]);
-    expect(await scaleOf("web")).toMatchObject({
+    expect(await scaleOfThe("web")).toMatchObject({
       spec: { replicas: 4 },
       status: { replicas: 4, selector: `${label}=web` },
     });
@@ -187,7 +177,7 @@ describe("the VM pool controller against a real apiserver", () => {
     ]);
     await run(["scale", "vmpool", "web", "-n", namespace, "--replicas=1"]);
     expect(await converged("web", 1)).toEqual(["web-0"]);
-    expect(await scaleOf("web")).toMatchObject({ spec: { replicas: 1 }, status: { replicas: 1 } });
+    expect(await scaleOfThe("web")).toMatchObject({ spec: { replicas: 1 }, status: { replicas: 1 } });
 
     await run(["scale", "vmpool", "web", "-n", namespace, "--replicas=0"]);
     await converged("web", 0);

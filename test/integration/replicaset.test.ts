@@ -6,7 +6,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KubeClient, type ResourceClient } from "../../pkg/controller/client.js";
-import { resourcePath } from "../../pkg/controller/gvr.js";
 import {
   toStored,
   virtualMachineInstanceReplicaSetsGVR,
@@ -14,7 +13,7 @@ import {
   type StoredVMI,
   type StoredVMIRS,
 } from "../../pkg/controller/resources.js";
-import { installCRDs, eventually, kubeConfig, kubectl, kubectlOk as run } from "./harness.js";
+import { installCRDs, scaleOf, eventually, kubeConfig, kubectl, kubectlOk as run } from "./harness.js";
 import { ControllerReplicas } from "./controller-replicas.js";
 
 const suffix = randomBytes(3).toString("hex");
@@ -77,16 +76,7 @@ async function converged(name: string, count: number): Promise<StoredVMI[]> {
   });
 }
 
-interface Scale {
-  spec?: { replicas?: number };
-  status?: { replicas?: number; selector?: string };
-}
-
-const scaleOf = async (name: string): Promise<Scale> =>
-  (await client.transport.request({
-    method: "GET",
-    path: resourcePath(virtualMachineInstanceReplicaSetsGVR, { namespace, name, subresource: "scale" }),
-  })) as Scale;
+const scaleOfThe = (name: string) => scaleOf(client, virtualMachineInstanceReplicaSetsGVR, namespace, name);
 
 beforeAll(async () => {
   client = KubeClient.fromKubeConfig(await kubeConfig());
@@ -139,7 +129,7 @@ describe("the VMI replica set controller against a real apiserver", () => {
     const replica = replicas.start("virt-controller-rs-b");
     await run(["scale", "vmirs", "web", "-n", namespace, "--replicas=4"]);
     await converged("web", 4);
-    expect(await scaleOf("web")).toMatchObject({
+    expect(await scaleOfThe("web")).toMatchObject({
       spec: { replicas: 4 },
       status: { replicas: 4, selector: `${label}=web` },
     });
@@ -150,7 +140,7 @@ describe("the VMI replica set controller against a real apiserver", () => {
 
     await run(["scale", "vmirs", "web", "-n", namespace, "--replicas=1"]);
     await converged("web", 1);
-    expect(await scaleOf("web")).toMatchObject({ spec: { replicas: 1 }, status: { replicas: 1 } });
+    expect(await scaleOfThe("web")).toMatchObject({ spec: { replicas: 1 }, status: { replicas: 1 } });
     await replicas.stop(replica);
   });
 
