@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { finalizerPatch, hasFinalizer } from "./finalizers.js";
+import { KubeClient } from "./client.js";
+import { finalizerPatch, hasFinalizer, setFinalizer } from "./finalizers.js";
+import type { KubeObject } from "./object.js";
+import { virtualMachinesGVR } from "./resources.js";
+import { FakeApiServer } from "./testing/fake-apiserver.js";
 
 const withFinalizers = (finalizers?: string[]) => ({ metadata: { name: "x", finalizers } });
 
@@ -22,5 +26,35 @@ describe("finalizerPatch", () => {
     expect(finalizerPatch(withFinalizers(["a"]), "b", false)).toBeUndefined();
     expect(finalizerPatch(withFinalizers(["b"]), "b", true)).toBeUndefined();
     expect(hasFinalizer(withFinalizers(["b"]), "b")).toBe(true);
+  });
+});
+
+describe("setFinalizer", () => {
+  const server = () => {
+    const fake = new FakeApiServer();
+    const client = new KubeClient(fake).resource<KubeObject>(virtualMachinesGVR);
+    const stored = fake.seed("kubevirt.io/virtualmachines", {
+      apiVersion: "kubevirt.io/v1",
+      kind: "VirtualMachine",
+      metadata: { name: "vm", namespace: "default", finalizers: ["a", "b"] },
+    });
+    return { fake, client, stored };
+  };
+
+  it("retries on a fresh read when the list changed since it was read", async () => {
+    const { fake, client, stored } = server();
+    fake.seed("kubevirt.io/virtualmachines", {
+      ...stored,
+      metadata: { ...stored.metadata, finalizers: ["b"] },
+    });
+    const written = await setFinalizer(client, stored, "b", false);
+    expect(written.metadata?.finalizers ?? []).toEqual([]);
+  });
+
+  it("writes nothing when the object already agrees", async () => {
+    const { fake, client, stored } = server();
+    const writes = fake.writes.length;
+    expect(await setFinalizer(client, stored, "a", true)).toBe(stored);
+    expect(fake.writes.length).toBe(writes);
   });
 });

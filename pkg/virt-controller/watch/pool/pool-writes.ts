@@ -1,8 +1,8 @@
 // The writes the pool controller makes besides creating VMs and revisions: the pool finalizer on the pool
 // and on its VMs, and the cleanup of a VM that leaves the pool (upstream's statePreservationCleanupforVM).
-import { isConflict, isInvalid, isNotFound } from "../../../controller/api-error.js";
+import { isNotFound } from "../../../controller/api-error.js";
 import type { KubeClient, ResourceClient } from "../../../controller/client.js";
-import { finalizerPatch } from "../../../controller/finalizers.js";
+import { setFinalizer } from "../../../controller/finalizers.js";
 import type { KubeObject } from "../../../controller/object.js";
 import {
   virtualMachineInstancesGVR,
@@ -16,9 +16,6 @@ import { VirtualMachinePoolControllerFinalizer } from "../../../util/constants.j
 import { errorMessage } from "../../../util/error-message.js";
 import { FailedUpdateVirtualMachineReason } from "../common/events.js";
 import type { Reporter } from "../common/reporter.js";
-
-/** How often a finalizer patch whose test failed is tried again on a fresh read. */
-const FINALIZER_PATCH_ATTEMPTS = 3;
 
 export const vmName = (vm: KubeObject): string =>
   `${vm.metadata?.namespace ?? ""}/${vm.metadata?.name ?? ""}`;
@@ -37,35 +34,17 @@ export class PoolWrites {
     this.pools = client.resource<StoredVMPool>(virtualMachinePoolsGVR);
   }
 
-  /**
-   * Sets the pool finalizer present or absent; answers the object as written (or as it was). The patch tests
-   * the finalizer list it read, so when another controller changed the list meanwhile (the VM controller
-   * drops its own as soon as a deleted VM's VMI is gone) the object is read again and the patch retried:
-   * nothing else would retry it, since a VM being deleted keeps the pool from syncing back to its count.
-   */
+  /** Sets the pool finalizer present or absent; answers the object as written (or as it was). */
   private async setPoolFinalizer<T extends KubeObject>(
     client: ResourceClient<T>,
     obj: T,
     present: boolean,
   ): Promise<T> {
-    const namespace = obj.metadata?.namespace ?? "";
-    const name = obj.metadata?.name ?? "";
-    let current = obj;
-    for (let attempt = 1; ; attempt++) {
-      const patch = finalizerPatch(current, VirtualMachinePoolControllerFinalizer, present);
-      if (!patch) return current;
-      try {
-        return await client.patch(namespace, name, "json", patch);
-      } catch (err) {
-        if (isNotFound(err)) return current;
-        if (attempt >= FINALIZER_PATCH_ATTEMPTS || !(isInvalid(err) || isConflict(err))) throw err;
-      }
-      try {
-        current = await client.get(namespace, name);
-      } catch (err) {
-        if (isNotFound(err)) return current;
-        throw err;
-      }
+    try {
+      return await setFinalizer(client, obj, VirtualMachinePoolControllerFinalizer, present);
+    } catch (err) {
+      if (isNotFound(err)) return obj;
+      throw err;
     }
   }
 

@@ -3,7 +3,7 @@
 // VMI starts from, and the VMI's generation annotation. Each is a guarded patch or an optimistic update.
 import { isAlreadyExists, isNotFound } from "../../../controller/api-error.js";
 import type { KubeClient, ResourceClient } from "../../../controller/client.js";
-import { finalizerPatch } from "../../../controller/finalizers.js";
+import { setFinalizer } from "../../../controller/finalizers.js";
 import { ControllerUIDIndex } from "../../../controller/indexers.js";
 import type { Informer } from "../../../controller/informer.js";
 import { calculateLegacyUUID } from "../../../defaults/firmware-uuid.js";
@@ -76,9 +76,7 @@ export class VMWrites {
 
   /** Adds (or, for a VM being deleted, removes) the finalizer that lets the VM see its VMI go. */
   async setControllerFinalizer(vm: StoredVM, present: boolean): Promise<StoredVM> {
-    const patch = finalizerPatch(vm, VirtualMachineControllerFinalizer, present);
-    if (!patch) return vm;
-    return this.vmClient.patch(vm.metadata?.namespace ?? "", vm.metadata?.name ?? "", "json", patch);
+    return setFinalizer(this.vmClient, vm, VirtualMachineControllerFinalizer, present);
   }
 
   /** The revision the VMI is started from: the VM's spec at its current generation; older ones go. */
