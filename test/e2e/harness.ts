@@ -78,6 +78,20 @@ export class ConsoleSession {
     }
   }
 
+  /**
+   * Runs a shell command in the guest and answers what it printed (trimmed) and its exit status. The
+   * command's output is framed by markers the echo of the typed line cannot match (the shell expands them).
+   */
+  async run(command: string, timeoutMs = 60_000): Promise<{ output: string; status: number }> {
+    const tag = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+    const framed = new RegExp(`BEGIN-${tag}\\r?\\n([\\s\\S]*?)END-${tag}-(\\d+)-`);
+    const from = this.output.length;
+    // The typed line echoes `BEGIN-"tag"` and `$?`: only the shell's output matches the frame.
+    this.type(`echo BEGIN-"${tag}"; ${command}; echo "END-${tag}-$?-"\r`);
+    const match = framed.exec(await this.expect(framed, timeoutMs, { from }));
+    return { output: (match?.[1] ?? "").replace(/\r/g, "").trim(), status: Number(match?.[2] ?? -1) };
+  }
+
   /** Leaves the console as a user does (Ctrl+]). */
   async close(): Promise<number> {
     this.child.stdin.write("\x1d");
