@@ -36,6 +36,7 @@ function input(overrides: Partial<RootPlanInput>): RootPlanInput {
     etcFiles: [],
     executables: [],
     devices: [],
+    volumeDevices: [],
     workingDir: "/",
     ...overrides,
   };

@@ -39,6 +39,8 @@ export interface RootPlanInput {
   executables: readonly ExecutableFile[];
   /** Extra device nodes (device plugin allocations) for containers without the host's /dev. */
   devices: readonly DeviceNode[];
+  /** Block volumes' device nodes (volumeDevices): every container gets them, privileged or not. */
+  volumeDevices: readonly DeviceNode[];
   workingDir: string;
 }
 
@@ -199,6 +201,8 @@ export async function planContainerRoot(input: RootPlanInput, probe: FsProbe = h
     for (const device of input.devices)
       await builder.bind(device.hostPath, device.containerPath, "file", false);
   }
+  for (const device of input.volumeDevices)
+    await builder.bind(device.hostPath, device.containerPath, "file", false);
   for (const file of input.etcFiles) await builder.bind(file.source, file.destination, "file", false);
   for (const file of input.executables) {
     const dir = await builder.mountPoint(path.posix.dirname(file.path), "directory");

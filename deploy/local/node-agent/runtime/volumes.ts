@@ -5,18 +5,22 @@ import type { RunCommand } from "./exec.js";
 import { mountsUnder, readMountInfo } from "./mountinfo.js";
 import type { VolumeRequest, VolumeSource } from "../pod-runtime.js";
 import type { NodeLayout } from "./node-layout.js";
+import { preparePersistentVolume } from "./persistent-volumes.js";
 
 // Volumes of a pod, set up on the node's side before any container starts: emptyDir directories (tmpfs for
 // medium Memory) where kubelet keeps them, hostPath sources inside the node root with kubelet's type checks,
-// and the files of configMap/secret/downwardAPI/projected volumes. Containers bind-mount the results.
+// the files of configMap/secret/downwardAPI/projected volumes, and PVCs' bound PVs (persistent-volumes.ts).
+// Containers bind-mount the results; a block volume becomes a device node instead.
 
-export type SourceKind = "directory" | "file" | "other";
+export type SourceKind = "directory" | "file" | "block" | "other";
 
 export interface PreparedVolume {
   name: string;
   /** The host path containers bind-mount. */
   source: string;
   kind: SourceKind;
+  /** A read-only claim: every container mount of it is read-only. */
+  readOnly?: boolean;
 }
 
 /** A volume kubelet would refuse to mount, with kubelet's message. */
@@ -125,6 +129,8 @@ export class PodVolumes {
         const hostPath = await this.layout.hostPathSource(source.path);
         return { source: hostPath, kind: await checkHostPathType(hostPath, source.type) };
       }
+      case "persistentVolume":
+        return preparePersistentVolume(this.layout, podUID, source, this.run);
       case "files": {
         const dir = this.layout.volumeDir(podUID, source.plugin, name);
         await writeVolumeFiles(dir, source.files);
