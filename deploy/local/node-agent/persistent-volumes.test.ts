@@ -4,16 +4,21 @@ import { podSchema, type Container, type Volume } from "./k8s-types.js";
 import { objectSource } from "./kube-client.js";
 import { ServiceAccountTokens } from "./service-account-tokens.js";
 import { renderVolumes, UnsupportedVolumeError, VolumeSetUpError } from "./volumes.js";
+import type { PersistentVolumeSource } from "./pod-runtime.js";
 
 type Json = Record<string, unknown>;
 
 interface Setup {
+  resolvedClaims?: Map<string, PersistentVolumeSource>;
   containers?: Partial<Container>[];
   readOnly?: boolean;
   securityContext?: Json;
 }
 
-function render(client: FakeKubeClient, { containers, readOnly, securityContext }: Setup = {}) {
+function render(
+  client: FakeKubeClient,
+  { containers, readOnly, securityContext, resolvedClaims }: Setup = {},
+) {
   const pod = podSchema.parse({
     metadata: { name: "virt-launcher-vm", namespace: "vms", uid: "uid-1" },
     spec: {
@@ -34,6 +39,7 @@ function render(client: FakeKubeClient, { containers, readOnly, securityContext 
     allocatable: { cpu: 2, memory: 2 ** 30, "ephemeral-storage": 0 },
     objects: objectSource(client),
     tokens: new ServiceAccountTokens(client),
+    ...(resolvedClaims ? { resolvedClaims } : {}),
   });
 }
 
@@ -173,6 +179,23 @@ describe("persistentVolumeClaim volumes", () => {
     const err = await failure(render(bound(spec), { containers }));
     expect(err).toBeInstanceOf(VolumeSetUpError);
     expect(err.message).toBe(unprocessed(cause));
+  });
+
+  it("keep a claim resolved once for the pod, as kubelet does, when it starts deleting later", async () => {
+    const client = bound(LOCAL_DIR);
+    const resolvedClaims = new Map<string, PersistentVolumeSource>();
+    const [first] = await render(client, { resolvedClaims });
+    const claim = client.api.get("/persistentvolumeclaims", "vms", "data") as Json & { metadata: Json };
+    client.api.seed("/persistentvolumeclaims", {
+      ...claim,
+      metadata: {
+        ...claim.metadata,
+        finalizers: ["kubernetes.io/pvc-protection"],
+        deletionTimestamp: "2025-01-01T00:00:00Z",
+      },
+    } as never);
+    expect((await failure(render(client))).message).toContain("PVC is being deleted");
+    expect(await render(client, { resolvedClaims })).toEqual([first]);
   });
 
   it("name the PV source the agent cannot mount", async () => {

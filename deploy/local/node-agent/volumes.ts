@@ -1,5 +1,5 @@
 import type { Pod, Volume, VolumeProjection } from "./k8s-types.js";
-import type { FileVolumePlugin, VolumeFile, VolumeRequest } from "./pod-runtime.js";
+import type { FileVolumePlugin, PersistentVolumeSource, VolumeFile, VolumeRequest } from "./pod-runtime.js";
 import { parseQuantity } from "./quantity.js";
 import type { ObjectSource } from "./env.js";
 import {
@@ -45,6 +45,11 @@ export interface VolumeContext {
   allocatable: NodeAllocatable;
   objects: ObjectSource;
   tokens: TokenSource;
+  /**
+   * Claims already resolved for this pod, by volume name: kubelet resolves a pod's PVC once, so a claim
+   * that is later deleting (kept by PVC protection while in use) does not hold the running pod.
+   */
+  resolvedClaims?: Map<string, PersistentVolumeSource>;
 }
 
 const SUPPORTED = [
@@ -172,8 +177,12 @@ async function claimVolume(
   ctx: VolumeContext,
   volume: Parameters<typeof persistentVolumeSource>[1],
 ): Promise<VolumeRequest> {
+  const known = ctx.resolvedClaims?.get(volume.name);
+  if (known) return { name: volume.name, source: known };
   try {
-    return { name: volume.name, source: await persistentVolumeSource(ctx.pod, volume, ctx.objects) };
+    const source = await persistentVolumeSource(ctx.pod, volume, ctx.objects);
+    ctx.resolvedClaims?.set(volume.name, source);
+    return { name: volume.name, source };
   } catch (err) {
     if (err instanceof UnsupportedPersistentVolumeError) throw new UnsupportedVolumeError(err.message);
     if (err instanceof VolumeProcessingError) throw unprocessedVolume(volume.name, err.message);
