@@ -4,7 +4,8 @@ import type { RunCommand } from "./exec.js";
 import { mountsUnder, readMountInfo } from "./mountinfo.js";
 import type { NodeLayout } from "./node-layout.js";
 import { setVolumeOwnership } from "./volume-ownership.js";
-import { checkHostPathType, type PreparedVolume } from "./volumes.js";
+import { checkHostPathType } from "./host-path-type.js";
+import type { PreparedVolume } from "./volumes.js";
 
 // A PVC's bound PV on the node, as kubelet's plugins set it up: a hostPath PV is used in place (with the
 // hostPath type check, no ownership change); a local Filesystem PV is bind-mounted into the pod's
