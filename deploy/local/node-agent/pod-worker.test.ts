@@ -372,6 +372,27 @@ describe("PodWorker", () => {
     });
   });
 
+  it("hands a Block claim's device to the container at its devicePath", async () => {
+    const h = await harness({
+      containers: [busybox("app", { volumeDevices: [{ name: "disk", devicePath: "/dev/bootdisk" }] })],
+      volumes: [{ name: "disk", persistentVolumeClaim: { claimName: "boot" } }],
+    });
+    h.client.addPersistentVolumeClaim("apps", "boot", "pv-block");
+    h.client.addPersistentVolume("pv-block", {
+      local: { path: "/dev/loop3" },
+      volumeMode: "Block",
+      claimRef: { uid: "pvc-boot" },
+    });
+    await h.sync();
+    expect(h.runtime.running("app")?.request.volumeDevices).toEqual([
+      { volume: "disk", devicePath: "/dev/bootdisk" },
+    ]);
+    expect(h.runtime.volumes.get("uid-1")?.[0]?.source).toMatchObject({
+      volumeMode: "Block",
+      path: "/dev/loop3",
+    });
+  });
+
   it("holds Ready until the readiness probe passes", async () => {
     const h = await harness({
       containers: [busybox("app", { readinessProbe: { exec: { command: ["true"] }, periodSeconds: 1 } })],
