@@ -9,7 +9,7 @@ import { DeviceManager } from "./device-manager.js";
 import { KubeEventRecorder } from "./events.js";
 import type { AgentFlags } from "./flags.js";
 import { readHostFacts } from "./host-facts.js";
-import { RestKubeClient, type KubeClient } from "./kube-client.js";
+import { objectSource, RestKubeClient, type KubeClient } from "./kube-client.js";
 import { KubeletServer } from "./kubelet-server.js";
 import type { Logger } from "./logger.js";
 import { NodeLease } from "./node-lease.js";
@@ -141,10 +141,7 @@ export class NodeAgent {
         runtime,
         devices,
         tokens: new ServiceAccountTokens(client),
-        objects: {
-          configMap: (ns, n) => client.getConfigMap(ns, n),
-          secret: (ns, n) => client.getSecret(ns, n),
-        },
+        objects: objectSource(client),
         probeRunner: makeProbeRunner(runtime),
         dns: new PodDNSConfigurer(flags),
         events: new KubeEventRecorder(client, flags.node, log),

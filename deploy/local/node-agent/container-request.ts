@@ -67,6 +67,7 @@ export async function buildContainerRequest(ctx: ContainerRequestContext): Promi
       ...(m.subPath ? { subPath: m.subPath } : {}),
       ...(isPropagation(m.mountPropagation) ? { propagation: m.mountPropagation } : {}),
     })),
+    volumeDevices: (container.volumeDevices ?? []).map((d) => ({ volume: d.name, devicePath: d.devicePath })),
     hostMounts: ctx.allocations.flatMap((a) =>
       a.response.mounts.map((m) => ({
         hostPath: m.host_path,

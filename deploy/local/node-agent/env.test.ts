@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ContainerConfigError, expandCommand, expandVars, resolveEnv, type EnvContext } from "./env.js";
 import { FakeKubeClient } from "./fake-kube-client.js";
+import { objectSource } from "./kube-client.js";
 import { podSchema, type Container } from "./k8s-types.js";
 import { containerResourceValue, formatMap } from "./downward-api.js";
 
@@ -22,10 +23,7 @@ function context(container: Partial<Container>, client = new FakeKubeClient()): 
     runtime: { podIPs: ["10.244.1.7"], hostIPs: ["10.244.1.1"] },
     allocatable: { cpu: 8, memory: 16 * 2 ** 30, "ephemeral-storage": 100 * 2 ** 30 },
     apiService: { host: "10.96.0.1", port: 443 },
-    objects: {
-      configMap: (ns, name) => client.getConfigMap(ns, name),
-      secret: (ns, name) => client.getSecret(ns, name),
-    },
+    objects: objectSource(client),
   };
 }
 

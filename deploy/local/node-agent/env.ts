@@ -1,4 +1,11 @@
-import type { ConfigMap, Container, Pod, Secret } from "./k8s-types.js";
+import type {
+  ConfigMap,
+  Container,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  Secret,
+} from "./k8s-types.js";
 import {
   containerResourceValue,
   DownwardApiError,
@@ -18,6 +25,8 @@ export class ContainerConfigError extends Error {}
 export interface ObjectSource {
   configMap(namespace: string, name: string): Promise<ConfigMap | undefined>;
   secret(namespace: string, name: string): Promise<Secret | undefined>;
+  persistentVolumeClaim(namespace: string, name: string): Promise<PersistentVolumeClaim | undefined>;
+  persistentVolume(name: string): Promise<PersistentVolume | undefined>;
 }
 
 export interface EnvContext {

@@ -98,4 +98,18 @@ export class FakeKubeClient extends RestKubeClient {
       data: encoded,
     } as KubeObject);
   }
+
+  /** Stores a PersistentVolumeClaim as the PV controller leaves it: Bound to `volumeName` when given. */
+  addPersistentVolumeClaim(namespace: string, name: string, volumeName?: string): void {
+    this.api.seed("/persistentvolumeclaims", {
+      metadata: { name, namespace, uid: `pvc-${name}` },
+      spec: volumeName ? { volumeName } : {},
+      status: { phase: volumeName ? "Bound" : "Pending" },
+    } as KubeObject);
+  }
+
+  /** Stores a PersistentVolume with `spec` as given (its source, volumeMode, claimRef). */
+  addPersistentVolume(name: string, spec: Json): void {
+    this.api.seed("/persistentvolumes", { metadata: { name, uid: `pv-${name}` }, spec } as KubeObject);
+  }
 }

@@ -103,6 +103,7 @@ export const containerSchema = z.looseObject({
       }),
     )
     .optional(),
+  volumeDevices: z.array(z.looseObject({ name: z.string(), devicePath: z.string() })).optional(),
   readinessProbe: probeSchema.optional(),
   livenessProbe: probeSchema.optional(),
   startupProbe: probeSchema.optional(),
@@ -166,6 +167,9 @@ export const volumeSchema = z.looseObject({
     .optional(),
   projected: z
     .looseObject({ sources: z.array(volumeProjectionSchema).optional(), defaultMode: z.number().optional() })
+    .optional(),
+  persistentVolumeClaim: z
+    .looseObject({ claimName: z.string(), readOnly: z.boolean().optional() })
     .optional(),
 });
 
@@ -233,7 +237,12 @@ export const podSchema = z.looseObject({
     subdomain: z.string().optional(),
     readinessGates: z.array(z.looseObject({ conditionType: z.string() })).optional(),
     securityContext: z
-      .looseObject({ runAsUser: z.number().optional(), runAsGroup: z.number().optional() })
+      .looseObject({
+        runAsUser: z.number().optional(),
+        runAsGroup: z.number().optional(),
+        fsGroup: z.number().optional(),
+        fsGroupChangePolicy: z.string().optional(),
+      })
       .optional(),
   }),
   status: z
@@ -261,6 +270,30 @@ export const secretSchema = z.looseObject({
   metadata: objectMeta,
   // Secret data is base64 on the wire.
   data: stringMap.optional(),
+});
+
+export const persistentVolumeClaimSchema = z.looseObject({
+  metadata: objectMeta,
+  spec: z.looseObject({ volumeName: z.string().optional(), volumeMode: z.string().optional() }).optional(),
+  status: z.looseObject({ phase: z.string().optional() }).optional(),
+});
+
+export const persistentVolumeSchema = z.looseObject({
+  metadata: objectMeta,
+  spec: z
+    .looseObject({
+      volumeMode: z.string().optional(),
+      hostPath: z.looseObject({ path: z.string(), type: z.string().optional() }).optional(),
+      local: z.looseObject({ path: z.string(), fsType: z.string().optional() }).optional(),
+      claimRef: z
+        .looseObject({
+          namespace: z.string().optional(),
+          name: z.string().optional(),
+          uid: z.string().optional(),
+        })
+        .optional(),
+    })
+    .optional(),
 });
 
 export const nodeSchema = z.looseObject({
@@ -303,6 +336,8 @@ export type ContainerStatus = z.infer<typeof containerStatusSchema>;
 export type PodCondition = z.infer<typeof podConditionSchema>;
 export type ConfigMap = z.infer<typeof configMapSchema>;
 export type Secret = z.infer<typeof secretSchema>;
+export type PersistentVolumeClaim = z.infer<typeof persistentVolumeClaimSchema>;
+export type PersistentVolume = z.infer<typeof persistentVolumeSchema>;
 export type Node = z.infer<typeof nodeSchema>;
 export type Lease = z.infer<typeof leaseSchema>;
 export type TokenRequestResult = z.infer<typeof tokenRequestSchema>;

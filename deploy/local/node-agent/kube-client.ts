@@ -5,6 +5,8 @@ import {
   configMapSchema,
   leaseSchema,
   nodeSchema,
+  persistentVolumeClaimSchema,
+  persistentVolumeSchema,
   podSchema,
   secretSchema,
   tokenRequestSchema,
@@ -12,10 +14,13 @@ import {
   type ConfigMap,
   type Lease,
   type Node,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
   type Pod,
   type Secret,
   type TokenRequestResult,
 } from "./k8s-types.js";
+import type { ObjectSource } from "./env.js";
 
 // Every apiserver call the node agent makes, named for what it does. The agent's logic depends on this
 // interface only, so unit tests use an in-memory fake and the real one is a thin layer over a Transport.
@@ -55,6 +60,8 @@ export interface KubeClient {
   deletePodNow(namespace: string, name: string, uid: string): Promise<void>;
   getConfigMap(namespace: string, name: string): Promise<ConfigMap | undefined>;
   getSecret(namespace: string, name: string): Promise<Secret | undefined>;
+  getPersistentVolumeClaim(namespace: string, name: string): Promise<PersistentVolumeClaim | undefined>;
+  getPersistentVolume(name: string): Promise<PersistentVolume | undefined>;
   requestServiceAccountToken(
     namespace: string,
     serviceAccount: string,
@@ -212,6 +219,20 @@ export class RestKubeClient implements KubeClient {
     return orUndefined(this.call(secretSchema, "GET", `/api/v1/namespaces/${namespace}/secrets/${name}`));
   }
 
+  getPersistentVolumeClaim(namespace: string, name: string): Promise<PersistentVolumeClaim | undefined> {
+    return orUndefined(
+      this.call(
+        persistentVolumeClaimSchema,
+        "GET",
+        `/api/v1/namespaces/${namespace}/persistentvolumeclaims/${name}`,
+      ),
+    );
+  }
+
+  getPersistentVolume(name: string): Promise<PersistentVolume | undefined> {
+    return orUndefined(this.call(persistentVolumeSchema, "GET", `/api/v1/persistentvolumes/${name}`));
+  }
+
   requestServiceAccountToken(
     namespace: string,
     serviceAccount: string,
@@ -233,4 +254,14 @@ export class RestKubeClient implements KubeClient {
 function leasePath(namespace: string, name?: string): string {
   const base = `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`;
   return name ? `${base}/${name}` : base;
+}
+
+/** The objects pods refer to (env sources, volumes), read through `client`. */
+export function objectSource(client: KubeClient): ObjectSource {
+  return {
+    configMap: (namespace, name) => client.getConfigMap(namespace, name),
+    secret: (namespace, name) => client.getSecret(namespace, name),
+    persistentVolumeClaim: (namespace, name) => client.getPersistentVolumeClaim(namespace, name),
+    persistentVolume: (name) => client.getPersistentVolume(name),
+  };
 }

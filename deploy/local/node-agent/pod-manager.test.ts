@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Backoff } from "./backoff.js";
 import { FakeKubeClient } from "./fake-kube-client.js";
+import { objectSource } from "./kube-client.js";
 import { FakePodRuntime } from "./fake-pod-runtime.js";
 import { LogLookupError } from "./kubelet-server.js";
 import { silentLogger } from "./logger.js";
@@ -52,7 +53,7 @@ async function setup(client = new FakeKubeClient(), runtime = new FakePodRuntime
       release: () => {},
     },
     tokens: new ServiceAccountTokens(client),
-    objects: { configMap: (ns, n) => client.getConfigMap(ns, n), secret: (ns, n) => client.getSecret(ns, n) },
+    objects: objectSource(client),
     probeRunner: async () => ({ success: true, message: "" }),
     dns: new PodDNSConfigurer({ clusterDNS: ["10.96.0.10"], clusterDomain: "cluster.local", resolvConf: "" }),
     events: { record: () => {} },

@@ -41,7 +41,32 @@ export type VolumeSource =
   | { kind: "emptyDir"; medium?: string; sizeLimitBytes?: number }
   | { kind: "hostPath"; path: string; type?: string }
   /** configMap/secret/downwardAPI/projected: files kept where kubelet keeps that plugin's volumes. */
-  | { kind: "files"; plugin: FileVolumePlugin; files: VolumeFile[] };
+  | { kind: "files"; plugin: FileVolumePlugin; files: VolumeFile[] }
+  /** A PVC's bound PersistentVolume, resolved by the agent to its node-local source. */
+  | PersistentVolumeSource;
+
+/** The volume ownership kubelet applies for pod.spec.securityContext.fsGroup. */
+export interface FsGroupOwnership {
+  gid: number;
+  /** fsGroupChangePolicy: OnRootMismatch skips the walk when the root already fits. */
+  changePolicy: "Always" | "OnRootMismatch";
+}
+
+export interface PersistentVolumeSource {
+  kind: "persistentVolume";
+  pvName: string;
+  /** The PV's source: a hostPath PV is used in place, a local PV is bind-mounted into the pod's directory. */
+  plugin: "hostPath" | "local";
+  /** hostPath.path or local.path, on the node. */
+  path: string;
+  /** hostPath.type of a hostPath PV, checked as for a hostPath volume. */
+  type?: string;
+  volumeMode: "Filesystem" | "Block";
+  /** The pod volume's persistentVolumeClaim.readOnly. */
+  readOnly: boolean;
+  /** Only where kubelet's plugin changes ownership (local, writable, Filesystem). */
+  fsGroup?: FsGroupOwnership;
+}
 
 export interface VolumeRequest {
   name: string;
@@ -57,6 +82,12 @@ export interface VolumeMount {
   readOnly: boolean;
   subPath?: string;
   propagation?: MountPropagation;
+}
+
+/** A container's volumeDevices entry: the Block volume's device appears at `devicePath`. */
+export interface VolumeDevice {
+  volume: string;
+  devicePath: string;
 }
 
 /** A host path a device plugin asked to expose in the container (a mount, or a device node). */
@@ -92,6 +123,7 @@ export interface ContainerRequest {
   workingDir?: string;
   env: Record<string, string>;
   mounts: VolumeMount[];
+  volumeDevices: VolumeDevice[];
   hostMounts: HostMount[];
   devices: DeviceNode[];
   privileged: boolean;

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Backoff } from "./backoff.js";
 import { AdmissionError, type DeviceAllocation } from "./device-manager.js";
 import { FakeKubeClient } from "./fake-kube-client.js";
+import { objectSource } from "./kube-client.js";
 import { FakePodRuntime } from "./fake-pod-runtime.js";
 import type { ContainerStatus, Pod } from "./k8s-types.js";
 import { silentLogger } from "./logger.js";
@@ -71,7 +72,7 @@ async function harness(spec: Record<string, unknown>, metadata: Record<string, u
     runtime,
     devices,
     tokens: new ServiceAccountTokens(client, () => clock.t),
-    objects: { configMap: (ns, n) => client.getConfigMap(ns, n), secret: (ns, n) => client.getSecret(ns, n) },
+    objects: objectSource(client),
     probeRunner,
     dns: new PodDNSConfigurer({ clusterDNS: ["10.96.0.10"], clusterDomain: "cluster.local", resolvConf: "" }),
     events: { record: () => {} },
@@ -328,18 +329,68 @@ describe("PodWorker", () => {
   it("refuses volume types it does not support with a container status, not a hang", async () => {
     const h = await harness({
       containers: [busybox("app")],
-      volumes: [{ name: "data", persistentVolumeClaim: { claimName: "pvc" } }],
+      volumes: [{ name: "data", nfs: { server: "nfs.example", path: "/export" } }],
     });
     await h.sync();
     expect(await h.container("app")).toMatchObject({
       state: {
         waiting: {
           reason: "CreateContainerConfigError",
-          message: expect.stringContaining('volume "data" has type persistentVolumeClaim'),
+          message: expect.stringContaining('volume "data" has type nfs'),
         },
       },
     });
     expect(h.runtime.processes).toHaveLength(0);
+  });
+
+  it("keeps a pod whose claim is not bound in ContainerCreating, and starts it once the claim binds", async () => {
+    const h = await harness({
+      containers: [busybox("app", { volumeMounts: [{ name: "data", mountPath: "/data" }] })],
+      volumes: [{ name: "data", persistentVolumeClaim: { claimName: "pvc" } }],
+    });
+    h.client.addPersistentVolumeClaim("apps", "pvc");
+    await h.sync();
+    expect(await h.container("app")).toMatchObject({
+      state: {
+        waiting: {
+          reason: "ContainerCreating",
+          message: expect.stringContaining("error processing PVC apps/pvc: PVC is not bound"),
+        },
+      },
+    });
+    expect(h.runtime.processes).toHaveLength(0);
+    h.client.addPersistentVolumeClaim("apps", "pvc", "pv-1");
+    h.client.addPersistentVolume("pv-1", { hostPath: { path: "/srv/pv-1" }, claimRef: { uid: "pvc-pvc" } });
+    h.clock.t += 2000;
+    await h.sync();
+    expect(h.runtime.running("app")?.request.mounts).toEqual([
+      { volume: "data", mountPath: "/data", readOnly: false },
+    ]);
+    expect(h.runtime.volumes.get("uid-1")?.[0]?.source).toMatchObject({
+      kind: "persistentVolume",
+      path: "/srv/pv-1",
+    });
+  });
+
+  it("hands a Block claim's device to the container at its devicePath", async () => {
+    const h = await harness({
+      containers: [busybox("app", { volumeDevices: [{ name: "disk", devicePath: "/dev/bootdisk" }] })],
+      volumes: [{ name: "disk", persistentVolumeClaim: { claimName: "boot" } }],
+    });
+    h.client.addPersistentVolumeClaim("apps", "boot", "pv-block");
+    h.client.addPersistentVolume("pv-block", {
+      local: { path: "/dev/loop3" },
+      volumeMode: "Block",
+      claimRef: { uid: "pvc-boot" },
+    });
+    await h.sync();
+    expect(h.runtime.running("app")?.request.volumeDevices).toEqual([
+      { volume: "disk", devicePath: "/dev/bootdisk" },
+    ]);
+    expect(h.runtime.volumes.get("uid-1")?.[0]?.source).toMatchObject({
+      volumeMode: "Block",
+      path: "/dev/loop3",
+    });
   });
 
   it("holds Ready until the readiness probe passes", async () => {

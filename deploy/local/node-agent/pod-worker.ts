@@ -25,7 +25,7 @@ import type { Logger } from "./logger.js";
 import { ContainerProbes } from "./prober.js";
 import type { ProbeRunner } from "./probe-runner.js";
 import type { PodDNSConfigurer } from "./pod-dns.js";
-import type { ContainerProcess, ExitStatus, Sandbox } from "./pod-runtime.js";
+import type { ContainerProcess, ExitStatus, PersistentVolumeSource, Sandbox } from "./pod-runtime.js";
 import type { PodState, PodStateStore } from "./pod-state-store.js";
 import { buildPodStatus, isTerminalPhase } from "./pod-status-report.js";
 import {
@@ -84,6 +84,7 @@ export class PodWorker {
   private admission: "pending" | "admitted" | AdmissionError = "pending";
   private startTime: string | undefined;
   private volumesFingerprint: string | undefined;
+  private readonly resolvedClaims = new Map<string, PersistentVolumeSource>();
   private volumesRenderedAt: number | undefined;
   private sandboxEnsured = false;
   private lastStatus: string | undefined;
@@ -302,6 +303,7 @@ export class PodWorker {
         allocatable: this.deps.allocatable(),
         objects: this.deps.objects,
         tokens: this.deps.tokens,
+        resolvedClaims: this.resolvedClaims,
       });
       const fingerprint = JSON.stringify(volumes);
       if (fingerprint !== this.volumesFingerprint) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FakeKubeClient } from "./fake-kube-client.js";
+import { objectSource } from "./kube-client.js";
 import { podSchema, type Volume } from "./k8s-types.js";
 import { ServiceAccountTokens } from "./service-account-tokens.js";
 import { renderVolumes, UnsupportedVolumeError, VolumeSetUpError, type VolumeContext } from "./volumes.js";
@@ -21,7 +22,7 @@ function setup(volumes: Volume[], clock = { t: Date.parse("2025-01-01T00:00:00Z"
     pod,
     runtime: { podIPs: ["10.244.1.7"], hostIPs: ["10.244.1.1"] },
     allocatable: { cpu: 2, memory: 2 ** 30, "ephemeral-storage": 0 },
-    objects: { configMap: (ns, n) => client.getConfigMap(ns, n), secret: (ns, n) => client.getSecret(ns, n) },
+    objects: objectSource(client),
     tokens,
   };
   return { client, ctx, tokens, clock };
@@ -145,9 +146,9 @@ describe("renderVolumes", () => {
   });
 
   it("refuses volume types it does not implement, naming them", async () => {
-    const { ctx } = setup([{ name: "data", persistentVolumeClaim: { claimName: "pvc" } } as Volume]);
+    const { ctx } = setup([{ name: "data", iscsi: { targetPortal: "10.0.0.1:3260" } } as Volume]);
     const attempt = renderVolumes(ctx);
     await expect(attempt).rejects.toBeInstanceOf(UnsupportedVolumeError);
-    await expect(attempt).rejects.toThrow('volume "data" has type persistentVolumeClaim');
+    await expect(attempt).rejects.toThrow('volume "data" has type iscsi');
   });
 });

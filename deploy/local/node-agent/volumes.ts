@@ -1,5 +1,5 @@
 import type { Pod, Volume, VolumeProjection } from "./k8s-types.js";
-import type { FileVolumePlugin, VolumeFile, VolumeRequest } from "./pod-runtime.js";
+import type { FileVolumePlugin, PersistentVolumeSource, VolumeFile, VolumeRequest } from "./pod-runtime.js";
 import { parseQuantity } from "./quantity.js";
 import type { ObjectSource } from "./env.js";
 import {
@@ -10,10 +10,16 @@ import {
   type PodRuntimeFacts,
 } from "./downward-api.js";
 import { errorMessage } from "../../../pkg/util/error-message.js";
+import {
+  persistentVolumeSource,
+  UnsupportedPersistentVolumeError,
+  VolumeProcessingError,
+} from "./persistent-volumes.js";
 
 // Turns a pod's volumes into what the runtime sets up: emptyDir and hostPath pass through; configMap,
 // secret, downwardAPI and projected volumes are rendered here into files (fetching the objects and the
-// service-account token), with kubelet's default mode 0644 and its error messages.
+// service-account token), with kubelet's default mode 0644 and its error messages; persistentVolumeClaim
+// volumes are resolved to their bound PV's node-local source (persistent-volumes.ts).
 
 export const DEFAULT_MODE = 0o644;
 
@@ -39,9 +45,22 @@ export interface VolumeContext {
   allocatable: NodeAllocatable;
   objects: ObjectSource;
   tokens: TokenSource;
+  /**
+   * Claims already resolved for this pod, by volume name: kubelet resolves a pod's PVC once, so a claim
+   * that is later deleting (kept by PVC protection while in use) does not hold the running pod.
+   */
+  resolvedClaims?: Map<string, PersistentVolumeSource>;
 }
 
-const SUPPORTED = ["emptyDir", "hostPath", "configMap", "secret", "downwardAPI", "projected"] as const;
+const SUPPORTED = [
+  "emptyDir",
+  "hostPath",
+  "configMap",
+  "secret",
+  "downwardAPI",
+  "projected",
+  "persistentVolumeClaim",
+] as const;
 const IGNORED_KEYS = new Set(["name", ...SUPPORTED]);
 
 type KeyItems = { key: string; path: string; mode?: number }[] | undefined;
@@ -148,6 +167,29 @@ function volumeKind(volume: Volume): string {
   return Object.keys(volume).find((k) => !IGNORED_KEYS.has(k)) ?? "unknown";
 }
 
+/** kubelet's volume manager words a volume it could not process so (the claim is missing, unbound, ...). */
+function unprocessedVolume(volume: string, cause: string): VolumeSetUpError {
+  const message = `Unable to attach or mount volumes: unmounted volumes=[${volume}], unattached volumes=[], failed to process volumes=[${volume}]: ${cause}`;
+  return new VolumeSetUpError(volume, message, true);
+}
+
+async function claimVolume(
+  ctx: VolumeContext,
+  volume: Parameters<typeof persistentVolumeSource>[1],
+): Promise<VolumeRequest> {
+  const known = ctx.resolvedClaims?.get(volume.name);
+  if (known) return { name: volume.name, source: known };
+  try {
+    const source = await persistentVolumeSource(ctx.pod, volume, ctx.objects);
+    ctx.resolvedClaims?.set(volume.name, source);
+    return { name: volume.name, source };
+  } catch (err) {
+    if (err instanceof UnsupportedPersistentVolumeError) throw new UnsupportedVolumeError(err.message);
+    if (err instanceof VolumeProcessingError) throw unprocessedVolume(volume.name, err.message);
+    throw new VolumeSetUpError(volume.name, errorMessage(err));
+  }
+}
+
 async function renderVolume(ctx: VolumeContext, volume: Volume): Promise<VolumeRequest> {
   const { name } = volume;
   if (volume.emptyDir) {
@@ -165,6 +207,8 @@ async function renderVolume(ctx: VolumeContext, volume: Volume): Promise<VolumeR
     const { path, type } = volume.hostPath;
     return { name, source: { kind: "hostPath", path, ...(type ? { type } : {}) } };
   }
+  if (volume.persistentVolumeClaim)
+    return claimVolume(ctx, { ...volume, persistentVolumeClaim: volume.persistentVolumeClaim });
   let files: VolumeFile[];
   let plugin: FileVolumePlugin;
   try {

@@ -86,6 +86,7 @@ beforeAll(async () => {
     workingDir: "/www",
     env: { GREETING: "hello", PATH: "/bin:/usr/bin:/sbin:/usr/sbin" },
     mounts: [{ volume: "www", mountPath: "/www", readOnly: false }],
+    volumeDevices: [],
     hostMounts: [],
     devices: [],
     privileged: false,

@@ -1,6 +1,6 @@
 import { mkdir, stat } from "node:fs/promises";
 import { secureJoin } from "./path-resolver.js";
-import type { MountPropagation, VolumeMount } from "../pod-runtime.js";
+import type { MountPropagation, VolumeDevice, VolumeMount } from "../pod-runtime.js";
 import type { PreparedVolume, SourceKind } from "./volumes.js";
 
 // A container's volumeMounts turned into bind mounts: which host path goes where, read-only or not. subPath
@@ -46,11 +46,16 @@ export async function resolveVolumeMounts(
         `cannot find volume "${request.volume}" to mount into container "${containerName}"`,
       );
     }
+    if (volume.kind === "block") {
+      throw new MountConfigError(
+        `volume "${request.volume}" is a block volume: container "${containerName}" must name it in volumeDevices`,
+      );
+    }
     if (!request.mountPath.startsWith("/")) {
       throw new MountConfigError(`mount path ${JSON.stringify(request.mountPath)} must be absolute`);
     }
     let source = volume.source;
-    let kind = volume.kind;
+    let kind: SourceKind = volume.kind;
     if (request.subPath) {
       if (volume.kind !== "directory") {
         throw new MountConfigError(
@@ -65,10 +70,35 @@ export async function resolveVolumeMounts(
     mounts.push({
       source,
       destination: request.mountPath,
-      readOnly: request.readOnly,
+      readOnly: request.readOnly || (volume.readOnly ?? false),
       kind,
       ...(request.propagation && request.propagation !== "None" ? { propagation: request.propagation } : {}),
     });
   }
   return mounts;
+}
+
+/** A container's volumeDevices: the host device of each Block volume, and where the container sees it. */
+export function resolveVolumeDevices(
+  containerName: string,
+  volumes: readonly PreparedVolume[],
+  requests: readonly VolumeDevice[],
+): Array<{ hostPath: string; containerPath: string }> {
+  return requests.map((request) => {
+    const volume = volumes.find((candidate) => candidate.name === request.volume);
+    if (!volume) {
+      throw new MountConfigError(
+        `cannot find volume "${request.volume}" to map into container "${containerName}"`,
+      );
+    }
+    if (volume.kind !== "block") {
+      throw new MountConfigError(
+        `volume "${request.volume}" is not a block volume: container "${containerName}" must name it in volumeMounts`,
+      );
+    }
+    if (!request.devicePath.startsWith("/")) {
+      throw new MountConfigError(`device path ${JSON.stringify(request.devicePath)} must be absolute`);
+    }
+    return { hostPath: volume.source, containerPath: request.devicePath };
+  });
 }

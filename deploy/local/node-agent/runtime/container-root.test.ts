@@ -36,6 +36,7 @@ function input(overrides: Partial<RootPlanInput>): RootPlanInput {
     etcFiles: [],
     executables: [],
     devices: [],
+    volumeDevices: [],
     workingDir: "/",
     ...overrides,
   };
@@ -87,6 +88,25 @@ describe("planContainerRoot", () => {
       readOnly: false,
     });
     expect(targets(plan.steps, "devpts")).toEqual([]);
+  });
+
+  it("binds a block volume's device node into every container, privileged or not", async () => {
+    const device = { hostPath: "/state/devices/volumes/loop7-7-7", containerPath: "/dev/bootdisk" };
+    const plan = await planContainerRoot(input({ volumeDevices: [device] }));
+    expect(plan.steps).toContainEqual({
+      op: "bind",
+      source: device.hostPath,
+      target: "/scratch/root/dev/bootdisk",
+      readOnly: false,
+    });
+    expect(targets(plan.steps, "touch")).toContain("/scratch/root/dev/bootdisk");
+    const elsewhere = { ...device, containerPath: "/disks/boot" };
+    const privileged = await planContainerRoot(input({ privileged: true, volumeDevices: [elsewhere] }));
+    expect(targets(privileged.steps, "bind")).toContain("/scratch/root/disks/boot");
+    // never a mount point in the node's own /dev
+    await expect(planContainerRoot(input({ privileged: true, volumeDevices: [device] }))).rejects.toThrow(
+      "shares with the node",
+    );
   });
 
   it("resolves mount destinations inside the image, whatever its symlinks say", async () => {

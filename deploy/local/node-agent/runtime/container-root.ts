@@ -39,6 +39,8 @@ export interface RootPlanInput {
   executables: readonly ExecutableFile[];
   /** Extra device nodes (device plugin allocations) for containers without the host's /dev. */
   devices: readonly DeviceNode[];
+  /** Block volumes' device nodes (volumeDevices): every container gets them, privileged or not. */
+  volumeDevices: readonly DeviceNode[];
   workingDir: string;
 }
 
@@ -198,6 +200,16 @@ export async function planContainerRoot(input: RootPlanInput, probe: FsProbe = h
   if (!input.privileged) {
     for (const device of input.devices)
       await builder.bind(device.hostPath, device.containerPath, "file", false);
+  }
+  for (const device of input.volumeDevices) {
+    // A privileged container's /dev is the host's own here (not a copy, as runc makes it): a mount point
+    // made there would land on the node.
+    if (input.privileged && isUnder(path.posix.normalize(device.containerPath), "/dev")) {
+      throw new Error(
+        `volumeDevices path ${device.containerPath} is in /dev, which a privileged container shares with the node here`,
+      );
+    }
+    await builder.bind(device.hostPath, device.containerPath, "file", false);
   }
   for (const file of input.etcFiles) await builder.bind(file.source, file.destination, "file", false);
   for (const file of input.executables) {

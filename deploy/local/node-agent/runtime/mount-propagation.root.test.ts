@@ -39,6 +39,7 @@ function request(overrides: Partial<ContainerRequest>): ContainerRequest {
     command: ["sleep", "600"],
     env: {},
     mounts: [],
+    volumeDevices: [],
     hostMounts: [],
     devices: [],
     privileged: false,

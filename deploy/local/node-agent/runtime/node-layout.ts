@@ -15,6 +15,7 @@ export const VOLUME_PLUGIN_DIRS = {
   secret: "kubernetes.io~secret",
   downwardAPI: "kubernetes.io~downward-api",
   projected: "kubernetes.io~projected",
+  localVolume: "kubernetes.io~local-volume",
 } as const;
 
 export type VolumePlugin = keyof typeof VOLUME_PLUGIN_DIRS;

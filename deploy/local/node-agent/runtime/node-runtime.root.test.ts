@@ -71,6 +71,7 @@ function request(
     image: { image, imageID: "" },
     env: {},
     mounts: [],
+    volumeDevices: [],
     hostMounts: [],
     devices: [],
     privileged: false,

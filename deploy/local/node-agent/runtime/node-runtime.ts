@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { access, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { access, chown, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Duplex } from "node:stream";
 import { ImagePullError } from "../pod-runtime.js";
@@ -26,12 +26,12 @@ import {
   findExecutable,
   runAsIdentity,
 } from "./container-command.js";
-import { resolveVolumeMounts } from "./container-mounts.js";
+import { resolveVolumeDevices, resolveVolumeMounts } from "./container-mounts.js";
 import type { ContainerMount } from "./container-mounts.js";
 import { ContainerProcesses, DEBIAN_TOOLS, fromRecordedExit, rootfsDir } from "./container-process.js";
 import type { ContainerHandle, HostTools } from "./container-process.js";
 import { planContainerRoot } from "./container-root.js";
-import { deviceNodeFor } from "./device-nodes.js";
+import { blockDeviceNodeFor, deviceNodeFor } from "./device-nodes.js";
 import { listContainerStates } from "./container-state.js";
 import { hostNetworkHostsFile, hostnameFile, podHostsFile, resolvConfFile } from "./etc-files.js";
 import { ContainerStreamer } from "./container-exec.js";
@@ -191,15 +191,18 @@ export class NodeRuntime implements PodRuntime {
     const image =
       this.resolvedImages.get(request.image.image) ?? (await this.images.pull(request.image.image));
     const argv = containerArgv(image, request.command, request.args);
+    const volumes = await this.records.volumes(request.pod.uid);
     const mounts = [
-      ...(await resolveVolumeMounts(
-        request.name,
-        await this.records.volumes(request.pod.uid),
-        request.mounts,
-      )),
+      ...(await resolveVolumeMounts(request.name, volumes, request.mounts)),
       ...(await this.hostMounts(request)),
     ];
     const stateDir = this.layout.containerStateDir(request.pod.uid, request.name);
+    const volumeDevices = await Promise.all(
+      resolveVolumeDevices(request.name, volumes, request.volumeDevices).map(async (device) => ({
+        hostPath: await blockDeviceNodeFor(device.hostPath, path.join(stateDir, "devices")),
+        containerPath: device.containerPath,
+      })),
+    );
     const hostMounts = image.rootfs.kind === "host" ? await this.hostMountsToCarry() : [];
     const plan = await planContainerRoot({
       scratchDir: rootfsDir(stateDir),
@@ -221,6 +224,7 @@ export class NodeRuntime implements PodRuntime {
           containerPath: device.containerPath,
         })),
       ),
+      volumeDevices,
       workingDir: request.workingDir ?? image.workingDir,
     });
     const env: Record<string, string> = {
@@ -242,6 +246,10 @@ export class NodeRuntime implements PodRuntime {
       });
     }
     const identity = await runAsIdentity(plan.layers, request.runAsUser, request.runAsGroup);
+    // containerd's device_ownership_from_security_context: a non-root container owns its block devices.
+    if (identity) {
+      for (const device of volumeDevices) await chown(device.hostPath, identity.uid, identity.gid);
+    }
     const netnsPath = request.hostNetwork
       ? undefined
       : netnsFile(netnsName(this.netnsPrefix, request.pod.uid));

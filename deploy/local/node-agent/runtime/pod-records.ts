@@ -10,7 +10,12 @@ import type { PreparedVolume } from "./volumes.js";
 
 const podSchema = z.object({ uid: z.string(), namespace: z.string(), name: z.string() });
 const volumesSchema = z.array(
-  z.object({ name: z.string(), source: z.string(), kind: z.enum(["directory", "file", "other"]) }),
+  z.object({
+    name: z.string(),
+    source: z.string(),
+    kind: z.enum(["directory", "file", "block", "other"]),
+    readOnly: z.boolean().optional(),
+  }),
 );
 
 async function writeJson(file: string, value: unknown): Promise<void> {

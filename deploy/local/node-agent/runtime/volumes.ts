@@ -1,22 +1,27 @@
-import { chmod, mkdir, open, rm, stat } from "node:fs/promises";
+import { chmod, mkdir, rm } from "node:fs/promises";
 import { writeVolumeFiles } from "./atomic-writer.js";
 import { runCommand } from "./exec.js";
 import type { RunCommand } from "./exec.js";
 import { mountsUnder, readMountInfo } from "./mountinfo.js";
 import type { VolumeRequest, VolumeSource } from "../pod-runtime.js";
 import type { NodeLayout } from "./node-layout.js";
+import { preparePersistentVolume } from "./persistent-volumes.js";
+import { checkHostPathType, type SourceKind } from "./host-path-type.js";
 
 // Volumes of a pod, set up on the node's side before any container starts: emptyDir directories (tmpfs for
 // medium Memory) where kubelet keeps them, hostPath sources inside the node root with kubelet's type checks,
-// and the files of configMap/secret/downwardAPI/projected volumes. Containers bind-mount the results.
+// the files of configMap/secret/downwardAPI/projected volumes, and PVCs' bound PVs (persistent-volumes.ts).
+// Containers bind-mount the results; a block volume becomes a device node instead.
 
-export type SourceKind = "directory" | "file" | "other";
+export type { SourceKind };
 
 export interface PreparedVolume {
   name: string;
   /** The host path containers bind-mount. */
   source: string;
   kind: SourceKind;
+  /** A read-only claim: every container mount of it is read-only. */
+  readOnly?: boolean;
 }
 
 /** A volume kubelet would refuse to mount, with kubelet's message. */
@@ -31,56 +36,6 @@ export class VolumeSetupError extends Error {
 }
 
 const EMPTY_DIR_MODE = 0o777;
-const FILE_TYPE_NAMES: Array<[string, (s: Awaited<ReturnType<typeof stat>>) => boolean]> = [
-  ["Directory", (s) => s.isDirectory()],
-  ["File", (s) => s.isFile()],
-  ["Socket", (s) => s.isSocket()],
-  ["CharDevice", (s) => s.isCharacterDevice()],
-  ["BlockDevice", (s) => s.isBlockDevice()],
-];
-
-async function fileType(target: string): Promise<string | undefined> {
-  const stats = await stat(target).catch(() => undefined);
-  if (!stats) return undefined;
-  return FILE_TYPE_NAMES.find(([, test]) => test(stats))?.[0] ?? "Unknown";
-}
-
-function kindOf(type: string | undefined): SourceKind {
-  return type === "Directory" ? "directory" : type === "File" ? "file" : "other";
-}
-
-const TYPE_CHECKS: Record<string, { expected: string; description: string; create?: "directory" | "file" }> =
-  {
-    DirectoryOrCreate: { expected: "Directory", description: "directory", create: "directory" },
-    Directory: { expected: "Directory", description: "directory" },
-    FileOrCreate: { expected: "File", description: "file", create: "file" },
-    File: { expected: "File", description: "file" },
-    Socket: { expected: "Socket", description: "socket file" },
-    CharDevice: { expected: "CharDevice", description: "character device" },
-    BlockDevice: { expected: "BlockDevice", description: "block device" },
-  };
-
-/** kubelet's hostPath type check; "" creates a missing directory, as the container runtime does. */
-export async function checkHostPathType(
-  target: string,
-  hostPathType: string | undefined,
-): Promise<SourceKind> {
-  const type = hostPathType ?? "";
-  const check =
-    type === "" ? { expected: "", description: "", create: "directory" as const } : TYPE_CHECKS[type];
-  if (!check) throw new Error(`${type} is an invalid volume type`);
-  let actual = await fileType(target);
-  if (actual === undefined && check.create === "directory")
-    await mkdir(target, { recursive: true, mode: 0o755 });
-  if (actual === undefined && check.create === "file") await (await open(target, "a", 0o644)).close();
-  actual = await fileType(target);
-  if (actual === undefined) throw new Error(`hostPath ${target} doesn't exist`);
-  if (check.expected !== "" && actual !== check.expected) {
-    throw new Error(`hostPath type check failed: ${target} is not a ${check.description}, it's a ${actual}`);
-  }
-  return kindOf(actual);
-}
-
 export class PodVolumes {
   constructor(
     private readonly layout: NodeLayout,
@@ -125,6 +80,8 @@ export class PodVolumes {
         const hostPath = await this.layout.hostPathSource(source.path);
         return { source: hostPath, kind: await checkHostPathType(hostPath, source.type) };
       }
+      case "persistentVolume":
+        return preparePersistentVolume(this.layout, podUID, source, this.run);
       case "files": {
         const dir = this.layout.volumeDir(podUID, source.plugin, name);
         await writeVolumeFiles(dir, source.files);
