@@ -526,9 +526,9 @@ describe("placement and Pod settings", () => {
 describe("refusals", () => {
   it.each<[string, (vmi: VirtualMachineInstance) => void, RegExp]>([
     [
-      "a hostDisk volume",
-      (v) => (v.spec.volumes = [{ name: "d", hostDisk: { path: "/x", type: "Disk" } }]),
-      /spec\.volumes\[0\]\.hostDisk: the hostDisk volume source is not supported by kubevirt-ts yet/,
+      "a dataVolume volume",
+      (v) => (v.spec.volumes = [{ name: "d", dataVolume: { name: "dv" } }]),
+      /spec\.volumes\[0\]\.dataVolume: the dataVolume volume source is not supported by kubevirt-ts yet/,
     ],
     [
       "an SR-IOV interface",
