@@ -3,6 +3,7 @@ import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { clusterWith } from "../../defaults/testing.js";
 import type { ClusterConfig } from "../../virt-config/cluster-config.js";
 import type { Pod } from "../../api/core/v1/pod.js";
+import type { PersistentVolumeClaim } from "../../api/core/v1/persistentvolumeclaim.js";
 import { containerDiskImages, containerDiskPullSecrets } from "./container-disk.js";
 import type { LauncherSettings } from "./render-context.js";
 import { LaunchManifestError, TemplateService } from "./template.js";
@@ -70,10 +71,13 @@ function render(
   vmi: VirtualMachineInstance,
   config: ClusterConfig = clusterWith(),
   options: Partial<LauncherSettings> = {},
+  pvcs: readonly PersistentVolumeClaim[] = [],
 ): Pod {
   return new TemplateService(
     { ...settings, ...options },
     () => config,
+    (namespace, name) =>
+      pvcs.find((pvc) => pvc.metadata.namespace === namespace && pvc.metadata.name === name),
     () => 0.5,
   ).renderLaunchManifest(vmi);
 }
