@@ -85,6 +85,7 @@ export async function startControllerEnv(config: ClusterConfig = clusterWith()):
     vms,
     vmis,
     revisions,
+    pvcs,
     clusterConfig: () => config,
     recorder,
     clock,
