@@ -9,7 +9,19 @@ import { Path } from "../api/field.js";
 import type { ObjectMeta } from "../api/generated/k8s.js";
 import type { VirtualMachineInstanceSpec } from "../api/generated/v1.js";
 
-export const SUPPORTED_VOLUME_SOURCES = ["containerDisk", "cloudInitNoCloud", "emptyDisk"] as const;
+export const SUPPORTED_VOLUME_SOURCES = [
+  "containerDisk",
+  "cloudInitNoCloud",
+  "cloudInitConfigDrive",
+  "emptyDisk",
+  "ephemeral",
+  "persistentVolumeClaim",
+  "hostDisk",
+  "configMap",
+  "secret",
+  "serviceAccount",
+  "downwardAPI",
+] as const;
 export const SUPPORTED_BINDINGS = ["masquerade", "bridge"] as const;
 export const SUPPORTED_NETWORK_SOURCES = ["pod"] as const;
 export const SUPPORTED_ARCHITECTURES = ["amd64"] as const;
@@ -73,6 +85,8 @@ const disk: Allowed = {
   tag: true,
   disk: { bus: true, readonly: true },
   cdrom: true,
+  // SCSI persistent reservation (lun.reservation) needs the pr-helper; not built yet.
+  lun: { bus: true, readonly: true },
 };
 
 const networkInterface = new Described(

@@ -25,6 +25,8 @@ const ACCEPTED = [
   "vm-cirros-csmall.yaml",
   "vm-cirros.yaml",
   "vm-cirros-sata.yaml",
+  "vm-alpine-multipvc.yaml",
+  "vm-windows-clarge-windows.yaml",
   "vm-pool-cirros.yaml",
   "vm-priorityclass.yaml",
   "vmi-arm.yaml", // despite its name, a plain VMI with containerDisk, cloud-init and an emptyDisk
@@ -34,6 +36,7 @@ const ACCEPTED = [
   "vmi-migratable.yaml",
   "vmi-nocloud.yaml",
   "vmi-preset-small.yaml", // kubectl prints the CRD's deprecation warning for it
+  "vmi-pvc.yaml",
   "vmi-replicaset-cirros.yaml",
   "vmi-sata.yaml",
 ];

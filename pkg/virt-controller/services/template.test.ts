@@ -3,6 +3,7 @@ import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { clusterWith } from "../../defaults/testing.js";
 import type { ClusterConfig } from "../../virt-config/cluster-config.js";
 import type { Pod } from "../../api/core/v1/pod.js";
+import type { PersistentVolumeClaim } from "../../api/core/v1/persistentvolumeclaim.js";
 import { containerDiskImages, containerDiskPullSecrets } from "./container-disk.js";
 import type { LauncherSettings } from "./render-context.js";
 import { LaunchManifestError, TemplateService } from "./template.js";
@@ -70,10 +71,13 @@ function render(
   vmi: VirtualMachineInstance,
   config: ClusterConfig = clusterWith(),
   options: Partial<LauncherSettings> = {},
+  pvcs: readonly PersistentVolumeClaim[] = [],
 ): Pod {
   return new TemplateService(
     { ...settings, ...options },
     () => config,
+    (namespace, name) =>
+      pvcs.find((pvc) => pvc.metadata.namespace === namespace && pvc.metadata.name === name),
     () => 0.5,
   ).renderLaunchManifest(vmi);
 }
@@ -440,9 +444,176 @@ describe("volumes", () => {
     });
   });
 
+  it("mounts a config drive's Secrets as the no-cloud ones", () => {
+    const pod = render(
+      testVMI(
+        (v) =>
+          (v.spec.volumes = [
+            {
+              name: "cfg",
+              cloudInitConfigDrive: { secretRef: { name: "ud" }, networkDataSecretRef: { name: "nd" } },
+            },
+          ]),
+      ),
+    );
+    expect(pod.spec.volumes).toContainEqual({ name: "cfg-udata", secret: { secretName: "ud" } });
+    expect(pod.spec.volumes).toContainEqual({ name: "cfg-ndata", secret: { secretName: "nd" } });
+    expect(compute(pod).volumeMounts).toContainEqual({
+      name: "cfg-ndata",
+      mountPath: "/var/run/kubevirt-private/secret/cfg/networkData",
+      subPath: "networkData",
+      readOnly: true,
+    });
+  });
+
   it("drops the hotplug directory when hotplug is disabled", () => {
     const pod = render(testVMI((v) => (v.spec.domain.devices.disableHotplug = true)));
     expect(pod.spec.volumes?.map((volume) => volume.name)).not.toContain("hotplug-disks");
+  });
+});
+
+const claim = (name: string, volumeMode?: "Block" | "Filesystem"): PersistentVolumeClaim => ({
+  metadata: { name, namespace: "wq-test" },
+  spec: { accessModes: ["ReadWriteOnce"], ...(volumeMode ? { volumeMode } : {}) },
+  status: { phase: "Bound" },
+});
+
+/** The test VMI with one more disk and its volume. */
+const withVolume = (volume: NonNullable<VirtualMachineInstance["spec"]["volumes"]>[number]) =>
+  testVMI((v) => {
+    v.spec.domain.devices.disks?.push({ name: volume.name, disk: { bus: "virtio" } });
+    v.spec.volumes?.push(volume);
+  });
+
+describe("storage volumes", () => {
+  it("passes a Block claim as the device /dev/<volume>, not as a mount", () => {
+    const pod = render(
+      withVolume({ name: "bootdisk", persistentVolumeClaim: { claimName: "ecs-s4-1-bootpvc-4rbd2e" } }),
+      clusterWith(),
+      {},
+      [claim("ecs-s4-1-bootpvc-4rbd2e", "Block")],
+    );
+    expect(pod.spec.volumes).toContainEqual({
+      name: "bootdisk",
+      persistentVolumeClaim: { claimName: "ecs-s4-1-bootpvc-4rbd2e" },
+    });
+    expect(compute(pod).volumeDevices).toEqual([{ name: "bootdisk", devicePath: "/dev/bootdisk" }]);
+    expect(compute(pod).volumeMounts?.map((mount) => mount.name)).not.toContain("bootdisk");
+  });
+
+  it("mounts a Filesystem claim (or one without a volumeMode) at vmi-disks/<volume>, read-only if asked", () => {
+    const pod = render(
+      withVolume({ name: "data", persistentVolumeClaim: { claimName: "fs", readOnly: true } }),
+      clusterWith(),
+      {},
+      [claim("fs")],
+    );
+    expect(pod.spec.volumes).toContainEqual({
+      name: "data",
+      persistentVolumeClaim: { claimName: "fs", readOnly: true },
+    });
+    expect(compute(pod).volumeMounts).toContainEqual({
+      name: "data",
+      mountPath: "/var/run/kubevirt-private/vmi-disks/data",
+    });
+    expect(compute(pod).volumeDevices).toBeUndefined();
+  });
+
+  it("uses an ephemeral volume's claim as its base", () => {
+    const pod = render(
+      withVolume({
+        name: "base",
+        ephemeral: { persistentVolumeClaim: { claimName: "golden", readOnly: true } },
+      }),
+      clusterWith(),
+      {},
+      [claim("golden", "Block")],
+    );
+    expect(pod.spec.volumes).toContainEqual({
+      name: "base",
+      persistentVolumeClaim: { claimName: "golden", readOnly: true },
+    });
+    expect(compute(pod).volumeDevices).toEqual([{ name: "base", devicePath: "/dev/base" }]);
+  });
+
+  it("refuses to render a claim it cannot find, as upstream's PvcNotFoundError", () => {
+    expect(() => render(withVolume({ name: "data", persistentVolumeClaim: { claimName: "gone" } }))).toThrow(
+      expect.objectContaining({ name: "PvcNotFoundError", message: "didn't find PVC gone" }),
+    );
+  });
+
+  it("leaves hotplugged claims to virt-handler", () => {
+    const pod = render(
+      withVolume({ name: "hot", persistentVolumeClaim: { claimName: "fs", hotpluggable: true } }),
+      clusterWith(),
+      {},
+      [claim("fs")],
+    );
+    expect(pod.spec.volumes?.map((volume) => volume.name)).not.toContain("hot");
+  });
+
+  it.each([
+    ["Disk", "Directory"],
+    ["DiskOrCreate", "DirectoryOrCreate"],
+  ])("mounts the directory of a %s host disk as a hostPath %s", (type, hostPathType) => {
+    const pod = render(withVolume({ name: "host", hostDisk: { path: "/data/vms/disk.img", type } }));
+    expect(pod.spec.volumes).toContainEqual({
+      name: "host",
+      hostPath: { path: "/data/vms", type: hostPathType },
+    });
+    expect(compute(pod).volumeMounts).toContainEqual({
+      name: "host",
+      mountPath: "/var/run/kubevirt-private/vmi-disks/host",
+    });
+  });
+
+  it("mounts configMap, secret and downwardAPI disks read-only where the launcher builds their ISOs", () => {
+    const pod = render(
+      testVMI((v) => {
+        v.spec.domain.devices.disks?.push(
+          { name: "cm", disk: {} },
+          { name: "sec", disk: {} },
+          { name: "down", disk: {} },
+        );
+        v.spec.volumes?.push(
+          { name: "cm", configMap: { name: "app-config", optional: true } },
+          { name: "sec", secret: { secretName: "app-secret" } },
+          {
+            name: "down",
+            downwardAPI: { fields: [{ path: "labels", fieldRef: { fieldPath: "metadata.labels" } }] },
+          },
+          // Without a disk the volume is in the Pod but not mounted, as upstream.
+          { name: "unused", configMap: { name: "other" } },
+        );
+      }),
+    );
+    expect(pod.spec.volumes).toEqual(
+      expect.arrayContaining([
+        { name: "cm", configMap: { name: "app-config", optional: true } },
+        { name: "sec", secret: { secretName: "app-secret" } },
+        {
+          name: "down",
+          downwardAPI: { items: [{ path: "labels", fieldRef: { fieldPath: "metadata.labels" } }] },
+        },
+        { name: "unused", configMap: { name: "other" } },
+      ]),
+    );
+    const mounts = compute(pod).volumeMounts ?? [];
+    expect(mounts).toEqual(
+      expect.arrayContaining([
+        { name: "cm", mountPath: "/var/run/kubevirt-private/config-map/cm", readOnly: true },
+        { name: "sec", mountPath: "/var/run/kubevirt-private/secret/sec", readOnly: true },
+        { name: "down", mountPath: "/var/run/kubevirt-private/downwardapi/down", readOnly: true },
+      ]),
+    );
+    expect(mounts.map((mount) => mount.name)).not.toContain("unused");
+  });
+
+  it("runs the Pod as a serviceAccount volume's account, with its token mounted", () => {
+    const pod = render(withVolume({ name: "sa", serviceAccount: { serviceAccountName: "builder" } }));
+    expect(pod.spec.serviceAccountName).toBe("builder");
+    expect(pod.spec.automountServiceAccountToken).toBe(true);
+    expect(pod.spec.securityContext?.fsGroup).toBe(107);
   });
 });
 
@@ -526,9 +697,9 @@ describe("placement and Pod settings", () => {
 describe("refusals", () => {
   it.each<[string, (vmi: VirtualMachineInstance) => void, RegExp]>([
     [
-      "a hostDisk volume",
-      (v) => (v.spec.volumes = [{ name: "d", hostDisk: { path: "/x", type: "Disk" } }]),
-      /spec\.volumes\[0\]\.hostDisk: the hostDisk volume source is not supported by kubevirt-ts yet/,
+      "a dataVolume volume",
+      (v) => (v.spec.volumes = [{ name: "d", dataVolume: { name: "dv" } }]),
+      /spec\.volumes\[0\]\.dataVolume: the dataVolume volume source is not supported by kubevirt-ts yet/,
     ],
     [
       "an SR-IOV interface",

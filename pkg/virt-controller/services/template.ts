@@ -18,7 +18,8 @@ import type { Pod, PodSpec } from "../../api/core/v1/pod.js";
 import { launcherVerbosity, renderComputeContainer } from "./render-compute.js";
 import { renderContext, type LauncherSettings, type RenderContext } from "./render-context.js";
 import { renderResources } from "./render-resources.js";
-import { renderVolumes } from "./render-volumes.js";
+import { renderVolumes, serviceAccountOfVolumes } from "./render-volumes.js";
+import type { PVCLookup } from "../../api/core/v1/persistentvolumeclaim.js";
 import { serialConsoleLogContainer } from "./serial-console-log.js";
 import { unsupportedFeatures } from "./unsupported.js";
 
@@ -84,6 +85,8 @@ export class TemplateService {
   constructor(
     private readonly settings: LauncherSettings,
     private readonly clusterConfig: () => ClusterConfig,
+    /** virt-controller's PVC cache: a claim's volumeMode decides between a mount and a block device. */
+    private readonly pvcs: PVCLookup,
     private readonly random: () => number = Math.random,
   ) {}
 
@@ -108,12 +111,13 @@ export class TemplateService {
       cpuAllocationRatio: config.getCPUAllocationRatio(),
       memoryOverhead: overhead,
     });
-    const volumes = renderVolumes(vmi, this.settings);
+    const volumes = renderVolumes(vmi, this.settings, this.pvcs);
     const compute = renderComputeContainer(context, {
       args: launcherArgs(context, this.random),
       resources,
       mounts: volumes.mounts,
     });
+    if (volumes.devices && volumes.devices.length > 0) compute.volumeDevices = volumes.devices;
     const consoleLog = serialConsoleLogContainer(context, launcherVerbosity(context).value);
     const initContainers = [...(consoleLog ? [consoleLog] : []), ...containerDiskInitContainers(context)];
     const spec: PodSpec = {
@@ -131,6 +135,12 @@ export class TemplateService {
       enableServiceLinks: false,
       automountServiceAccountToken: false,
     };
+    // A serviceAccount volume needs the account's token in the pod, where the launcher reads it.
+    const serviceAccount = serviceAccountOfVolumes(vmi);
+    if (serviceAccount) {
+      spec.serviceAccountName = serviceAccount;
+      spec.automountServiceAccountToken = true;
+    }
     const affinity = renderAffinity(vmi);
     if (affinity) spec.affinity = affinity;
     if (initContainers.length > 0) spec.initContainers = initContainers;

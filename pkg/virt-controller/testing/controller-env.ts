@@ -19,6 +19,7 @@ import {
   type StoredVMI,
 } from "../../controller/resources.js";
 import type { Pod } from "../../api/core/v1/pod.js";
+import type { PersistentVolumeClaim } from "../../api/core/v1/persistentvolumeclaim.js";
 import type { LauncherSettings } from "../services/render-context.js";
 import { TemplateService } from "../services/template.js";
 import type { ControllerRevision } from "../watch/vm/vm-revision.js";
@@ -30,6 +31,7 @@ export const Tables = {
   vms: "kubevirt.io/virtualmachines",
   vmis: "kubevirt.io/virtualmachineinstances",
   pods: "/pods",
+  pvcs: "/persistentvolumeclaims",
   revisions: "apps/controllerrevisions",
 } as const;
 
@@ -49,7 +51,12 @@ export interface ControllerEnv {
   vmiController: VMIController;
   /** `<type> <reason> <message>` of every event recorded. */
   events: string[];
-  informers: { vms: Informer<StoredVM>; vmis: Informer<StoredVMI>; pods: Informer<Pod> };
+  informers: {
+    vms: Informer<StoredVM>;
+    vmis: Informer<StoredVMI>;
+    pods: Informer<Pod>;
+    pvcs: Informer<PersistentVolumeClaim>;
+  };
   stop(): void;
 }
 
@@ -61,6 +68,7 @@ export async function startControllerEnv(config: ClusterConfig = clusterWith()):
   const vms = resourceInformer<StoredVM>(client, virtualMachinesGVR, { logger });
   const vmis = resourceInformer<StoredVMI>(client, virtualMachineInstancesGVR, { logger });
   const pods = resourceInformer<Pod>(client, coreGVR.pods, { labelSelector: "kubevirt.io", logger });
+  const pvcs = resourceInformer<PersistentVolumeClaim>(client, coreGVR.persistentVolumeClaims, { logger });
   const revisions = resourceInformer<ControllerRevision>(client, controllerRevisionsGVR, {
     logger,
     indexers: { [ControllerUIDIndex]: byControllerUID },
@@ -77,6 +85,7 @@ export async function startControllerEnv(config: ClusterConfig = clusterWith()):
     vms,
     vmis,
     revisions,
+    pvcs,
     clusterConfig: () => config,
     recorder,
     clock,
@@ -86,6 +95,7 @@ export async function startControllerEnv(config: ClusterConfig = clusterWith()):
   const templateService = new TemplateService(
     TestLauncherSettings,
     () => config,
+    (namespace, name) => pvcs.getByName(namespace, name),
     () => 0,
   );
   const vmiController = new VMIController({
@@ -93,12 +103,13 @@ export async function startControllerEnv(config: ClusterConfig = clusterWith()):
     vms,
     vmis,
     pods,
+    pvcs,
     templateService,
     recorder,
     clock,
     logger,
   });
-  for (const informer of [vms, vmis, pods, revisions] as Array<Pick<Informer<KubeObject>, "run">>) {
+  for (const informer of [vms, vmis, pods, pvcs, revisions] as Array<Pick<Informer<KubeObject>, "run">>) {
     void informer.run(stop.signal);
   }
   await Promise.all(Object.values(Tables).map((table) => server.untilWatching(table)));
@@ -107,7 +118,7 @@ export async function startControllerEnv(config: ClusterConfig = clusterWith()):
     vmController,
     vmiController,
     events,
-    informers: { vms, vmis, pods },
+    informers: { vms, vmis, pods, pvcs },
     stop: () => stop.abort(),
   };
 }

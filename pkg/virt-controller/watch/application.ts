@@ -27,6 +27,7 @@ import {
   type StoredVMPool,
 } from "../../controller/resources.js";
 import type { Pod } from "../../api/core/v1/pod.js";
+import type { PersistentVolumeClaim } from "../../api/core/v1/persistentvolumeclaim.js";
 import type { LauncherSettings } from "../services/render-context.js";
 import { TemplateService } from "../services/template.js";
 import type { ControllerRevision } from "./vm/vm-revision.js";
@@ -69,6 +70,7 @@ interface Informers {
   revisions: Informer<ControllerRevision>;
   replicaSets: Informer<StoredVMIRS>;
   pools: Informer<StoredVMPool>;
+  pvcs: Informer<PersistentVolumeClaim>;
 }
 
 export class VirtControllerApp {
@@ -155,6 +157,7 @@ export class VirtControllerApp {
       }),
       replicaSets: resourceInformer<StoredVMIRS>(this.client, virtualMachineInstanceReplicaSetsGVR, scope),
       pools: resourceInformer<StoredVMPool>(this.client, virtualMachinePoolsGVR, scope),
+      pvcs: resourceInformer<PersistentVolumeClaim>(this.client, coreGVR.persistentVolumeClaims, scope),
     };
   }
 
@@ -165,7 +168,11 @@ export class VirtControllerApp {
     // Every informer, queue and pending sleep listens for the end of leadership.
     setMaxListeners(100, signal);
     const informers = this.newInformers();
-    const templateService = new TemplateService(this.options.launcher, () => this.config.current());
+    const templateService = new TemplateService(
+      this.options.launcher,
+      () => this.config.current(),
+      (namespace, name) => informers.pvcs.getByName(namespace, name),
+    );
     const vmController = new VMController({
       client: this.client,
       ...informers,
@@ -199,6 +206,7 @@ export class VirtControllerApp {
       informers.revisions,
       informers.replicaSets,
       informers.pools,
+      informers.pvcs,
     ];
     const running = leaderInformers.map((informer) => informer.run(signal));
     const synced = await Promise.all(

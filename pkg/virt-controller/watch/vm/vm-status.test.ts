@@ -1,3 +1,4 @@
+import type { PVCLookup } from "../../../api/core/v1/persistentvolumeclaim.js";
 import { describe, expect, it } from "vitest";
 import type { VirtualMachine, VirtualMachineInstance } from "../../../api/generated/v1.js";
 import { SyncError } from "../../../controller/sync-error.js";
@@ -14,6 +15,24 @@ const vm = (
   spec: { template: { spec: { domain: { devices: {} } } }, ...spec },
   ...extra,
 });
+/** A VM whose template uses the claim `data`. */
+const withClaim = (spec: Partial<VirtualMachine["spec"]>): VirtualMachine => ({
+  ...vm(spec, { metadata: { name: "vm", namespace: "default", uid: "vm-uid", generation: 3 } }),
+  spec: {
+    ...spec,
+    template: {
+      spec: {
+        domain: { devices: {} },
+        volumes: [{ name: "d", persistentVolumeClaim: { claimName: "data" } }],
+      },
+    },
+  },
+});
+/** The claim `data`, Pending (a WaitForFirstConsumer claim before its Pod is scheduled). */
+const pendingClaim: PVCLookup = (namespace, name) =>
+  namespace === "default" && name === "data"
+    ? { metadata: { name, namespace }, spec: {}, status: { phase: "Pending" } }
+    : undefined;
 function vmi(
   phase: string,
   conditions: Array<{ type: string; status: string; reason?: string }> = [],
@@ -155,6 +174,25 @@ describe("printableStatus", () => {
     [
       "a missing PVC: ErrorPvcNotFound",
       { vmi: vmi("Pending", [{ type: "Synchronized", status: "False", reason: "FailedPvcNotFound" }]) },
+      "ErrorPvcNotFound",
+    ],
+    [
+      "a started VM whose claim is not bound yet: WaitingForVolumeBinding",
+      { vm: withClaim({ runStrategy: "Always" }), vmi: vmi("Pending"), pvcs: pendingClaim },
+      "WaitingForVolumeBinding",
+    ],
+    [
+      "a halted VM whose claim is not bound: Stopped, nothing waits for it",
+      { vm: withClaim({ runStrategy: "Halted" }), pvcs: pendingClaim },
+      "Stopped",
+    ],
+    [
+      "a missing claim: ErrorPvcNotFound before WaitingForVolumeBinding",
+      {
+        vm: withClaim({ runStrategy: "Always" }),
+        vmi: vmi("Pending", [{ type: "Synchronized", status: "False", reason: "FailedPvcNotFound" }]),
+        pvcs: pendingClaim,
+      },
       "ErrorPvcNotFound",
     ],
     [

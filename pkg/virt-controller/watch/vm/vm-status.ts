@@ -24,7 +24,15 @@ import {
   isScheduling,
   isUnprocessed,
 } from "../../../controller/vmi-phase.js";
-import { firstStateChangeRequest, RunStrategy, StateChangeAction } from "./vm-requests.js";
+import {
+  firstStateChangeRequest,
+  hasStartRequest,
+  hasStopRequestForVMI,
+  RunStrategy,
+  StateChangeAction,
+} from "./vm-requests.js";
+import type { PVCLookup } from "../../../api/core/v1/persistentvolumeclaim.js";
+import { hasUnboundPVC } from "../../../storage/types/pvc.js";
 import { runStrategyOf } from "../../../api/run-strategy.js";
 import { isBeingDeleted } from "../../../controller/object.js";
 import { RestartRequiredMessage } from "./vm-restart-required.js";
@@ -50,6 +58,7 @@ export const PrintableStatus = {
   ErrImagePull: "ErrImagePull",
   ImagePullBackOff: "ImagePullBackOff",
   PvcNotFound: "ErrorPvcNotFound",
+  WaitingForVolumeBinding: "WaitingForVolumeBinding",
   WaitingForReceiver: "WaitingForReceiver",
 } as const;
 
@@ -71,6 +80,8 @@ export interface VMStatusInput {
   now: number;
   /** [0, 1), spreads the start backoff of VMs failing together. */
   random: () => number;
+  /** virt-controller's PVC cache; absent: no claims are known. */
+  pvcs?: PVCLookup;
 }
 
 function strategyOf(vm: VirtualMachine): string {
@@ -218,11 +229,26 @@ function synchronizedFailure(vmi: VirtualMachineInstance | undefined, reason: st
   return hasConditionWithStatusAndReason(vmi?.status, VMIConditionType.Synchronized, "False", reason);
 }
 
+/** Whether the run strategy (and the requests of a Manual VM) wants a VMI running (upstream's isSetToStart). */
+function isSetToStart(vm: VirtualMachine, vmi: VirtualMachineInstance | undefined): boolean {
+  switch (strategyOf(vm)) {
+    case RunStrategy.Always:
+      return true;
+    case RunStrategy.Manual:
+      return vmi ? !hasStopRequestForVMI(vm, vmi) : hasStartRequest(vm);
+    case RunStrategy.RerunOnFailure:
+      return vmi ? vmi.status?.phase !== "Succeeded" : true;
+    case RunStrategy.Once:
+      return vmi === undefined;
+    default:
+      return false;
+  }
+}
+
 /**
  * First match wins: the states are not exclusive (a VM can be Running and Migrating). Upstream's
- * DataVolumeError, Provisioning and WaitingForVolumeBinding rows (after ErrorPvcNotFound and
- * ErrorUnschedulable) are left out: they look at PVCs and DataVolumes, volume sources admission refuses
- * until storage lands.
+ * DataVolumeError and Provisioning rows (after ErrorUnschedulable) are left out: they read DataVolumes,
+ * and without CDI there are none, so upstream never matches them either.
  */
 function printableStatus(vm: VirtualMachine, status: VirtualMachineStatus, input: VMStatusInput): string {
   const { vmi } = input;
@@ -242,6 +268,16 @@ function printableStatus(vm: VirtualMachine, status: VirtualMachineStatus, input
       PrintableStatus.Unschedulable,
       () =>
         hasConditionWithStatusAndReason(vmi?.status, VMIConditionType.PodScheduled, "False", "Unschedulable"),
+    ],
+    [
+      PrintableStatus.WaitingForVolumeBinding,
+      () =>
+        isSetToStart(vm, vmi) &&
+        hasUnboundPVC(
+          vm.metadata?.namespace ?? "",
+          vm.spec.template.spec?.volumes ?? [],
+          input.pvcs ?? (() => undefined),
+        ),
     ],
     [PrintableStatus.ErrImagePull, () => synchronizedFailure(vmi, "ErrImagePull")],
     [PrintableStatus.ImagePullBackOff, () => synchronizedFailure(vmi, "ImagePullBackOff")],

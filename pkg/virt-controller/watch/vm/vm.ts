@@ -11,8 +11,11 @@ import {
   UIDTrackingControllerExpectations,
 } from "../../../controller/expectations.js";
 import type { Informer } from "../../../controller/informer.js";
+import type { PersistentVolumeClaim } from "../../../api/core/v1/persistentvolumeclaim.js";
+import { pvcNameFromVirtVolume } from "../../../storage/types/pvc.js";
 import { defaultLogger, type Logger } from "../../../controller/log.js";
 import { controllerRefOf, keyOf, type OwnerReference, isBeingDeleted } from "../../../controller/object.js";
+import { NamespaceIndex } from "../../../controller/indexers.js";
 import { WorkQueue, type SyncResult } from "../../../controller/workqueue.js";
 import { jsonEqual } from "../common/equality.js";
 import type { ClusterConfig } from "../../../virt-config/cluster-config.js";
@@ -70,6 +73,8 @@ export interface VMControllerDeps {
   random?: () => number;
   /** Instance types and preferences; default: read from the apiserver through `client`. */
   instancetypes?: InstancetypeVMHandler;
+  /** Claims, for WaitingForVolumeBinding; absent: none are known. */
+  pvcs?: Informer<PersistentVolumeClaim>;
 }
 
 interface SyncState {
@@ -103,11 +108,24 @@ export class VMController {
       deps.instancetypes ??
       new InstancetypeVMHandler(deps.client, clientSources(deps.client), deps.clusterConfig, deps.recorder);
     deps.vms.onChange((vm) => this.queue.add(keyOf(vm)));
+    // Upstream wakes the VMs using a claim when it is added (not on its updates).
+    deps.pvcs?.addEventHandler({ add: (pvc) => this.onPVCAdd(pvc) });
     deps.vmis.addEventHandler({
       add: (vmi) => this.onVMIAdd(vmi),
       update: (old, vmi) => this.onVMIUpdate(old, vmi),
       delete: (vmi) => this.onVMIDelete(vmi),
     });
+  }
+
+  private onPVCAdd(pvc: PersistentVolumeClaim): void {
+    if (isBeingDeleted(pvc)) return;
+    const namespace = pvc.metadata.namespace ?? "";
+    for (const vm of this.deps.vms.byIndex(NamespaceIndex, namespace)) {
+      const volumes = vm.spec.template.spec?.volumes ?? [];
+      if (volumes.some((volume) => pvcNameFromVirtVolume(volume) === pvc.metadata.name)) {
+        this.queue.add(keyOf(vm));
+      }
+    }
   }
 
   run(workers: number, signal: AbortSignal): Promise<void> {
@@ -327,6 +345,7 @@ export class VMController {
       observedGeneration: vmi ? await this.writes.observedGeneration(vmi) : undefined,
       now: this.clock.now(),
       random: this.deps.random ?? Math.random,
+      pvcs: (namespace, name) => this.deps.pvcs?.getByName(namespace, name),
     });
     if (!jsonEqual(status, vm.status)) {
       // A VM whose last finalizer this sync removed is gone: there is nothing left to report on.

@@ -46,6 +46,7 @@ const input = (partial: Partial<VMIStatusInput>): VMIStatusInput => ({
   syncError: undefined,
   launcherImage: "virt-launcher:new",
   hasOwnerVM: true,
+  pvcs: () => undefined,
   now,
   ...partial,
 });

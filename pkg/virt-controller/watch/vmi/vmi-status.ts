@@ -21,6 +21,9 @@ import { bytesQuantity } from "../../../util/quantity-math.js";
 import { removeCondition, syncFailureCondition } from "../../../controller/conditions.js";
 import { isPodDownOrGoingDown, isPodReady } from "../common/pod-state.js";
 import { SyncError } from "../../../controller/sync-error.js";
+import type { PVCLookup } from "../../../api/core/v1/persistentvolumeclaim.js";
+import { persistentVolumeClaimInfo, pvcNameFromVirtVolume } from "../../../storage/types/pvc.js";
+import { FailedPvcNotFoundReason } from "./datavolumes.js";
 import {
   syncEvictionCondition,
   syncPodScheduledCondition,
@@ -52,6 +55,8 @@ export interface VMIStatusInput {
   launcherImage: string;
   /** Whether the VM named as the VMI's controller still exists with that uid. */
   hasOwnerVM: boolean;
+  /** virt-controller's PVC cache, for the claims' info in the volume status. */
+  pvcs: PVCLookup;
   now: number;
 }
 
@@ -100,12 +105,21 @@ function setMemoryOverheadFromPod(vmi: VirtualMachineInstance, pod: Pod): void {
 }
 
 /** One status entry per spec volume, keeping what virt-handler reported, sorted by name. */
-function updateVolumeStatus(vmi: VirtualMachineInstance): void {
+/**
+ * One entry per volume, keeping what virt-handler wrote; claims get their PVC's info, so neither
+ * virt-handler nor the launcher (which sizes disk.img from it) has to read the PVC.
+ */
+function updateVolumeStatus(vmi: VirtualMachineInstance, pvcs: PVCLookup): void {
   const status = (vmi.status ??= {});
   const previous = new Map((status.volumeStatus ?? []).map((entry) => [entry.name, entry]));
-  const next = (vmi.spec.volumes ?? []).map(
-    (volume) => previous.get(volume.name) ?? { name: volume.name, target: "" },
-  );
+  const namespace = vmi.metadata?.namespace ?? "";
+  const next = (vmi.spec.volumes ?? []).map((volume) => {
+    const entry = { ...(previous.get(volume.name) ?? { name: volume.name, target: "" }) };
+    const claimName = pvcNameFromVirtVolume(volume);
+    const pvc = claimName === "" ? undefined : pvcs(namespace, claimName);
+    if (pvc) entry.persistentVolumeClaimInfo = persistentVolumeClaimInfo(pvc);
+    return entry;
+  });
   status.volumeStatus = next.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
@@ -136,8 +150,8 @@ function containerImageError(pod: Pod): SyncError | undefined {
 }
 
 /** The Pod is up and the VMI is handed to virt-handler on the Pod's node. */
-function handOver(vmi: VirtualMachineInstance, pod: Pod): void {
-  updateVolumeStatus(vmi);
+function handOver(vmi: VirtualMachineInstance, pod: Pod, pvcs: PVCLookup): void {
+  updateVolumeStatus(vmi, pvcs);
   updateNetworkStatus(vmi);
   const status = (vmi.status ??= {});
   status.phase = VMIPhase.Scheduled;
@@ -145,6 +159,19 @@ function handOver(vmi: VirtualMachineInstance, pod: Pod): void {
   status.nodeName = pod.spec.nodeName ?? "";
   if (pod.metadata.annotations?.[MigrationTransportUnixAnnotation] !== undefined)
     status.migrationTransport = "Unix";
+}
+
+/** A missing claim keeps the VMI from being scheduled: PodScheduled=False with the sync error. */
+function unschedulable(status: NonNullable<VirtualMachineInstance["status"]>, error: SyncError): void {
+  removeCondition(status, "PodScheduled");
+  (status.conditions ??= []).push({
+    type: "PodScheduled",
+    status: "False",
+    reason: "Unschedulable",
+    message: error.message,
+    lastProbeTime: null,
+    lastTransitionTime: null,
+  });
 }
 
 function scheduling(result: VMIStatusResult, input: VMIStatusInput, podExists: boolean): void {
@@ -160,7 +187,7 @@ function scheduling(result: VMIStatusResult, input: VMIStatusInput, podExists: b
   else delete status.qosClass;
   syncPodScheduledCondition(status, pod);
   result.syncError = containerImageError(pod) ?? result.syncError;
-  if (isPodReady(pod) && !isMarkedForDeletion(input.vmi)) handOver(vmi, pod);
+  if (isPodReady(pod) && !isMarkedForDeletion(input.vmi)) handOver(vmi, pod, input.pvcs);
   else if (isPodDownOrGoingDown(pod)) status.phase = VMIPhase.Failed;
 }
 
@@ -212,7 +239,10 @@ export function computeVMIStatus(input: VMIStatusInput): VMIStatusResult {
   if (isUnprocessed(original)) {
     if (podExists) status.phase = VMIPhase.Scheduling;
     else if (isMarkedForDeletion(original)) status.phase = VMIPhase.Failed;
-    else status.phase = VMIPhase.Pending;
+    else {
+      status.phase = VMIPhase.Pending;
+      if (result.syncError?.reason === FailedPvcNotFoundReason) unschedulable(status, result.syncError);
+    }
   } else if (isScheduling(original)) {
     scheduling(result, input, podExists);
   } else if (isFinal(original)) {
@@ -220,7 +250,7 @@ export function computeVMIStatus(input: VMIStatusInput): VMIStatusResult {
   } else if (isRunning(original) || isScheduled(original)) {
     if (!podExists) status.phase = VMIPhase.Failed;
     else {
-      updateVolumeStatus(vmi);
+      updateVolumeStatus(vmi, input.pvcs);
       if (isRunning(original)) updateNetworkStatus(vmi);
     }
   } else if (isWaitingForSync(original)) {

@@ -117,16 +117,98 @@ describe("creating the launcher Pod", () => {
 
   it("refuses to render what kubevirt-ts does not support, saying so in Synchronized", async () => {
     await seedVMI({ phase: "Pending" }, (fixture) => {
-      fixture.spec.volumes = [{ name: "disk", hostDisk: { path: "/tmp/disk.img", type: "Disk" } }];
+      fixture.spec.domain.devices.tpm = {};
     });
-    await expect(env.vmiController.execute(key)).rejects.toThrow(
-      /failed to render launch manifest: .*hostDisk/,
-    );
+    await expect(env.vmiController.execute(key)).rejects.toThrow(/failed to render launch manifest: .*tpm/);
     await env.server.settle();
     expect(pods()).toHaveLength(0);
     expect(vmi()?.status?.conditions).toContainEqual(
       expect.objectContaining({ type: "Synchronized", status: "False", reason: "FailedCreate" }),
     );
+  });
+});
+
+/** A claim as the apiserver stores it; `Pending` is a WaitForFirstConsumer claim before scheduling. */
+function seedPVC(name: string, phase: "Bound" | "Pending", volumeMode?: "Block" | "Filesystem"): void {
+  env.server.seed(Tables.pvcs, {
+    apiVersion: "v1",
+    kind: "PersistentVolumeClaim",
+    metadata: { name, namespace: "default" },
+    spec: {
+      accessModes: ["ReadWriteOnce"],
+      resources: { requests: { storage: "1Gi" } },
+      ...(volumeMode ? { volumeMode } : {}),
+    },
+    status: { phase, ...(phase === "Bound" ? { capacity: { storage: "2Gi" } } : {}) },
+  });
+}
+
+const withClaim = (claimName: string) => (fixture: StoredVMI) => {
+  fixture.spec.domain.devices.disks?.push({ name: "data", disk: { bus: "virtio" } });
+  fixture.spec.volumes?.push({ name: "data", persistentVolumeClaim: { claimName } });
+};
+
+describe("waiting for claims", () => {
+  it("creates no Pod while a claim does not exist, saying so as upstream", async () => {
+    await seedVMI({ phase: "Pending" }, withClaim("missing"));
+    await sync();
+    expect(pods()).toHaveLength(0);
+    const message = "PVC default/missing does not exist, waiting for it to appear";
+    expect(env.events).toEqual([`Normal FailedPvcNotFound ${message}`]);
+    expect(vmi()?.status?.phase).toBe("Pending");
+    expect(vmi()?.status?.conditions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          type: "Synchronized",
+          status: "False",
+          reason: "FailedPvcNotFound",
+          message,
+        }),
+        expect.objectContaining({ type: "PodScheduled", status: "False", reason: "Unschedulable", message }),
+      ]),
+    );
+  });
+
+  it("creates the Pod once the claim appears, even before it is bound (WaitForFirstConsumer)", async () => {
+    await seedVMI({ phase: "Pending" }, withClaim("late"));
+    await sync();
+    expect(pods()).toHaveLength(0);
+    seedPVC("late", "Pending");
+    await env.server.settle();
+    await sync();
+    const pod = onlyPod();
+    expect(pod.spec.volumes).toContainEqual({ name: "data", persistentVolumeClaim: { claimName: "late" } });
+    expect(pod.spec.containers[0]?.volumeMounts).toContainEqual({
+      name: "data",
+      mountPath: "/var/run/kubevirt-private/vmi-disks/data",
+    });
+    expect(vmi()?.status?.phase).toBe("Scheduling");
+  });
+
+  it("passes a Block claim as a device and fills the claim's info when handing over", async () => {
+    seedPVC("bootpvc", "Bound", "Block");
+    await seedVMI({ phase: "Pending" }, withClaim("bootpvc"));
+    await syncUntilStable();
+    expect(onlyPod().spec.containers[0]?.volumeDevices).toEqual([{ name: "data", devicePath: "/dev/data" }]);
+    await podReports({
+      ...runningPodStatus,
+      containerStatuses: [{ name: "compute", ready: true, state: { running: {} } }],
+      conditions: [{ type: "Ready", status: "True" }],
+    });
+    await sync();
+    expect(vmi()?.status?.phase).toBe("Scheduled");
+    expect(vmi()?.status?.volumeStatus).toContainEqual({
+      name: "data",
+      target: "",
+      persistentVolumeClaimInfo: {
+        claimName: "bootpvc",
+        accessModes: ["ReadWriteOnce"],
+        volumeMode: "Block",
+        capacity: { storage: "2Gi" },
+        requests: { storage: "1Gi" },
+        filesystemOverhead: "0.055",
+      },
+    });
   });
 });
 

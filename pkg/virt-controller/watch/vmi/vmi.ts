@@ -48,6 +48,9 @@ import {
   isUnprocessed,
 } from "../../../controller/vmi-phase.js";
 import { prepareVMIPatch, vmiChanged } from "./vmi-patch.js";
+import type { PersistentVolumeClaim } from "../../../api/core/v1/persistentvolumeclaim.js";
+import { PvcNotFoundError, pvcNameFromVirtVolume } from "../../../storage/types/pvc.js";
+import { FailedPvcNotFoundReason, missingClaim } from "./datavolumes.js";
 import { computeVMIStatus } from "./vmi-status.js";
 
 export const FailedCreatePodReason = "FailedCreate";
@@ -61,6 +64,8 @@ export interface VMIControllerDeps {
   vms: Informer<StoredVM>;
   /** Pods labelled `kubevirt.io`, in every namespace. */
   pods: Informer<Pod>;
+  /** Claims: a VMI waits for its PVCs, and its volume status carries their info. */
+  pvcs: Informer<PersistentVolumeClaim>;
   templateService: TemplateService;
   recorder: Pick<EventRecorder, "event">;
   clock?: Clock;
@@ -92,6 +97,12 @@ export class VMIController {
       add: (pod) => this.onPodAdd(pod),
       update: (old, pod) => this.onPodUpdate(old, pod),
       delete: (pod) => this.onPodDelete(pod),
+    });
+    deps.pvcs.addEventHandler({
+      add: (pvc) => this.onPVCChange(pvc),
+      update: (old, pvc) => {
+        if (old.metadata.resourceVersion !== pvc.metadata.resourceVersion) this.onPVCChange(pvc);
+      },
     });
   }
 
@@ -133,6 +144,18 @@ export class VMIController {
     const key = this.owningVMIKey(pod);
     if (oldKey && oldKey !== key) this.queue.add(oldKey);
     if (key) this.queue.add(key);
+  }
+
+  /** A claim that appears (or changes) wakes the VMIs of its namespace that use it. */
+  private onPVCChange(pvc: PersistentVolumeClaim): void {
+    if (isBeingDeleted(pvc)) return;
+    const namespace = pvc.metadata.namespace ?? "";
+    for (const vmi of this.deps.vmis.byIndex(NamespaceIndex, namespace)) {
+      const uses = (vmi.spec.volumes ?? []).some(
+        (volume) => pvcNameFromVirtVolume(volume) === pvc.metadata.name,
+      );
+      if (uses) this.queue.add(keyOf(vmi));
+    }
   }
 
   private onPodDelete(pod: Pod): void {
@@ -209,11 +232,22 @@ export class VMIController {
   }
 
   private async createPod(key: string, vmi: StoredVMI): Promise<Pod | undefined> {
+    const waiting = missingClaim(vmi, (namespace, name) => this.deps.pvcs.getByName(namespace, name));
+    if (waiting) {
+      this.reporter.event(vmi, "Normal", FailedPvcNotFoundReason, waiting.message);
+      throw waiting;
+    }
     let manifest: Pod;
     try {
       manifest = this.deps.templateService.renderLaunchManifest(vmi);
     } catch (err) {
       if (err instanceof LaunchManifestError) throw new SyncError(err.message, FailedCreatePodReason);
+      if (err instanceof PvcNotFoundError) {
+        // An ephemeral volume's base claim is only found missing here.
+        const message = `failed to render launch manifest: ${err.message}`;
+        this.reporter.event(vmi, "Warning", FailedPvcNotFoundReason, message);
+        throw new SyncError(message, FailedPvcNotFoundReason, false);
+      }
       throw err;
     }
     this.podExpectations.expectCreations(key, 1);
@@ -290,6 +324,7 @@ export class VMIController {
       syncError,
       launcherImage: this.deps.templateService.launcherImage,
       hasOwnerVM: this.hasOwnerVM(vmi),
+      pvcs: (namespace, name) => this.deps.pvcs.getByName(namespace, name),
       now,
     });
     const temporary = pod?.metadata.annotations?.["kubevirt.io/ephemeral-provisioning"] !== undefined;

@@ -28,14 +28,19 @@ function addPVC(spec: VirtualMachineInstanceSpec, disk: Disk): void {
   spec.volumes?.push({ name: disk.name, persistentVolumeClaim: { claimName: "c" } });
 }
 
+function addDataVolume(spec: VirtualMachineInstanceSpec, disk: Disk): void {
+  spec.domain.devices.disks?.push(disk);
+  spec.volumes?.push({ name: disk.name, dataVolume: { name: "dv" } });
+}
+
 /** Features the converter refuses that upstream's rules accept (issue 4's examples among them). */
 const beyondTheConverter: Array<[string, Change]> = [
   ["EFI", (s) => (s.domain.firmware = { bootloader: { efi: { secureBoot: false } } })],
   ["a TPM", (s) => (s.domain.devices.tpm = {})],
   ["Hyper-V enlightenments", (s) => (s.domain.features = { hyperv: { relaxed: {} } })],
   ["I/O threads", (s) => (s.domain.ioThreadsPolicy = "shared")],
-  ["a LUN on a PVC", (s) => addPVC(s, { name: "pvc", lun: {} })],
-  ["a PVC", (s) => addPVC(s, { name: "pvc", disk: {} })],
+  ["a LUN with a persistent reservation", (s) => addPVC(s, { name: "pvc", lun: { reservation: true } })],
+  ["a DataVolume", (s) => addDataVolume(s, { name: "dv", disk: {} })],
   ["a Multus network", (s) => (s.networks = [{ name: "default", multus: { networkName: "n" } }])],
 ];
 
@@ -73,7 +78,7 @@ describe("features kubevirt-ts does not support yet", () => {
 
   it("words the causes as the shared subset does, at the template's path", () => {
     const spec = specWith((s) => {
-      s.volumes?.push({ name: "pvc", persistentVolumeClaim: { claimName: "c" } });
+      s.volumes?.push({ name: "dv", dataVolume: { name: "dv" } });
       s.domain.devices.interfaces = [{ name: "default", sriov: {} }];
       s.domain.devices.gpus = [{ name: "g", deviceName: "nvidia/T4" }];
     });
@@ -87,8 +92,8 @@ describe("features kubevirt-ts does not support yet", () => {
         "GPU passthrough is not supported by kubevirt-ts yet",
       ),
       notSupported(
-        "spec.template.spec.volumes[2].persistentVolumeClaim",
-        "the persistentVolumeClaim volume source is not supported by kubevirt-ts yet (supported: containerDisk, cloudInitNoCloud, emptyDisk)",
+        "spec.template.spec.volumes[2].dataVolume",
+        "the dataVolume volume source is not supported by kubevirt-ts yet (supported: containerDisk, cloudInitNoCloud, cloudInitConfigDrive, emptyDisk, ephemeral, persistentVolumeClaim, hostDisk, configMap, secret, serviceAccount, downwardAPI)",
       ),
     ]);
   });
