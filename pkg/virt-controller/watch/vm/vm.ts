@@ -101,7 +101,13 @@ export class VMController {
     this.writes = new VMWrites(deps.client, deps.revisions);
     this.instancetypes =
       deps.instancetypes ??
-      new InstancetypeVMHandler(deps.client, clientSources(deps.client), deps.clusterConfig, deps.recorder);
+      new InstancetypeVMHandler(
+        deps.client,
+        clientSources(deps.client),
+        deps.clusterConfig,
+        deps.recorder,
+        (message) => this.logger.info(message),
+      );
     deps.vms.onChange((vm) => this.queue.add(keyOf(vm)));
     deps.vmis.addEventHandler({
       add: (vmi) => this.onVMIAdd(vmi),
