@@ -190,6 +190,27 @@ export class InstancetypeVMHandler {
     };
   }
 
+  /**
+   * Upstream's VM applier: the referenced specs written into `vm`'s template in place (pass a copy), as
+   * the VM controller compares templates; throws upstream's message on conflicts.
+   */
+  async applyToVM(vm: VirtualMachine): Promise<void> {
+    if (vm.spec.instancetype === undefined && vm.spec.preference === undefined) return;
+    const specs = await this.specsFor(vm);
+    const template = vm.spec.template;
+    const conflicts = vmiApplier.applyToVMI(
+      Path.of("spec"),
+      specs.instancetype,
+      specs.preference,
+      (template.spec ??= { domain: { devices: {} } }),
+      (template.metadata ??= {}),
+    );
+    if (conflicts.length > 0) {
+      const paths = conflicts.map((conflict) => conflict.path.toString()).join(", ");
+      throw new Error(`VM conflicts with instancetype spec in fields: [${paths}]`);
+    }
+  }
+
   /** Upstream's ApplyToVMI on a VMI being started; throws upstream's message on conflicts. */
   applyToVMI(vm: VirtualMachine, specs: ReferencedSpecs, vmi: VirtualMachineInstance): void {
     if (specs.instancetype === undefined && specs.preference === undefined) return;
