@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { controllerRevisionsGVR, type StoredVM, type StoredVMI } from "../../../controller/resources.js";
 import type { InstancetypeControllerRevision } from "../../../instancetype/compatibility/compatibility.js";
+import type { ControllerRevision } from "./vm-revision.js";
 import { tableOf } from "../../../controller/testing/fake-apiserver.js";
 import { clusterInstancetypesGVR, clusterPreferencesGVR } from "../../../instancetype/find/resources.js";
 import {
@@ -119,7 +120,7 @@ describe("VMs with an instance type and a preference", () => {
     });
     await syncUntil(env, "vm", key);
     const uid = vm()?.metadata?.uid ?? "";
-    const startRevision = env.server.get<{ data?: { spec?: StoredVM["spec"] } }>(
+    const startRevision = env.server.get<ControllerRevision>(
       tableOf(controllerRevisionsGVR),
       "default",
       `revision-start-vm-${uid}-1`,
