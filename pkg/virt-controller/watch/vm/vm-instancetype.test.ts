@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { controllerRevisionsGVR, type StoredVM, type StoredVMI } from "../../../controller/resources.js";
 import type { InstancetypeControllerRevision } from "../../../instancetype/compatibility/compatibility.js";
+import type { ControllerRevision } from "./vm-revision.js";
 import { tableOf } from "../../../controller/testing/fake-apiserver.js";
 import { clusterInstancetypesGVR, clusterPreferencesGVR } from "../../../instancetype/find/resources.js";
 import {
@@ -102,6 +103,59 @@ describe("VMs with an instance type and a preference", () => {
     await syncUntil(env, "vm", key);
     expect(vmi()?.spec.domain.cpu?.sockets).toBe(2);
     expect(vmi()?.spec.domain.memory?.guest).toBe("2Gi");
+  });
+
+  it("pin the start revision to the stored copies and ask for a restart when the reference changes", async () => {
+    seedKinds();
+    env.server.seed(tableOf(clusterInstancetypesGVR), {
+      apiVersion: "instancetype.kubevirt.io/v1beta1",
+      kind: "VirtualMachineClusterInstancetype",
+      metadata: { name: "u1.large", uid: "large-uid", generation: 1 },
+      spec: { cpu: { guest: 4 }, memory: { guest: "4Gi" } },
+    });
+    await seedVM({
+      runStrategy: "Always",
+      instancetype: { name: "u1.small" },
+      preference: { name: "fedora" },
+    });
+    await syncUntil(env, "vm", key);
+    const uid = vm()?.metadata?.uid ?? "";
+    const startRevision = env.server.get<ControllerRevision>(
+      tableOf(controllerRevisionsGVR),
+      "default",
+      `revision-start-vm-${uid}-1`,
+    );
+    expect(startRevision?.data?.spec?.instancetype).toEqual({
+      name: "u1.small",
+      revisionName: "testvm-u1.small-v1beta1-it-uid-1",
+    });
+    expect(startRevision?.data?.spec?.preference?.revisionName).toBe("testvm-fedora-v1beta1-pref-uid-3");
+    const restartRequired = () =>
+      vm()?.status?.conditions?.find((condition) => condition.type === "RestartRequired");
+    // A change of the instance type's own object does not touch the running VMI's pinned copy.
+    env.server.mutate(
+      tableOf(clusterInstancetypesGVR),
+      "",
+      "u1.small",
+      (obj: InstancetypeControllerRevision & { spec?: unknown }) => {
+        obj.spec = { cpu: { guest: 8 }, memory: { guest: "8Gi" } };
+      },
+    );
+    await env.server.settle();
+    await syncUntil(env, "vm", key);
+    expect(restartRequired()).toBeUndefined();
+    env.server.mutate<StoredVM>(Tables.vms, "default", "testvm", (obj) => {
+      obj.spec.instancetype = { name: "u1.large" };
+    });
+    await env.server.settle();
+    await syncUntil(env, "vm", key);
+    expect(vm()?.status?.instancetypeRef?.controllerRevisionRef?.name).toBe(
+      "testvm-u1.large-v1beta1-large-uid-1",
+    );
+    expect(restartRequired()).toMatchObject({
+      status: "True",
+      message: "a non-live-updatable field was changed in the template spec",
+    });
   });
 
   it("report a missing instance type with upstream's reason and start nothing", async () => {

@@ -1,5 +1,6 @@
 // Whether the VM's VMI can keep running the VM's current template (upstream's syncRestartRequired): the
-// template spec the VMI was started from, kept in its ControllerRevision, against the VM's own. Upstream
+// template spec the VMI was started from, kept in its ControllerRevision, against the VM's own, both with
+// their instance types and preferences applied by the caller (so a changed reference counts). Upstream
 // lets some changes through as live updates (CPU sockets, guest memory, node selector, affinity and
 // tolerations, NIC and volume hotplug); kubevirt-ts applies none of them to a running VMI yet, so every
 // template spec change needs a restart, except the firmware UUID the controller writes into the template

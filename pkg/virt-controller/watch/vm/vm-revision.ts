@@ -1,5 +1,6 @@
 // The ControllerRevision a VM is started from (upstream's createVMRevision): a snapshot of the VM spec
-// named `revision-start-vm-<vm uid>-<generation>`, owned by the VM; older ones are deleted. The VMI
+// named `revision-start-vm-<vm uid>-<generation>`, owned by the VM, its instance type and preference
+// pinned to the revisions in use; older ones are deleted. The VMI
 // records its name, and the VM's observedGeneration is read back from it.
 import type { VirtualMachine, VirtualMachineSpec } from "../../../api/generated/v1.js";
 import type { KubeObject } from "../../../controller/object.js";
@@ -24,6 +25,19 @@ export function generationFromRevisionName(name: string): number | undefined {
   return /^\d+$/.test(suffix) ? Number(suffix) : undefined;
 }
 
+/**
+ * The VM spec with the instance type and preference revisions its status records written in as their
+ * revisionName (upstream's patchVMRevision), so the start revision names what the VMI was expanded from.
+ */
+function specPinningRevisions(vm: VirtualMachine): VirtualMachineSpec {
+  const spec = structuredClone(vm.spec);
+  const instancetypeRevision = vm.status?.instancetypeRef?.controllerRevisionRef?.name;
+  if (spec.instancetype && instancetypeRevision) spec.instancetype.revisionName = instancetypeRevision;
+  const preferenceRevision = vm.status?.preferenceRef?.controllerRevisionRef?.name;
+  if (spec.preference && preferenceRevision) spec.preference.revisionName = preferenceRevision;
+  return spec;
+}
+
 export function newVMRevision(vm: VirtualMachine): ControllerRevision {
   return {
     apiVersion: "apps/v1",
@@ -33,7 +47,7 @@ export function newVMRevision(vm: VirtualMachine): ControllerRevision {
       namespace: vm.metadata?.namespace ?? "",
       ownerReferences: [vmControllerReference(vm)],
     },
-    data: { spec: structuredClone(vm.spec) },
+    data: { spec: specPinningRevisions(vm) },
     revision: vm.metadata?.generation ?? 0,
   };
 }

@@ -19,7 +19,7 @@ import { NamespaceIndex } from "../../../controller/indexers.js";
 import { WorkQueue, type SyncResult } from "../../../controller/workqueue.js";
 import { jsonEqual } from "../common/equality.js";
 import type { ClusterConfig } from "../../../virt-config/cluster-config.js";
-import type { VirtualMachineSpec } from "../../../api/generated/v1.js";
+import type { VirtualMachine, VirtualMachineSpec } from "../../../api/generated/v1.js";
 import { OrphanDependentsFinalizer, VirtualMachineControllerFinalizer } from "../../../util/constants.js";
 import {
   toStored,
@@ -106,7 +106,13 @@ export class VMController {
     this.writes = new VMWrites(deps.client, deps.revisions);
     this.instancetypes =
       deps.instancetypes ??
-      new InstancetypeVMHandler(deps.client, clientSources(deps.client), deps.clusterConfig, deps.recorder);
+      new InstancetypeVMHandler(
+        deps.client,
+        clientSources(deps.client),
+        deps.clusterConfig,
+        deps.recorder,
+        (message) => this.logger.info(message),
+      );
     deps.vms.onChange((vm) => this.queue.add(keyOf(vm)));
     // Upstream wakes the VMs using a claim when it is added (not on its updates).
     deps.pvcs?.addEventHandler({ add: (pvc) => this.onPVCAdd(pvc) });
@@ -227,12 +233,37 @@ export class VMController {
     // A new VMI runs the current template.
     if (action.kind === "start") state.restartRequired = false;
     state.vm = await this.carryOut(key, action, state.vm, state.vmi);
-    if (startedFrom) state.restartRequired = isRestartRequired(startedFrom, state.vm, state.vmi);
+    if (startedFrom) state.restartRequired = await this.restartRequired(startedFrom, state.vm, state.vmi);
     // A VM starting after its backoff is looked at again then; nothing else would wake it.
     const result = action.kind === "waitForBackoff" ? { requeueAfter: action.seconds * 1000 } : undefined;
     if (!this.expectations.satisfiedExpectations(key)) return result;
     state.vm = await this.writes.ensureFirmwareUUID(state.vm);
     return result;
+  }
+
+  /**
+   * Upstream's syncRestartRequired: both templates compared with their instance types and preferences
+   * applied (the start revision's pinned ones for what the VMI runs); undefined, leaving the condition
+   * as it is, when either cannot be applied.
+   */
+  private async restartRequired(
+    startedFrom: VirtualMachineSpec,
+    vm: StoredVM,
+    vmi: StoredVMI | undefined,
+  ): Promise<boolean | undefined> {
+    const current = structuredClone(vm);
+    // The namespace is needed to find the namespaced kinds; the status is not carried over.
+    const lastSeen: VirtualMachine = {
+      metadata: structuredClone(vm.metadata),
+      spec: structuredClone(startedFrom),
+    };
+    try {
+      await this.instancetypes.applyToVM(current);
+      await this.instancetypes.applyToVM(lastSeen);
+    } catch {
+      return undefined;
+    }
+    return isRestartRequired(lastSeen.spec, current, vmi);
   }
 
   private startedFromSpec(vm: StoredVM): VirtualMachineSpec | undefined {

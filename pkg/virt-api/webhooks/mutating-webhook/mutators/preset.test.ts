@@ -63,20 +63,26 @@ describe("applyPresets", () => {
     expect(result).toEqual({
       ok: false,
       message:
-        "VirtualMachinePresets cannot be applied due to conflicts: [presets 'memory-128' and 'memory-64' conflict: spec.resources.requests[memory]: 128M != 64M, presets 'duplicate-mem' and 'memory-128' conflict: spec.resources.requests[memory]: 64M != 128M]",
+        "VirtualMachinePresets cannot be applied due to conflicts: [presets 'memory-128' and 'memory-64' conflict: spec.resources.requests[memory]: {{128 6} {<nil>} 128M DecimalSI} != {{64 6} {<nil>} 64M DecimalSI}, presets 'duplicate-mem' and 'memory-128' conflict: spec.resources.requests[memory]: {{64 6} {<nil>} 64M DecimalSI} != {{128 6} {<nil>} 128M DecimalSI}]",
     });
     expect(target.metadata?.annotations).toBeUndefined();
     expect(target.spec.domain.resources).toBeUndefined();
     expect(target.spec.domain.cpu).toBeUndefined();
   });
 
-  it("does not count equal settings as a conflict, nor equal quantities written differently", () => {
-    const mebibytes = preset(
-      "mi",
+  it("does not count equal settings as a conflict, but equal quantities written differently, as upstream's !=", () => {
+    expect(applyPresets(vmi({ "kubevirt.io/m64": "memory-64" }), [memory64, memory64]).ok).toBe(true);
+    const kilobytes = preset(
+      "k",
       { "kubevirt.io/m64": "memory-64" },
       { resources: { requests: { memory: "64000k" } } },
     );
-    expect(applyPresets(vmi({ "kubevirt.io/m64": "memory-64" }), [memory64, mebibytes]).ok).toBe(true);
+    expect(applyPresets(vmi({ "kubevirt.io/m64": "memory-64" }), [memory64, kilobytes])).toEqual({
+      ok: false,
+      message:
+        "VirtualMachinePresets cannot be applied due to conflicts: presets 'k' and 'memory-64' conflict: " +
+        "spec.resources.requests[memory]: {{64000 3} {<nil>}  DecimalSI} != {{64 6} {<nil>} 64M DecimalSI}",
+    });
   });
 
   it("keeps the VMI's own setting and skips the annotation when the preset would override it", () => {
@@ -86,7 +92,7 @@ describe("applyPresets", () => {
     expect(target.spec.domain.cpu).toEqual({ cores: 6 });
     expect(target.metadata?.annotations).toBeUndefined();
     expect(warnings).toEqual([
-      `Unable to apply VirtualMachineInstancePreset 'cpu-4': spec.cpu: {"cores":4} != {"cores":6}`,
+      "Unable to apply VirtualMachineInstancePreset 'cpu-4': spec.cpu: &{4 0 0 0  [] false <nil> false <nil>} != &{6 0 0 0  [] false <nil> false <nil>}",
     ]);
   });
 

@@ -9,6 +9,18 @@ import type {
 import type { Quantity } from "../../../../api/generated/k8s.js";
 import { Selector } from "../../../../controller/label-selector.js";
 import { compareQuantities } from "../../../../util/quantity-math.js";
+import {
+  ClockOffsetType,
+  CPUType,
+  FeaturesType,
+  FirmwareType,
+  goQuantitiesIdentical,
+  goQuantityText,
+  goText,
+  IOThreadsPolicyType,
+  TimerType,
+  WatchdogType,
+} from "./preset-go-text.js";
 import { semanticallyEqual } from "./semantic-equal.js";
 
 export const PresetExclusionAnnotation = "virtualmachineinstancepresets.admission.kubevirt.io/exclude";
@@ -21,9 +33,6 @@ export type PresetLister = (namespace: string) => Promise<readonly VirtualMachin
 
 export type PresetResult = { ok: true } | { ok: false; message: string };
 
-/** Go's %v of a value, approximated: quantities and strings as text, structs as JSON. */
-const shown = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value ?? null));
-
 /** utilerrors.NewAggregate(...).Error(): duplicates dropped, brackets around more than one message. */
 function aggregate(messages: readonly string[]): string {
   const unique = [...new Set(messages)];
@@ -35,8 +44,11 @@ function requestsEqual(a: Record<string, Quantity>, b: Record<string, Quantity>)
   return [...keys].every((key) => key in a && key in b && compareQuantities(a[key], b[key]) === 0);
 }
 
-const differ = (field: string, preset: unknown, vmi: unknown): string | undefined =>
-  semanticallyEqual(preset, vmi) ? undefined : `${field}: ${shown(preset)} != ${shown(vmi)}`;
+type PrintedType = Parameters<typeof goText>[0];
+
+/** A setting that differs, worded as upstream's `%v != %v`. */
+const differ = (field: string, type: PrintedType, preset: unknown, vmi: unknown): string | undefined =>
+  semanticallyEqual(preset, vmi) ? undefined : `${field}: ${goText(type, preset)} != ${goText(type, vmi)}`;
 
 /** Upstream's checkMergeConflicts: each setting both specs carry with different values. */
 function mergeConflicts(preset: DomainSpec, vmi: DomainSpec): string[] {
@@ -44,28 +56,37 @@ function mergeConflicts(preset: DomainSpec, vmi: DomainSpec): string[] {
   const vmiRequests = vmi.resources?.requests ?? {};
   for (const [key, presetRequest] of Object.entries(preset.resources?.requests ?? {})) {
     const vmiRequest = vmiRequests[key];
-    if (vmiRequest !== undefined && compareQuantities(presetRequest, vmiRequest) !== 0) {
-      found.push(`spec.resources.requests[${key}]: ${presetRequest} != ${vmiRequest}`);
+    // Upstream compares the Quantity structs with !=, so 1Gi and 1024Mi differ (one keeps its text).
+    if (vmiRequest !== undefined && !goQuantitiesIdentical(String(presetRequest), String(vmiRequest))) {
+      const shown = (request: Quantity) => goQuantityText(String(request));
+      found.push(`spec.resources.requests[${key}]: ${shown(presetRequest)} != ${shown(vmiRequest)}`);
     }
   }
-  if (preset.cpu && vmi.cpu) found.push(differ("spec.cpu", preset.cpu, vmi.cpu));
-  if (preset.firmware && vmi.firmware) found.push(differ("spec.firmware", preset.firmware, vmi.firmware));
+  if (preset.cpu && vmi.cpu) found.push(differ("spec.cpu", CPUType, preset.cpu, vmi.cpu));
+  if (preset.firmware && vmi.firmware) {
+    found.push(differ("spec.firmware", FirmwareType, preset.firmware, vmi.firmware));
+  }
   if (preset.clock && vmi.clock) {
     const offset = (clock: NonNullable<DomainSpec["clock"]>) => ({
       utc: clock.utc,
       timezone: clock.timezone,
     });
-    found.push(differ("spec.clock.clockoffset", offset(preset.clock), offset(vmi.clock)));
+    found.push(differ("spec.clock.clockoffset", ClockOffsetType, offset(preset.clock), offset(vmi.clock)));
     if (preset.clock.timer && vmi.clock.timer) {
-      found.push(differ("spec.clock.timer", preset.clock.timer, vmi.clock.timer));
+      found.push(differ("spec.clock.timer", TimerType, preset.clock.timer, vmi.clock.timer));
     }
   }
-  if (preset.features && vmi.features) found.push(differ("spec.features", preset.features, vmi.features));
+  if (preset.features && vmi.features) {
+    found.push(differ("spec.features", FeaturesType, preset.features, vmi.features));
+  }
   const presetWatchdog = preset.devices?.watchdog;
   const vmiWatchdog = vmi.devices?.watchdog;
-  if (presetWatchdog && vmiWatchdog) found.push(differ("spec.devices.watchdog", presetWatchdog, vmiWatchdog));
+  if (presetWatchdog && vmiWatchdog)
+    found.push(differ("spec.devices.watchdog", WatchdogType, presetWatchdog, vmiWatchdog));
   if (preset.ioThreadsPolicy !== undefined && vmi.ioThreadsPolicy !== undefined) {
-    found.push(differ("spec.ioThreadsPolicy", preset.ioThreadsPolicy, vmi.ioThreadsPolicy));
+    found.push(
+      differ("spec.ioThreadsPolicy", IOThreadsPolicyType, preset.ioThreadsPolicy, vmi.ioThreadsPolicy),
+    );
   }
   return found.filter((message): message is string => message !== undefined);
 }

@@ -188,7 +188,7 @@ describe("VMI mutator on CREATE", () => {
       result: {
         code: 422,
         message:
-          "VirtualMachinePresets cannot be applied due to conflicts: presets 'b' and 'a' conflict: spec.cpu: {\"cores\":4} != {\"cores\":2}",
+          "VirtualMachinePresets cannot be applied due to conflicts: presets 'b' and 'a' conflict: spec.cpu: &{4 0 0 0  [] false <nil> false <nil>} != &{2 0 0 0  [] false <nil> false <nil>}",
       },
     });
   });

@@ -5,7 +5,10 @@ import type { VirtualMachine } from "../../../../api/generated/v1.js";
 import { clusterWith } from "../../../../defaults/testing.js";
 import type { AdmissionOperation, ValidationContext } from "./admission.js";
 import { specPath } from "./causes.js";
-import type { VirtualMachineInstancetypeSpec } from "../../../../api/generated/v1beta1.js";
+import type {
+  VirtualMachineInstancetypeSpec,
+  VirtualMachinePreferenceSpec,
+} from "../../../../api/generated/v1beta1.js";
 import { applyNewVMIMutations } from "../../mutating-webhook/mutators/vmi-mutator.js";
 import { admitVMICreate } from "./vmi-create-admitter.js";
 import { InstancetypeVMAdmitter } from "../../../../instancetype/webhooks/vm/admitter.js";
@@ -246,6 +249,53 @@ describe("VM admitter with instance types", () => {
     expect(
       admitVMICreate({ operation: "CREATE", object: mutated.value, username: "alice" }, context).causes,
     ).toEqual([]);
+  });
+
+  const requiring = (requirements: VirtualMachinePreferenceSpec["requirements"]) =>
+    new InstancetypeVMAdmitter(
+      {
+        find: async (v) =>
+          v.spec.instancetype ? { cpu: { guest: 2 }, memory: { guest: "128Mi" } } : undefined,
+      },
+      { findPreference: async () => ({ requirements }) },
+    );
+
+  it("refuses an instance type short of the preference's required vCPUs, with upstream's cause", async () => {
+    const verdict = await admitWith(sized({ preference: { name: "p" } }), requiring({ cpu: { guest: 4 } }));
+    expect(verdict.causes).toEqual([
+      {
+        reason: "FieldValueNotFound",
+        field: "spec.instancetype",
+        message:
+          "failure checking preference requirements: insufficient CPU resources of 2 vCPU provided by " +
+          "instance type, preference requires 4 vCPU",
+      },
+    ]);
+  });
+
+  it("checks a VM without instance type against its own defaulted domain", async () => {
+    const own = vm({ preference: { name: "p" } });
+    own.spec.template.spec!.domain.memory = { guest: "1Gi" };
+    expect((await admitWith(own, requiring({ memory: { guest: "2Gi" } }))).causes).toEqual([
+      {
+        reason: "FieldValueNotFound",
+        field: "spec.template.spec.domain.memory",
+        message:
+          "failure checking preference requirements: insufficient Memory resources of 1Gi provided by " +
+          "VirtualMachine, preference requires 2Gi",
+      },
+    ]);
+    // The defaulted architecture is what the requirement meets.
+    expect((await admitWith(own, requiring({ architecture: "amd64" }))).causes).toEqual([]);
+    expect((await admitWith(own, requiring({ architecture: "arm64" }))).causes).toEqual([
+      {
+        reason: "FieldValueNotFound",
+        field: "spec.template.spec.architecture",
+        message:
+          "failure checking preference requirements: preference requires architecture arm64 but amd64 " +
+          "is being requested",
+      },
+    ]);
   });
 
   it("only warns about a reference it cannot find, as upstream (the controller reports it)", async () => {

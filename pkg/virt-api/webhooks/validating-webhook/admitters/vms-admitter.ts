@@ -1,7 +1,7 @@
 // The VirtualMachine admitter (upstream vms-admitter.go): the VMI template is validated after the VM
 // defaults are applied to a copy, plus the run strategy and live-update bounds. Like upstream it answers
 // in stages, each refusing on its own: the referenced instance type and preference applied to a copy
-// (pkg/instancetype/webhooks/vm), discontinued APIs on creation, then the VM spec of that copy.
+// (pkg/instancetype/webhooks/vm) and the preference's requirements checked on it, discontinued APIs on creation, then the VM spec of that copy.
 import { parseDefinition } from "../../../../api/parse.js";
 import type { VirtualMachine, VirtualMachineSpec } from "../../../../api/generated/v1.js";
 import { setDefaultVirtualMachineInstanceSpec } from "../../../../defaults/defaults.js";
@@ -14,6 +14,8 @@ import {
   type Verdict,
 } from "./admission.js";
 import {
+  cause,
+  CauseType,
   fieldErrorCauses,
   invalidCause,
   requiredCause,
@@ -29,6 +31,7 @@ import { validateVMSpecSupported, withNotYetSupported } from "./not-yet-supporte
 import { templateSpecOrEmpty, validateVirtualMachineInstanceSpec } from "./spec.js";
 import { isBeingDeleted } from "../../../../controller/object.js";
 import type { InstancetypeVMAdmitter } from "../../../../instancetype/webhooks/vm/admitter.js";
+import { checkPreferenceRequirements } from "../../../../instancetype/preference/requirements/checker.js";
 
 export const RunningDeprecationWarning = "spec.running is deprecated, please use spec.runStrategy instead.";
 
@@ -115,8 +118,25 @@ export async function admitVirtualMachineWithInstancetypes(
   const vm = parsed.value;
   if (isBeingDeleted(vm)) return accepted();
   const applied = structuredClone(vm);
-  const { causes } = await instancetypes.applyToVM(applied);
+  const { instancetype, preference, causes } = await instancetypes.applyToVM(applied);
   if (causes.length > 0) return refused(causes);
+  // The preference's requirements are checked against the copy once the VM defaults are set on it.
+  const defaulted = setDefaultVirtualMachineInstanceSpec(
+    context.clusterConfig,
+    templateSpecOrEmpty(applied.spec.template.spec),
+  );
+  const unmet = defaulted.ok
+    ? checkPreferenceRequirements(instancetype, preference, defaulted.value)
+    : undefined;
+  if (unmet) {
+    return refused([
+      cause(
+        CauseType.NotFound,
+        `failure checking preference requirements: ${unmet.message}`,
+        unmet.fields() || undefined,
+      ),
+    ]);
+  }
   const isKubeVirtServiceAccount = context.kubeVirtServiceAccounts.has(request.username ?? "");
   return validateVirtualMachine(
     applied,
