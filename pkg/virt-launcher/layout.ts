@@ -51,3 +51,45 @@ export const ephemeralDiskDataDir = (layout: LauncherLayout): string =>
   join(layout.ephemeralDiskDir, "disk-data");
 /** Secrets referenced by the VMI (cloud-init secretRefs) are mounted here, one dir per volume. */
 export const secretSourceDir = (layout: LauncherLayout): string => join(layout.privateDir, "secret");
+
+/** The config volume kinds the launcher turns into ISO images (upstream pkg/config). */
+export type ConfigDiskKind = "configMap" | "secret" | "downwardAPI" | "serviceAccount";
+
+const configDirs: Record<ConfigDiskKind, { source: string; disks: string }> = {
+  configMap: { source: "config-map", disks: "config-map-disks" },
+  secret: { source: "secret", disks: "secret-disks" },
+  downwardAPI: { source: "downwardapi", disks: "downwardapi-disks" },
+  serviceAccount: { source: "", disks: "service-account-disk" },
+};
+
+/**
+ * Where virt-controller mounts a config volume's files: `<private>/config-map/<volume>` and so on;
+ * a serviceAccount volume is read from the pod's own token mount, as upstream.
+ */
+export const configSourceDir = (layout: LauncherLayout, kind: ConfigDiskKind, volumeName: string): string =>
+  kind === "serviceAccount"
+    ? ServiceAccountTokenDir
+    : join(layout.privateDir, configDirs[kind].source, volumeName);
+
+/** The ISO the launcher builds from a config volume: `<private>/config-map-disks/<volume>.iso`, ... */
+export const configDiskPath = (layout: LauncherLayout, kind: ConfigDiskKind, volumeName: string): string =>
+  join(
+    layout.privateDir,
+    configDirs[kind].disks,
+    kind === "serviceAccount" ? "service-account.iso" : `${volumeName}.iso`,
+  );
+
+/** The pod's ServiceAccount token mount (kubelet's fixed path). */
+export const ServiceAccountTokenDir = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/** A Filesystem PVC's (or a hostDisk's) mount: `<private>/vmi-disks/<volume>` (upstream pkg/host-disk). */
+export const pvcMountDir = (layout: LauncherLayout, volumeName: string): string =>
+  join(layout.privateDir, "vmi-disks", volumeName);
+/** The raw image inside a Filesystem PVC, created by virt-handler when absent. */
+export const pvcDiskImagePath = (layout: LauncherLayout, volumeName: string): string =>
+  join(pvcMountDir(layout, volumeName), "disk.img");
+/** A Block PVC's device node, where the Pod's volumeDevices put it. */
+export const blockVolumeDevicePath = (volumeName: string): string => `/dev/${volumeName}`;
+/** An ephemeral volume's writable overlay over its read-only PVC. */
+export const ephemeralOverlayPath = (layout: LauncherLayout, volumeName: string): string =>
+  join(ephemeralDiskDataDir(layout), volumeName, "disk.qcow2");
