@@ -49,7 +49,7 @@ function specWith(change: (spec: VirtualMachineInstanceSpec) => void): VirtualMa
 
 const VOLUME_HINT =
   "(supported: containerDisk, cloudInitNoCloud, cloudInitConfigDrive, emptyDisk, ephemeral, " +
-  "persistentVolumeClaim, hostDisk, configMap, secret, serviceAccount, downwardAPI)";
+  "persistentVolumeClaim, dataVolume, hostDisk, configMap, secret, serviceAccount, downwardAPI)";
 const BINDING_HINT = "(supported: masquerade, bridge)";
 /** The expected sentence, written out independently of notYetSupportedMessage. */
 const yet = (subject: string, hint?: string): string =>
@@ -105,10 +105,10 @@ const rows: Array<[string, Change, string, string]> = [
     yet("spec.domain.devices.disks[0].dedicatedIOThread"),
   ],
   [
-    "a DataVolume",
-    (s) => s.volumes?.push({ name: "dv", dataVolume: { name: "dv" } }),
-    "spec.volumes[3].dataVolume",
-    yet("the dataVolume volume source", VOLUME_HINT),
+    "a downwardMetrics volume",
+    (s) => s.volumes?.push({ name: "dm", downwardMetrics: {} }),
+    "spec.volumes[3].downwardMetrics",
+    yet("the downwardMetrics volume source", VOLUME_HINT),
   ],
   [
     "SR-IOV",
@@ -211,7 +211,7 @@ describe("the implemented subset", () => {
         "spec.domain.devices.gpus",
         "spec.resourceClaims",
         "spec.domain.devices.tpm",
-        "spec.volumes[3].dataVolume",
+        "spec.volumes[3].downwardMetrics",
         "spec.networks[0].multus",
         "spec.architecture",
       ]),

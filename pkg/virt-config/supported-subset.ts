@@ -16,6 +16,7 @@ export const SUPPORTED_VOLUME_SOURCES = [
   "emptyDisk",
   "ephemeral",
   "persistentVolumeClaim",
+  "dataVolume",
   "hostDisk",
   "configMap",
   "secret",

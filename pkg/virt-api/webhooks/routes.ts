@@ -92,6 +92,7 @@ export function kubeVirtServiceAccounts(namespace: string): ReadonlySet<string> 
 function validationRequest(request: AdmissionRequest): ValidationRequest {
   const validation: ValidationRequest = { operation: request.operation, object: request.object };
   if (request.oldObject !== undefined) validation.oldObject = request.oldObject;
+  if (request.namespace !== undefined) validation.namespace = request.namespace;
   if (request.userInfo?.username !== undefined) validation.username = request.userInfo.username;
   if (request.userInfo?.extra !== undefined) validation.extra = request.userInfo.extra;
   return validation;

@@ -12,6 +12,8 @@ export interface ValidationRequest {
   object: unknown;
   /** request.oldObject, on UPDATE */
   oldObject?: unknown;
+  /** request.namespace */
+  namespace?: string;
   /** request.userInfo.username */
   username?: string;
   /** request.userInfo.extra */

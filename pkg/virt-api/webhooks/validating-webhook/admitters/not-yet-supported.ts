@@ -15,10 +15,6 @@ import { notSupportedCause, type Path, type StatusCause } from "./causes.js";
 
 export { notYetSupportedMessage };
 
-/** VM members whose controllers (CDI) kubevirt-ts does not have yet. */
-export const NOT_YET_SUPPORTED_VM_MEMBERS: ReadonlyArray<{ member: keyof VirtualMachineSpec; what: string }> =
-  [{ member: "dataVolumeTemplates", what: "the dataVolumeTemplates field" }];
-
 const asCauses = (uses: readonly NotYetSupported[]): StatusCause[] =>
   uses.map(({ field, message }) => notSupportedCause(message, field));
 
@@ -33,11 +29,8 @@ export function validateMetadataSupported(at: Path, metadata: ObjectMeta | undef
 }
 
 export function validateVMSpecSupported(at: Path, spec: VirtualMachineSpec): StatusCause[] {
-  const members = NOT_YET_SUPPORTED_VM_MEMBERS.flatMap(({ member, what }) =>
-    spec[member] === undefined ? [] : [notSupportedCause(notYetSupportedMessage(what), at.child(member))],
-  );
   // Inferring needs the volume's PVC or DataVolume annotations, which kubevirt-ts cannot read yet.
-  const inferring = (["instancetype", "preference"] as const).flatMap((member) =>
+  return (["instancetype", "preference"] as const).flatMap((member) =>
     spec[member]?.inferFromVolume
       ? [
           notSupportedCause(
@@ -47,7 +40,6 @@ export function validateVMSpecSupported(at: Path, spec: VirtualMachineSpec): Sta
         ]
       : [],
   );
-  return [...members, ...inferring];
 }
 
 /**

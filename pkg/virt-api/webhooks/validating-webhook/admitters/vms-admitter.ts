@@ -32,6 +32,11 @@ import { templateSpecOrEmpty, validateVirtualMachineInstanceSpec } from "./spec.
 import { isBeingDeleted } from "../../../../controller/object.js";
 import type { InstancetypeVMAdmitter } from "../../../../instancetype/webhooks/vm/admitter.js";
 import { checkPreferenceRequirements } from "../../../../instancetype/preference/requirements/checker.js";
+import {
+  validateDataVolumeTemplateNamespaces,
+  validateDataVolumeTemplates,
+} from "../../../../storage/admitters/data-volume-template.js";
+import { semanticEqual } from "../../../../apimachinery/equality.js";
 
 export const RunningDeprecationWarning = "spec.running is deprecated, please use spec.runStrategy instead.";
 
@@ -52,6 +57,7 @@ export function validateVirtualMachineSpec(
   const upstreamCauses = [
     ...validateVMIMetadata(templateMetadata, spec.template.metadata, config, isKubeVirtServiceAccount),
     ...validateVirtualMachineInstanceSpec(templateSpecAt, templateSpec, config),
+    ...validateDataVolumeTemplates(field, spec),
     ...validateRunStrategy(field, spec, config),
     ...validateLiveUpdateFeatures(field, spec, config),
   ];
@@ -99,12 +105,26 @@ export function admitVirtualMachine(request: ValidationRequest, context: Validat
   const parsed = parseDefinition("v1.VirtualMachine", request.object);
   if (!parsed.ok) return refused(fieldErrorCauses(parsed.errors));
   const isKubeVirtServiceAccount = context.kubeVirtServiceAccounts.has(request.username ?? "");
-  return validateVirtualMachine(
+  const verdict = validateVirtualMachine(
     parsed.value,
     request.operation,
     context.clusterConfig,
     isKubeVirtServiceAccount,
   );
+  return verdict.causes.length === 0 ? admitStorage(request, parsed.value, verdict) : verdict;
+}
+
+/** Upstream's storage admitter, after the spec checks: the embedded DataVolumes' namespaces. */
+function admitStorage(request: ValidationRequest, vm: VirtualMachine, verdict: Verdict): Verdict {
+  if (isBeingDeleted(vm)) return verdict;
+  const old = request.operation === "CREATE" ? "create" : oldDataVolumeTemplates(request.oldObject);
+  const causes = validateDataVolumeTemplateNamespaces(vm, request.namespace ?? "", old, semanticEqual);
+  return causes.length > 0 ? refused(causes) : verdict;
+}
+
+function oldDataVolumeTemplates(oldObject: unknown): VirtualMachine["spec"]["dataVolumeTemplates"] {
+  const parsed = parseDefinition("v1.VirtualMachine", oldObject);
+  return parsed.ok ? parsed.value.spec.dataVolumeTemplates : undefined;
 }
 
 /** Upstream's Admit: the VM is validated with its instance type and preference applied to a copy. */
@@ -138,11 +158,12 @@ export async function admitVirtualMachineWithInstancetypes(
     ]);
   }
   const isKubeVirtServiceAccount = context.kubeVirtServiceAccounts.has(request.username ?? "");
-  return validateVirtualMachine(
+  const verdict = validateVirtualMachine(
     applied,
     request.operation,
     context.clusterConfig,
     isKubeVirtServiceAccount,
     vm,
   );
+  return verdict.causes.length === 0 ? admitStorage(request, vm, verdict) : verdict;
 }
