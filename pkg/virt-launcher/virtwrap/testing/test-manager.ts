@@ -19,6 +19,7 @@ export class RecordingPreparation implements DomainPreparation {
       hypervisorDeviceAvailable: false,
       containerDiskFormats: new Map(),
       interfaces: new Map(),
+      blockVolumes: new Set(),
       options: null,
     });
   }
