@@ -42,15 +42,16 @@ function pathsFor<K extends SourceKind>(
   return paths;
 }
 
-/** A claim's image: the device node of a Block claim (named after the volume), else the claim's disk.img. */
+/**
+ * A claim's image: the device node of a Block claim, else the claim's disk.img. (Upstream also writes
+ * the volume's name on a block source; libvirt ignores it and its schema refuses it, so it is left out.)
+ */
 function claimImage(
   context: ConverterContext,
   volumeName: string,
   paths: ClaimPaths | EphemeralPaths,
 ): { type: "block" | "file"; source: DiskSource } {
-  if (context.blockVolumes.has(volumeName)) {
-    return { type: "block", source: { dev: paths.devicePath, name: volumeName } };
-  }
+  if (context.blockVolumes.has(volumeName)) return { type: "block", source: { dev: paths.devicePath } };
   return { type: "file", source: { file: paths.imagePath } };
 }
 
