@@ -67,9 +67,12 @@ export function setDriverCacheMode(disk: Disk, checker: DirectIOChecker): void {
   let directIO = true;
   if (mode === "" || mode === "none") {
     directIO = probe(() => (isBlock ? checker.checkBlockDevice(path) : checker.checkFile(path)));
-    // An overlay is only as direct as the file system of its backing image.
-    const backingFile = disk.backingStore?.source?.file;
-    if (backingFile) directIO = probe(() => checker.checkFile(backingFile)) && directIO;
+    // An overlay is only as direct as its backing image: a file (a containerDisk's image, a
+    // Filesystem claim's disk.img) or a Block claim's device. Upstream probes only a backing file
+    // and so, finding no path, gives an overlay on a Block claim writethrough.
+    const backing = disk.backingStore?.source;
+    if (backing?.file) directIO = probe(() => checker.checkFile(backing.file ?? "")) && directIO;
+    else if (backing?.dev) directIO = probe(() => checker.checkBlockDevice(backing.dev ?? "")) && directIO;
   }
   if (mode === "none" && !directIO) {
     throw new ConversionError(
