@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statfsSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -6,7 +6,15 @@ import type { Volume } from "../../../api/generated/v1.js";
 import { newMinimalDomainSpec } from "../api/defaults.js";
 import type { Disk } from "../api/schema.js";
 import type { DirectIOChecker } from "./disk-cache.js";
-import { nodeDirectIOChecker, setDriverCacheMode, setOptimalIOMode } from "./disk-cache.js";
+import { ensureTools } from "../../../ephemeral-disk/testing.js";
+import { runnable } from "../../../testutils/requirement.js";
+import {
+  isPreAllocated,
+  nodeDirectIOChecker,
+  setDiskModes,
+  setDriverCacheMode,
+  setOptimalIOMode,
+} from "./disk-cache.js";
 import { configureDisks } from "./storage.js";
 import { defaultedVMI, testContext } from "./testing.js";
 
@@ -144,6 +152,52 @@ describe("cache and I/O modes of the converter's disks", () => {
     const disk = convertedDisk(ephemeral, ["data"]);
     setDriverCacheMode(disk, checkerWithout("/dev/data"));
     expect(disk.driver?.cache).toBe("writethrough");
+  });
+});
+
+describe("setDiskModes", () => {
+  it("asks for the allocation only of files that may get io=native", async () => {
+    const asked: string[] = [];
+    const spec = newMinimalDomainSpec("default_testvmi");
+    const block: Disk = { ...fileDisk(), type: "block", source: { dev: "/dev/data" } };
+    spec.devices.disks = [
+      fileDisk(),
+      block,
+      fileDisk("writethrough"),
+      { ...fileDisk(), source: { file: "/images/full.img" } },
+    ];
+    await setDiskModes(spec, {
+      directIO: checkerWithout(),
+      isPreAllocated: (path) => (asked.push(path), Promise.resolve(path === "/images/full.img")),
+    });
+    expect(asked).toEqual(["/images/overlay.qcow2", "/images/full.img"]);
+    expect(spec.devices.disks.map((disk) => [disk.driver?.cache, disk.driver?.io])).toEqual([
+      ["none", undefined],
+      ["none", "native"],
+      ["writethrough", undefined],
+      ["none", "native"],
+    ]);
+  });
+});
+
+const qemuImg = runnable(
+  "the preallocation probe",
+  ensureTools(["qemu-img"], ["qemu-utils"]) ? undefined : "qemu-img is missing (qemu-utils)",
+);
+
+describe.runIf(qemuImg)("isPreAllocated", () => {
+  const dir = mkdtempSync(join(tmpdir(), "prealloc-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("is true of a written raw image, false of a sparse one and of no image at all", async () => {
+    const full = join(dir, "full.img");
+    writeFileSync(full, Buffer.alloc(1024 * 1024, 1));
+    const sparse = join(dir, "sparse.img");
+    writeFileSync(sparse, "");
+    truncateSync(sparse, 64 * 1024 * 1024);
+    expect(await isPreAllocated(full)).toBe(true);
+    expect(await isPreAllocated(sparse)).toBe(false);
+    expect(await isPreAllocated(join(dir, "missing.img"))).toBe(false);
   });
 });
 

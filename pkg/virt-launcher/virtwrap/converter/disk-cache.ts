@@ -3,7 +3,8 @@
 // "none" (O_DIRECT) where the file system allows it, else "writethrough"; io "native" for
 // O_DIRECT on block devices and preallocated images.
 import { closeSync, constants, existsSync, openSync, rmSync } from "node:fs";
-import type { Disk } from "../api/schema.js";
+import { imageInfo } from "../../../ephemeral-disk/qemu-img.js";
+import type { Disk, DomainSpec } from "../api/schema.js";
 import { ConversionError } from "./errors.js";
 
 export interface DirectIOChecker {
@@ -88,4 +89,33 @@ export function setOptimalIOMode(disk: Disk, isPreAllocated: (path: string) => b
   if (!driver || driver.io || path === "") return;
   // io=native needs O_DIRECT; sparse files are left to QEMU's default (threads).
   if (driver.cache === "none" && (isBlock || isPreAllocated(path))) driver.io = "native";
+}
+
+/** An image file that takes its whole virtual size on disk (upstream IsPreAllocated); false when unreadable. */
+export async function isPreAllocated(path: string): Promise<boolean> {
+  try {
+    const { virtualSize, actualSize } = await imageInfo(path);
+    return actualSize !== undefined && virtualSize <= actualSize;
+  } catch {
+    return false;
+  }
+}
+
+export interface DiskModeProbes {
+  directIO: DirectIOChecker;
+  isPreAllocated: (path: string) => Promise<boolean>;
+}
+
+export const nodeDiskModeProbes: DiskModeProbes = { directIO: nodeDirectIOChecker, isPreAllocated };
+
+/** Every disk's cache and I/O mode, once the launcher has put the images in place (upstream preStartHook). */
+export async function setDiskModes(spec: DomainSpec, probes: DiskModeProbes): Promise<void> {
+  for (const disk of spec.devices.disks ?? []) {
+    setDriverCacheMode(disk, probes.directIO);
+    const { path, isBlock } = backendPath(disk);
+    // Only a file with O_DIRECT and no mode of the user's can get io=native from its allocation.
+    const asks = !isBlock && path !== "" && disk.driver?.cache === "none" && !disk.driver.io;
+    const preAllocated = asks && (await probes.isPreAllocated(path));
+    setOptimalIOMode(disk, () => preAllocated);
+  }
 }
