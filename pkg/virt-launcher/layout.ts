@@ -1,7 +1,7 @@
 // Where everything lives inside a launcher pod. The defaults are upstream's fixed paths (the
 // pod's emptyDirs are mounted there); a launcher started outside a pod, as in tests, points the
 // five roots elsewhere and everything else follows.
-import { join } from "node:path";
+import { basename, join } from "node:path";
 
 export interface LauncherLayout {
   /** `--kubevirt-share-dir`: shared with virt-handler (sockets, container disks). */
@@ -62,6 +62,8 @@ const configDirs: Record<ConfigDiskKind, { source: string; disks: string }> = {
   serviceAccount: { source: "", disks: "service-account-disk" },
 };
 
+export const CONFIG_DISK_KINDS = Object.keys(configDirs) as readonly ConfigDiskKind[];
+
 /**
  * Where virt-controller mounts a config volume's files: `<private>/config-map/<volume>` and so on;
  * a serviceAccount volume is read from the pod's own token mount, as upstream.
@@ -93,3 +95,6 @@ export const blockVolumeDevicePath = (volumeName: string): string => `/dev/${vol
 /** An ephemeral volume's writable overlay over its read-only PVC. */
 export const ephemeralOverlayPath = (layout: LauncherLayout, volumeName: string): string =>
   join(ephemeralDiskDataDir(layout), volumeName, "disk.qcow2");
+/** A hostDisk's image: virt-controller mounts the node directory holding it at the volume's mount dir. */
+export const hostDiskImagePath = (layout: LauncherLayout, volumeName: string, hostPath: string): string =>
+  join(pvcMountDir(layout, volumeName), basename(hostPath));

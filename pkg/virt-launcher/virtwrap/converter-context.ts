@@ -8,12 +8,18 @@ import { filePathForVolumeName } from "../../ephemeral-disk/empty-disk.js";
 import { DataSource, isoFilePath } from "../../cloud-init/cloud-init.js";
 import type { LauncherLayout } from "../layout.js";
 import {
+  blockVolumeDevicePath,
+  CONFIG_DISK_KINDS,
   cloudInitDir,
+  configDiskPath,
   emptyDiskDir,
-  ephemeralDiskDataDir,
+  ephemeralOverlayPath,
+  hostDiskImagePath,
+  pvcDiskImagePath,
   serialConsoleSocket,
   vncSocket,
 } from "../layout.js";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { ConverterContext, InterfacePlumbing, VolumePaths } from "./converter/context.js";
 import { DefaultEmulatorPath } from "./converter/context.js";
@@ -26,7 +32,42 @@ export interface LauncherConverterInputs {
   containerDiskFormats: ReadonlyMap<string, string>;
   /** The host side of each interface, by interface name. */
   interfaces: ReadonlyMap<string, InterfacePlumbing>;
+  /** Claim-backed volumes whose claim is in Block mode (`blockClaimVolumes`). */
+  blockVolumes: ReadonlySet<string>;
   options: VirtualMachineOptions | null;
+}
+
+/** Whether a path is a block device node; false when nothing is there. */
+export function isBlockDevice(path: string): boolean {
+  try {
+    return statSync(path).isBlockDevice();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The claim-backed volumes (persistentVolumeClaim, dataVolume, ephemeral) whose claim is in Block
+ * mode: the Pod's volumeDevices put a Block claim's device at /dev/<volume>, while a Filesystem
+ * claim is mounted elsewhere (upstream manager isBlockDeviceVolume). Hotplugged volumes are not
+ * attached this way and are not looked at.
+ */
+export function blockClaimVolumes(
+  vmi: VirtualMachineInstance,
+  isBlock: (path: string) => boolean = isBlockDevice,
+): Set<string> {
+  const hotplugged = new Set(
+    (vmi.status?.volumeStatus ?? []).filter((status) => status.hotplugVolume).map((status) => status.name),
+  );
+  const names = (vmi.spec.volumes ?? [])
+    .filter((volume) => volume.persistentVolumeClaim || volume.dataVolume || volume.ephemeral)
+    .map((volume) => volume.name)
+    .filter((name) => !hotplugged.has(name) && isBlock(blockVolumeDevicePath(name)));
+  return new Set(names);
+}
+
+function claimPaths(layout: LauncherLayout, volumeName: string): { devicePath: string; imagePath: string } {
+  return { devicePath: blockVolumeDevicePath(volumeName), imagePath: pvcDiskImagePath(layout, volumeName) };
 }
 
 function volumePaths(
@@ -40,7 +81,7 @@ function volumePaths(
     if (volume.containerDisk) {
       paths.set(volume.name, {
         kind: "containerDisk",
-        overlayPath: join(ephemeralDiskDataDir(layout), volume.name, "disk.qcow2"),
+        overlayPath: ephemeralOverlayPath(layout, volume.name),
         imagePath: diskTargetPathFromLauncherView(layout.containerDiskDir, index),
         imageFormat: formats.get(volume.name) ?? "",
       });
@@ -52,6 +93,21 @@ function volumePaths(
     } else if (volume.cloudInitNoCloud) {
       const isoPath = isoFilePath(cloudInitDir(layout), DataSource.NoCloud, name, namespace);
       paths.set(volume.name, { kind: "cloudInitNoCloud", isoPath });
+    } else if (volume.cloudInitConfigDrive) {
+      const isoPath = isoFilePath(cloudInitDir(layout), DataSource.ConfigDrive, name, namespace);
+      paths.set(volume.name, { kind: "cloudInitConfigDrive", isoPath });
+    } else if (volume.persistentVolumeClaim || volume.dataVolume) {
+      const kind = volume.persistentVolumeClaim ? "persistentVolumeClaim" : "dataVolume";
+      paths.set(volume.name, { kind, ...claimPaths(layout, volume.name) });
+    } else if (volume.ephemeral) {
+      const overlayPath = ephemeralOverlayPath(layout, volume.name);
+      paths.set(volume.name, { kind: "ephemeral", overlayPath, ...claimPaths(layout, volume.name) });
+    } else if (volume.hostDisk) {
+      const path = hostDiskImagePath(layout, volume.name, volume.hostDisk.path);
+      paths.set(volume.name, { kind: "hostDisk", path });
+    } else {
+      const kind = CONFIG_DISK_KINDS.find((candidate) => volume[candidate]);
+      if (kind) paths.set(volume.name, { kind, isoPath: configDiskPath(layout, kind, volume.name) });
     }
   });
   return paths;
@@ -73,6 +129,7 @@ export function launcherConverterContext(
     vncSocket: vncSocket(layout, uid),
     kernelBootDir: join(layout.containerDiskDir, KERNEL_BOOT_NAME),
     volumes: volumePaths(vmi, layout, inputs.containerDiskFormats),
+    blockVolumes: inputs.blockVolumes,
     interfaces: inputs.interfaces,
     ...(smbios ? { smbios } : {}),
     memBalloonStatsPeriod: options?.MemBalloonStatsPeriod ?? 0,

@@ -39,6 +39,36 @@ describe("LibvirtDomainManager.syncVMI", () => {
     expect(fake.domains.get(DOMAIN)?.xml).toMatch(/<domain type="qemu"/);
   });
 
+  it("chooses each disk's cache and I/O mode before defining it: a Block claim gets none and native", async () => {
+    const { fake, manager, preparation, diskModeProbes } = setup();
+    preparation.blockVolumes = new Set(["data"]);
+    const vmi = testVMI({
+      domain: {
+        devices: {
+          autoattachPodInterface: false,
+          disks: [
+            { name: "data", disk: { bus: "virtio" } },
+            { name: "scratch", disk: { bus: "virtio" } },
+          ],
+        },
+        resources: { requests: { memory: "64Mi" } },
+      },
+      volumes: [
+        { name: "data", persistentVolumeClaim: { claimName: "data" } },
+        { name: "scratch", emptyDisk: { capacity: "1Gi" } },
+      ],
+    });
+    await manager.syncVMI(vmi, true, null);
+    const xml = fake.domains.get(DOMAIN)?.xml ?? "";
+    expect(xml).toContain('<driver cache="none" error_policy="stop" io="native" name="qemu" type="raw"');
+    expect(xml).toContain('<driver cache="none" error_policy="stop" name="qemu" type="qcow2"');
+    expect(diskModeProbes.probed).toEqual([
+      "/dev/data",
+      "/var/run/libvirt/empty-disks/scratch.qcow2",
+      "allocation /var/run/libvirt/empty-disks/scratch.qcow2",
+    ]);
+  });
+
   it("refuses to run without KVM when emulation is not allowed, and defines nothing", async () => {
     const { fake, manager } = setup();
     await expect(manager.syncVMI(testVMI(), false, null)).rejects.toThrow(

@@ -10,6 +10,8 @@ import type { Domain as LibvirtDomain } from "../../libvirt/domain-events.js";
 import { marshalDomainXML } from "./api/domain-xml.js";
 import type { DomainSpec } from "./api/schema.js";
 import { convertVMIToDomain } from "./converter/converter.js";
+import type { DiskModeProbes } from "./converter/disk-cache.js";
+import { nodeDiskModeProbes, setDiskModes } from "./converter/disk-cache.js";
 import type { DomainConnection } from "./domain-connection.js";
 import { isNotFound } from "./domain-connection.js";
 import type { DomainObject } from "./api/domain-object.js";
@@ -53,6 +55,8 @@ export interface DomainManagerOptions {
   log: Logger;
   /** What the guest agent poller read; absent: an agent never heard of. */
   agentStore?: AsyncAgentStore;
+  /** How disks' cache and I/O modes are chosen; the node's own probes when absent. */
+  diskModeProbes?: DiskModeProbes;
 }
 
 /** How many users and filesystems GetGuestInfo lists (upstream); GetUsers and GetFilesystems list all. */
@@ -129,6 +133,7 @@ export class LibvirtDomainManager {
     const existing = await this.lookup(spec.name);
     if (existing) return existing;
     await this.options.preparation.beforeDefine(vmi, spec);
+    await setDiskModes(spec, this.options.diskModeProbes ?? nodeDiskModeProbes);
     const dom = await this.connection.domainDefineXML(marshalDomainXML(spec));
     const { metadata } = this.options;
     metadata.setUID(vmi.metadata?.uid ?? "");

@@ -25,6 +25,7 @@ import {
 } from "../layout.js";
 import type { DomainSpec } from "./api/schema.js";
 import type { LauncherConverterInputs } from "./converter-context.js";
+import { blockClaimVolumes } from "./converter-context.js";
 import type { DomainPreparation } from "./manager.js";
 import type { PodInterface } from "./network/pod-network.js";
 import { interfacePlumbing, readPodInterfaces, startDhcpServers } from "./network/pod-network.js";
@@ -80,6 +81,7 @@ export class LauncherDomainPreparation implements DomainPreparation {
       hypervisorDeviceAvailable: deviceUsableBy("/dev/kvm", identity.uid, identity.gid),
       containerDiskFormats: this.formats,
       interfaces: interfacePlumbing(this.podInterfaces),
+      blockVolumes: blockClaimVolumes(vmi),
       options,
     };
   }

@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { posix } from "node:path";
 import type { Network, VirtualMachineInstance } from "../../../api/generated/v1.js";
+import type { ConfigDiskKind } from "../../layout.js";
 
 /** A containerDisk: a writable qcow2 overlay whose backing file is the image from the container. */
 export interface ContainerDiskPaths {
@@ -18,11 +19,35 @@ export interface EmptyDiskPaths {
   kind: "emptyDisk";
   path: string;
 }
-export interface CloudInitNoCloudPaths {
-  kind: "cloudInitNoCloud";
+/** An ISO the launcher builds: cloud-init data, or a config volume's files (upstream pkg/config). */
+export interface IsoPaths {
+  kind: "cloudInitNoCloud" | "cloudInitConfigDrive" | ConfigDiskKind;
   isoPath: string;
 }
-export type VolumePaths = ContainerDiskPaths | EmptyDiskPaths | CloudInitNoCloudPaths;
+/**
+ * A persistentVolumeClaim or dataVolume: the device node a Block claim shows up as, and the raw image
+ * in a Filesystem claim's mount; `ConverterContext.blockVolumes` tells which one the launcher has.
+ */
+export interface ClaimPaths {
+  kind: "persistentVolumeClaim" | "dataVolume";
+  devicePath: string;
+  imagePath: string;
+}
+/** An ephemeral volume: a writable qcow2 overlay over its claim, which the guest never writes. */
+export interface EphemeralPaths {
+  kind: "ephemeral";
+  overlayPath: string;
+  devicePath: string;
+  imagePath: string;
+}
+/** A hostDisk: the node's image file, as mounted in the launcher. */
+export interface HostDiskPaths {
+  kind: "hostDisk";
+  path: string;
+}
+/** By kind, which is also the name of the VMI volume source the paths are for. */
+export type VolumePaths =
+  ContainerDiskPaths | EmptyDiskPaths | IsoPaths | ClaimPaths | EphemeralPaths | HostDiskPaths;
 
 /** The host side of an interface, prepared by virt-handler in the pod's network namespace. */
 export interface InterfacePlumbing {
@@ -53,6 +78,11 @@ export interface ConverterContext {
   kernelBootDir: string;
   /** By volume name. */
   volumes: ReadonlyMap<string, VolumePaths>;
+  /**
+   * Claim-backed volumes (persistentVolumeClaim, dataVolume, ephemeral) whose claim is in Block mode,
+   * as the launcher found them (upstream IsBlockPVC and IsBlockDV).
+   */
+  blockVolumes: ReadonlySet<string>;
   /** By interface name. */
   interfaces: ReadonlyMap<string, InterfacePlumbing>;
   smbios?: SMBios;
@@ -98,6 +128,25 @@ export interface UpstreamLayoutOptions {
   /** Format of each containerDisk image, by volume name (the launcher probes it with qemu-img). */
   containerDiskFormat: (volumeName: string) => string;
   smbios?: SMBios;
+  /** Volumes whose claim is in Block mode; none when absent. */
+  blockVolumes?: ReadonlySet<string>;
+}
+
+/** Upstream pkg/config's ISO dirs (and the one file name of the serviceAccount disk). */
+const UpstreamConfigDisks: Record<ConfigDiskKind, (volumeName: string) => string> = {
+  configMap: (volume) => posix.join(VirtPrivateDir, "config-map-disks", `${volume}.iso`),
+  secret: (volume) => posix.join(VirtPrivateDir, "secret-disks", `${volume}.iso`),
+  downwardAPI: (volume) => posix.join(VirtPrivateDir, "downwardapi-disks", `${volume}.iso`),
+  serviceAccount: () => posix.join(VirtPrivateDir, "service-account-disk", "service-account.iso"),
+};
+const ConfigDiskKinds = Object.keys(UpstreamConfigDisks) as ConfigDiskKind[];
+
+/** Upstream converter GetBlockDeviceVolumePath and GetFilesystemVolumePath. */
+function upstreamClaimPaths(volumeName: string): { devicePath: string; imagePath: string } {
+  return {
+    devicePath: posix.join("/dev", volumeName),
+    imagePath: posix.join(VirtPrivateDir, "vmi-disks", volumeName, "disk.img"),
+  };
 }
 
 function upstreamVolumePaths(
@@ -119,6 +168,21 @@ function upstreamVolumePaths(
     } else if (volume.cloudInitNoCloud) {
       const isoPath = posix.join(EphemeralDiskDir, "cloud-init-data", namespace, name, "noCloud.iso");
       paths.set(volume.name, { kind: "cloudInitNoCloud", isoPath });
+    } else if (volume.cloudInitConfigDrive) {
+      const isoPath = posix.join(EphemeralDiskDir, "cloud-init-data", namespace, name, "configdrive.iso");
+      paths.set(volume.name, { kind: "cloudInitConfigDrive", isoPath });
+    } else if (volume.persistentVolumeClaim || volume.dataVolume) {
+      const kind = volume.persistentVolumeClaim ? "persistentVolumeClaim" : "dataVolume";
+      paths.set(volume.name, { kind, ...upstreamClaimPaths(volume.name) });
+    } else if (volume.ephemeral) {
+      const overlayPath = posix.join(EphemeralDiskDir, "disk-data", volume.name, "disk.qcow2");
+      paths.set(volume.name, { kind: "ephemeral", overlayPath, ...upstreamClaimPaths(volume.name) });
+    } else if (volume.hostDisk) {
+      const path = posix.join(VirtPrivateDir, "vmi-disks", volume.name, posix.basename(volume.hostDisk.path));
+      paths.set(volume.name, { kind: "hostDisk", path });
+    } else {
+      const kind = ConfigDiskKinds.find((candidate) => volume[candidate]);
+      if (kind) paths.set(volume.name, { kind, isoPath: UpstreamConfigDisks[kind](volume.name) });
     }
   });
   return paths;
@@ -146,6 +210,7 @@ export function upstreamLayoutContext(
     vncSocket: posix.join(privateDir, "virt-vnc"),
     kernelBootDir: KernelBootDir,
     volumes: upstreamVolumePaths(vmi, options),
+    blockVolumes: options.blockVolumes ?? new Set(),
     interfaces: upstreamInterfaces(vmi),
     smbios: options.smbios,
     memBalloonStatsPeriod: DefaultMemBalloonStatsPeriod,

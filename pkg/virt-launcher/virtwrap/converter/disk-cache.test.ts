@@ -1,10 +1,22 @@
-import { existsSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statfsSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import type { Volume } from "../../../api/generated/v1.js";
+import { newMinimalDomainSpec } from "../api/defaults.js";
 import type { Disk } from "../api/schema.js";
 import type { DirectIOChecker } from "./disk-cache.js";
-import { nodeDirectIOChecker, setDriverCacheMode, setOptimalIOMode } from "./disk-cache.js";
+import { ensureTools } from "../../../ephemeral-disk/testing.js";
+import { runnable } from "../../../testutils/requirement.js";
+import {
+  isPreAllocated,
+  nodeDirectIOChecker,
+  setDiskModes,
+  setDriverCacheMode,
+  setOptimalIOMode,
+} from "./disk-cache.js";
+import { configureDisks } from "./storage.js";
+import { defaultedVMI, testContext } from "./testing.js";
 
 function fileDisk(cache?: string, backingFile?: string): Disk {
   return {
@@ -72,6 +84,120 @@ describe("setDriverCacheMode", () => {
     expect(() => setDriverCacheMode({ ...cdrom, device: "disk" }, checkerWithout())).toThrow(
       "unable to set a driver cache mode, disk has no backend path",
     );
+  });
+});
+
+/** Records what was probed, and how; direct I/O everywhere. */
+function recordingChecker(): DirectIOChecker & { probes: string[] } {
+  const probes: string[] = [];
+  return {
+    probes,
+    checkBlockDevice: (path) => (probes.push(`block ${path}`), true),
+    checkFile: (path) => (probes.push(`file ${path}`), true),
+  };
+}
+
+describe("cache and I/O modes of the converter's disks", () => {
+  function convertedDisk(volume: Volume, block: string[] = []): Disk {
+    const vmi = defaultedVMI({
+      domain: { devices: { disks: [{ name: volume.name, disk: {} }] } },
+      volumes: [volume],
+    });
+    const spec = newMinimalDomainSpec("default_testvmi");
+    configureDisks(vmi, testContext(vmi, { blockVolumes: new Set(block) }), spec);
+    const [disk] = spec.devices.disks ?? [];
+    if (!disk) throw new Error("no disk converted");
+    return disk;
+  }
+  const claim: Volume = { name: "data", persistentVolumeClaim: { claimName: "data" } };
+  const ephemeral: Volume = { name: "data", ephemeral: { persistentVolumeClaim: { claimName: "golden" } } };
+
+  it.each([
+    ["a Block claim: its device, then io native", claim, ["data"], ["block /dev/data"], "native"],
+    [
+      "a Filesystem claim: its disk.img, io native only when preallocated",
+      claim,
+      [],
+      ["file /var/run/kubevirt-private/vmi-disks/data/disk.img"],
+      undefined,
+    ],
+    [
+      "an ephemeral overlay on a Block claim: the overlay and the device",
+      ephemeral,
+      ["data"],
+      ["file /var/run/kubevirt-ephemeral-disks/disk-data/data/disk.qcow2", "block /dev/data"],
+      undefined,
+    ],
+    [
+      "an ephemeral overlay on a Filesystem claim: the overlay and the disk.img",
+      ephemeral,
+      [],
+      [
+        "file /var/run/kubevirt-ephemeral-disks/disk-data/data/disk.qcow2",
+        "file /var/run/kubevirt-private/vmi-disks/data/disk.img",
+      ],
+      undefined,
+    ],
+  ])("probes %s", (_rule, volume, block, probes, io) => {
+    const disk = convertedDisk(volume, block);
+    const checker = recordingChecker();
+    setDriverCacheMode(disk, checker);
+    setOptimalIOMode(disk, () => false);
+    expect(checker.probes).toEqual(probes);
+    expect(disk.driver?.cache).toBe("none");
+    expect(disk.driver?.io).toBe(io);
+  });
+
+  it("gives an overlay writethrough when its Block claim's device does no direct I/O", () => {
+    const disk = convertedDisk(ephemeral, ["data"]);
+    setDriverCacheMode(disk, checkerWithout("/dev/data"));
+    expect(disk.driver?.cache).toBe("writethrough");
+  });
+});
+
+describe("setDiskModes", () => {
+  it("asks for the allocation only of files that may get io=native", async () => {
+    const asked: string[] = [];
+    const spec = newMinimalDomainSpec("default_testvmi");
+    const block: Disk = { ...fileDisk(), type: "block", source: { dev: "/dev/data" } };
+    spec.devices.disks = [
+      fileDisk(),
+      block,
+      fileDisk("writethrough"),
+      { ...fileDisk(), source: { file: "/images/full.img" } },
+    ];
+    await setDiskModes(spec, {
+      directIO: checkerWithout(),
+      isPreAllocated: (path) => (asked.push(path), Promise.resolve(path === "/images/full.img")),
+    });
+    expect(asked).toEqual(["/images/overlay.qcow2", "/images/full.img"]);
+    expect(spec.devices.disks.map((disk) => [disk.driver?.cache, disk.driver?.io])).toEqual([
+      ["none", undefined],
+      ["none", "native"],
+      ["writethrough", undefined],
+      ["none", "native"],
+    ]);
+  });
+});
+
+const qemuImg = runnable(
+  "the preallocation probe",
+  ensureTools(["qemu-img"], ["qemu-utils"]) ? undefined : "qemu-img is missing (qemu-utils)",
+);
+
+describe.runIf(qemuImg)("isPreAllocated", () => {
+  const dir = mkdtempSync(join(tmpdir(), "prealloc-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("is true of a written raw image, false of a sparse one and of no image at all", async () => {
+    const full = join(dir, "full.img");
+    writeFileSync(full, Buffer.alloc(1024 * 1024, 1));
+    const sparse = join(dir, "sparse.img");
+    writeFileSync(sparse, "");
+    truncateSync(sparse, 64 * 1024 * 1024);
+    expect(await isPreAllocated(full)).toBe(true);
+    expect(await isPreAllocated(sparse)).toBe(false);
+    expect(await isPreAllocated(join(dir, "missing.img"))).toBe(false);
   });
 });
 

@@ -3,7 +3,8 @@
 // "none" (O_DIRECT) where the file system allows it, else "writethrough"; io "native" for
 // O_DIRECT on block devices and preallocated images.
 import { closeSync, constants, existsSync, openSync, rmSync } from "node:fs";
-import type { Disk } from "../api/schema.js";
+import { imageInfo } from "../../../ephemeral-disk/qemu-img.js";
+import type { Disk, DomainSpec } from "../api/schema.js";
 import { ConversionError } from "./errors.js";
 
 export interface DirectIOChecker {
@@ -67,9 +68,12 @@ export function setDriverCacheMode(disk: Disk, checker: DirectIOChecker): void {
   let directIO = true;
   if (mode === "" || mode === "none") {
     directIO = probe(() => (isBlock ? checker.checkBlockDevice(path) : checker.checkFile(path)));
-    // An overlay is only as direct as the file system of its backing image.
-    const backingFile = disk.backingStore?.source?.file;
-    if (backingFile) directIO = probe(() => checker.checkFile(backingFile)) && directIO;
+    // An overlay is only as direct as its backing image: a file (a containerDisk's image, a
+    // Filesystem claim's disk.img) or a Block claim's device. Upstream probes only a backing file
+    // and so, finding no path, gives an overlay on a Block claim writethrough.
+    const backing = disk.backingStore?.source;
+    if (backing?.file) directIO = probe(() => checker.checkFile(backing.file ?? "")) && directIO;
+    else if (backing?.dev) directIO = probe(() => checker.checkBlockDevice(backing.dev ?? "")) && directIO;
   }
   if (mode === "none" && !directIO) {
     throw new ConversionError(
@@ -85,4 +89,33 @@ export function setOptimalIOMode(disk: Disk, isPreAllocated: (path: string) => b
   if (!driver || driver.io || path === "") return;
   // io=native needs O_DIRECT; sparse files are left to QEMU's default (threads).
   if (driver.cache === "none" && (isBlock || isPreAllocated(path))) driver.io = "native";
+}
+
+/** An image file that takes its whole virtual size on disk (upstream IsPreAllocated); false when unreadable. */
+export async function isPreAllocated(path: string): Promise<boolean> {
+  try {
+    const { virtualSize, actualSize } = await imageInfo(path);
+    return actualSize !== undefined && virtualSize <= actualSize;
+  } catch {
+    return false;
+  }
+}
+
+export interface DiskModeProbes {
+  directIO: DirectIOChecker;
+  isPreAllocated: (path: string) => Promise<boolean>;
+}
+
+export const nodeDiskModeProbes: DiskModeProbes = { directIO: nodeDirectIOChecker, isPreAllocated };
+
+/** Every disk's cache and I/O mode, once the launcher has put the images in place (upstream preStartHook). */
+export async function setDiskModes(spec: DomainSpec, probes: DiskModeProbes): Promise<void> {
+  for (const disk of spec.devices.disks ?? []) {
+    setDriverCacheMode(disk, probes.directIO);
+    const { path, isBlock } = backendPath(disk);
+    // Only a file with O_DIRECT and no mode of the user's can get io=native from its allocation.
+    const asks = !isBlock && path !== "" && disk.driver?.cache === "none" && !disk.driver.io;
+    const preAllocated = asks && (await probes.isPreAllocated(path));
+    setOptimalIOMode(disk, () => preAllocated);
+  }
 }

@@ -162,6 +162,41 @@ describe("disks", () => {
     expect(() => convertVMIToDomain(vmi, testContext(vmi))).toThrow(message);
   });
 
+  describe("a LUN", () => {
+    const lunVMI = (lun: Disk["lun"], volume: Volume): VirtualMachineInstance =>
+      vmiWith([{ name: volume.name, lun, serial: "LUN-1" }], [volume]);
+    const blockClaim: Volume = { name: "lun0", persistentVolumeClaim: { claimName: "lun0" } };
+
+    it("passes SCSI commands to a Block claim's device, addressed on the SCSI controller, without serial", () => {
+      const xml = domainXMLOf(lunVMI({ bus: "scsi", readonly: true }, blockClaim), {
+        blockVolumes: new Set(["lun0"]),
+      });
+      expect(xml).toContain(
+        '<disk device="lun" type="block"><source dev="/dev/lun0"/><target bus="scsi" dev="sda"/>' +
+          '<driver error_policy="stop" name="qemu" type="raw" discard="unmap"/><readonly/>' +
+          '<alias name="ua-lun0"/><address type="drive" bus="0" controller="0" unit="0"/></disk>',
+      );
+      expect(xml).toContain('<controller type="scsi" index="0" model="virtio-non-transitional"/>');
+    });
+
+    it.each([
+      ["a Filesystem claim", blockClaim],
+      ["a containerDisk", containerDisk],
+    ])("refuses %s, which is a file", (_what, volume) => {
+      const vmi = lunVMI({ bus: "scsi" }, volume);
+      expect(() => convertVMIToDomain(vmi, testContext(vmi))).toThrow(
+        `device ${volume.name} is of type lun. Not compatible with a file based disk`,
+      );
+    });
+
+    it("refuses a SCSI persistent reservation (no pr-helper yet) before converting anything", () => {
+      const vmi = lunVMI({ bus: "scsi", reservation: true }, blockClaim);
+      expect(() => convertVMIToDomain(vmi, testContext(vmi, { blockVolumes: new Set(["lun0"]) }))).toThrow(
+        "spec.domain.devices.disks[0].lun.reservation is not supported by kubevirt-ts yet",
+      );
+    });
+  });
+
   it("refuses a volume the launcher gave no files for", () => {
     const vmi = vmiWith([{ name: "root", disk: { bus: "virtio" } }], [containerDisk]);
     expect(() => convertVMIToDomain(vmi, testContext(vmi, { volumes: new Map() }))).toThrow(

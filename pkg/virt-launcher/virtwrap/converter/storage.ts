@@ -1,13 +1,14 @@
-// Disks (upstream converter/storage/{configurator,disk,volume}.go): each VMI disk becomes a
-// libvirt <disk> whose target name (vda, sda, ...) comes from its bus, and whose source is the
-// file the launcher prepared for its volume: a containerDisk as a qcow2 overlay over the
-// read-only image, an emptyDisk as a qcow2 file, cloud-init NoCloud as an ISO.
-import type { Disk as VMIDisk, VirtualMachineInstance, Volume } from "../../../api/generated/v1.js";
+// Disks (upstream converter.go Convert_v1_Disk_To_api_Disk and its callers): each VMI disk becomes
+// a libvirt <disk> (a disk, a SCSI LUN or a CD-ROM) whose target name (vda, sda, ...) comes from its
+// bus, and whose source is what the launcher has for its volume (volume-sources.ts).
+import type { Disk as VMIDisk, VirtualMachineInstance } from "../../../api/generated/v1.js";
 import type { Disk, DiskDriver, DomainSpec } from "../api/schema.js";
 import { newUserDefinedAlias } from "../api/schema.js";
 import { cpuTopology, requestedVCPUs } from "./compute.js";
-import type { ConverterContext, VolumePaths } from "./context.js";
+import type { ConverterContext } from "./context.js";
 import { ConversionError, positiveInteger } from "./errors.js";
+import type { DiskWithDriver } from "./volume-sources.js";
+import { attachVolume } from "./volume-sources.js";
 import { virtioModel } from "./virtio.js";
 
 const ErrorPolicies = ["stop", "ignore", "report", "enospace"];
@@ -77,8 +78,6 @@ export class DeviceNamer {
   }
 }
 
-type DiskWithDriver = Disk & { driver: DiskDriver };
-
 function convertDiskDevice(vmi: VirtualMachineInstance, source: VMIDisk, namer: DeviceNamer): DiskWithDriver {
   const bus = busOf(source);
   const prefix = prefixFromBus(bus, source.name);
@@ -90,22 +89,25 @@ function convertDiskDevice(vmi: VirtualMachineInstance, source: VMIDisk, namer: 
     io: source.io || undefined,
   };
   const disk: DiskWithDriver = { device: "disk", type: "", source: {}, target: { bus, device }, driver };
+  // The one SCSI controller the converter adds has index 0.
+  const scsiAddress = { type: "drive", controller: "0", bus: "0", unit: String(index) };
   if (source.disk) {
-    if (bus === "scsi") {
-      // The one SCSI controller the converter adds has index 0.
-      disk.address = { type: "drive", controller: "0", bus: "0", unit: String(index) };
-    }
+    if (bus === "scsi") disk.address = scsiAddress;
     if (bus === "virtio") disk.model = virtioModel(vmi);
     if (source.disk.readonly) disk.readOnly = {};
     if (source.serial) disk.serial = source.serial;
+  } else if (source.lun) {
+    disk.device = "lun";
+    if (bus === "scsi") disk.address = scsiAddress;
+    if (source.lun.readonly) disk.readOnly = {};
   } else if (source.cdrom) {
     disk.device = "cdrom";
     if (source.cdrom.tray) disk.target.tray = source.cdrom.tray;
     if (source.cdrom.readonly !== false) disk.readOnly = {};
   } else {
-    throw new ConversionError(`disk ${source.name} is neither a disk nor a cdrom`);
+    throw new ConversionError(`disk ${source.name} is neither a disk, a lun nor a cdrom`);
   }
-  if (source.disk) driver.discard = "unmap";
+  if (source.disk || source.lun) driver.discard = "unmap";
   if (vmi.spec.domain.devices.blockMultiQueue && bus === "virtio") {
     driver.queues = Math.max(requestedVCPUs(cpuTopology(vmi)), 1);
   }
@@ -114,46 +116,6 @@ function convertDiskDevice(vmi: VirtualMachineInstance, source: VMIDisk, namer: 
     disk.bootOrder = { order: positiveInteger(source.bootOrder, `disk ${source.name} bootOrder`) };
   }
   return disk;
-}
-
-function pathsFor<K extends VolumePaths["kind"]>(
-  context: ConverterContext,
-  volume: Volume,
-  kind: K,
-): Extract<VolumePaths, { kind: K }> {
-  const paths = context.volumes.get(volume.name);
-  const matches = (candidate: VolumePaths | undefined): candidate is Extract<VolumePaths, { kind: K }> =>
-    candidate?.kind === kind;
-  if (!matches(paths)) throw new ConversionError(`no disk info provided for volume ${volume.name}`);
-  return paths;
-}
-
-function attachVolume(volume: Volume, context: ConverterContext, disk: DiskWithDriver): void {
-  const driver = disk.driver;
-  disk.type = "file";
-  if (volume.containerDisk) {
-    const paths = pathsFor(context, volume, "containerDisk");
-    driver.type = "qcow2";
-    driver.discard = "unmap";
-    disk.source.file = paths.overlayPath;
-    disk.backingStore = {
-      type: "file",
-      format: { type: paths.imageFormat },
-      source: { file: paths.imagePath },
-    };
-  } else if (volume.emptyDisk) {
-    const paths = pathsFor(context, volume, "emptyDisk");
-    driver.type = "qcow2";
-    driver.discard = "unmap";
-    disk.source.file = paths.path;
-  } else if (volume.cloudInitNoCloud) {
-    const paths = pathsFor(context, volume, "cloudInitNoCloud");
-    driver.type = "raw";
-    disk.source.file = paths.isoPath;
-  } else {
-    throw new ConversionError(`disk ${volume.name} references an unsupported source`);
-  }
-  driver.errorPolicy = DefaultErrorPolicy;
 }
 
 /** A CD-ROM drive without a volume: an empty tray. */
@@ -183,6 +145,12 @@ export function configureDisks(
     if (volume) attachVolume(volume, context, disk);
     else if (source.cdrom) attachNoMedium(disk);
     else throw new ConversionError(`no matching volume with name ${source.name} found`);
+    // libvirt passes SCSI commands through to a block device only.
+    if (disk.device === "lun" && disk.type !== "block") {
+      throw new ConversionError(
+        `device ${source.name} is of type lun. Not compatible with a file based disk`,
+      );
+    }
     setErrorPolicy(source, disk);
     disks.push(disk);
   }

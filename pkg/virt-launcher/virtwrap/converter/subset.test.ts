@@ -2,6 +2,7 @@
 // table of rows) names, before rendering anything, with the same fields and words the webhook uses.
 import { describe, expect, it } from "vitest";
 import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
+import { SUPPORTED_VOLUME_SOURCES } from "../../../virt-config/supported-subset.js";
 import { convertVMIToDomain } from "./converter.js";
 import { UnsupportedError } from "./errors.js";
 import { unsupportedFields } from "./subset.js";
@@ -46,16 +47,16 @@ const rows: Array<[string, Change, string, string]> = [
     "spec.domain.ioThreadsPolicy is not supported by kubevirt-ts yet",
   ],
   [
-    "a LUN",
-    (vmi) => (vmi.spec.domain.devices.disks = [{ name: "d", lun: { bus: "scsi" } }]),
-    "spec.domain.devices.disks[0].lun",
-    "spec.domain.devices.disks[0].lun is not supported by kubevirt-ts yet",
+    "a SCSI persistent reservation",
+    (vmi) => (vmi.spec.domain.devices.disks = [{ name: "d", lun: { bus: "scsi", reservation: true } }]),
+    "spec.domain.devices.disks[0].lun.reservation",
+    "spec.domain.devices.disks[0].lun.reservation is not supported by kubevirt-ts yet",
   ],
   [
-    "a PVC",
-    (vmi) => (vmi.spec.volumes = [{ name: "d", persistentVolumeClaim: { claimName: "c" } }]),
-    "spec.volumes[0].persistentVolumeClaim",
-    "the persistentVolumeClaim volume source is not supported by kubevirt-ts yet (supported: containerDisk, cloudInitNoCloud, emptyDisk)",
+    "a DataVolume",
+    (vmi) => (vmi.spec.volumes = [{ name: "d", dataVolume: { name: "dv" } }]),
+    "spec.volumes[0].dataVolume",
+    `the dataVolume volume source is not supported by kubevirt-ts yet (supported: ${SUPPORTED_VOLUME_SOURCES.join(", ")})`,
   ],
   [
     "Ignition",

@@ -3,6 +3,7 @@ import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
 import { silentLogger } from "../../../controller/log.js";
 import { DEFAULT_LAYOUT } from "../../layout.js";
 import type { LauncherConverterInputs } from "../converter-context.js";
+import type { DiskModeProbes } from "../converter/disk-cache.js";
 import type { DomainPreparation } from "../manager.js";
 import { LibvirtDomainManager } from "../manager.js";
 import { MetadataCache } from "../metadata-cache.js";
@@ -11,6 +12,8 @@ import { FakeLibvirt } from "./fake-libvirt.js";
 
 export class RecordingPreparation implements DomainPreparation {
   readonly steps: string[] = [];
+  /** What converterInputs reports as Block claims. */
+  blockVolumes = new Set<string>();
 
   converterInputs(_vmi: VirtualMachineInstance, allowEmulation: boolean): Promise<LauncherConverterInputs> {
     this.steps.push("inputs");
@@ -19,6 +22,7 @@ export class RecordingPreparation implements DomainPreparation {
       hypervisorDeviceAvailable: false,
       containerDiskFormats: new Map(),
       interfaces: new Map(),
+      blockVolumes: this.blockVolumes,
       options: null,
     });
   }
@@ -34,8 +38,20 @@ export class RecordingPreparation implements DomainPreparation {
   }
 }
 
+/** Direct I/O everywhere, no preallocated image; records the paths it was asked about. */
+export function fakeDiskModeProbes(): DiskModeProbes & { probed: string[] } {
+  const probed: string[] = [];
+  const answer = (path: string): boolean => (probed.push(path), true);
+  return {
+    probed,
+    directIO: { checkBlockDevice: answer, checkFile: answer },
+    isPreAllocated: (path) => (probed.push(`allocation ${path}`), Promise.resolve(false)),
+  };
+}
+
 export function testManager() {
   const fake = new FakeLibvirt();
+  const diskModeProbes = fakeDiskModeProbes();
   const preparation = new RecordingPreparation();
   const metadata = new MetadataCache();
   const agentStore = new AsyncAgentStore();
@@ -46,6 +62,7 @@ export function testManager() {
     layout: DEFAULT_LAYOUT,
     log: silentLogger,
     agentStore,
+    diskModeProbes,
   });
-  return { fake, preparation, metadata, manager, agentStore };
+  return { fake, preparation, metadata, manager, agentStore, diskModeProbes };
 }
