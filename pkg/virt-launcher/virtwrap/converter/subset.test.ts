@@ -53,10 +53,10 @@ const rows: Array<[string, Change, string, string]> = [
     "spec.domain.devices.disks[0].lun.reservation is not supported by kubevirt-ts yet",
   ],
   [
-    "a DataVolume",
-    (vmi) => (vmi.spec.volumes = [{ name: "d", dataVolume: { name: "dv" } }]),
-    "spec.volumes[0].dataVolume",
-    `the dataVolume volume source is not supported by kubevirt-ts yet (supported: ${SUPPORTED_VOLUME_SOURCES.join(", ")})`,
+    "a downwardMetrics volume",
+    (vmi) => (vmi.spec.volumes = [{ name: "d", downwardMetrics: {} }]),
+    "spec.volumes[0].downwardMetrics",
+    `the downwardMetrics volume source is not supported by kubevirt-ts yet (supported: ${SUPPORTED_VOLUME_SOURCES.join(", ")})`,
   ],
   [
     "Ignition",

@@ -51,7 +51,6 @@ const SIZED_BY_INSTANCETYPE = new Set([
 
 /** Examples outside the skeleton's subset, with the field of every cause they get. */
 const OUTSIDE_THE_SUBSET: Readonly<Record<string, readonly string[]>> = {
-  "vm-alpine-datavolume.yaml#0": ["spec.template.spec.volumes[0].dataVolume", "spec.dataVolumeTemplates"],
   // Upstream refuses sidecars without the Sidecar gate; kubevirt-ts refuses them in any case.
   "vm-cirros-with-sidecar-hook-configmap.yaml#0": [
     "spec.template.metadata.annotations",

@@ -140,14 +140,14 @@ describe("VM pool admitter", () => {
     ]);
   });
 
-  it("refuses what kubevirt-ts does not build yet in the template, naming the field", () => {
+  it("checks the template's VM spec as the VM admitter does, dataVolumeTemplates included", () => {
     const pool = validPool((p) => {
       p.spec.virtualMachineTemplate.spec!.dataVolumeTemplates = [{ metadata: { name: "dv" }, spec: {} }];
     });
     expect(admit(pool).causes).toEqual([
-      notSupported(
-        "spec.virtualMachineTemplate.spec.dataVolumeTemplates",
-        "the dataVolumeTemplates field is not supported by kubevirt-ts yet",
+      invalid(
+        "spec.virtualMachineTemplate.spec.dataVolumeTemplate[0].PVC.Storage",
+        "Missing Data volume PVC or Storage",
       ),
     ]);
   });

@@ -156,14 +156,32 @@ describe("VM admitter", () => {
     expect(admit(deleting).causes).toEqual([]);
   });
 
-  it("refuses data volume templates, which kubevirt-ts cannot serve yet, but not instance types", () => {
-    const causes = admit(
-      vm({ instancetype: { name: "u1.small" }, preference: { name: "fedora" }, dataVolumeTemplates: [] }),
-    ).causes;
-    expect(causes).toEqual([
-      notSupported(
-        "spec.dataVolumeTemplates",
-        "the dataVolumeTemplates field is not supported by kubevirt-ts yet",
+  it("checks data volume templates as upstream's storage admitter does, and admits instance types", () => {
+    const template = { metadata: { name: "root" }, spec: { storage: {}, source: { blank: {} } } };
+    const referenced = validSpec();
+    referenced.volumes = [...(referenced.volumes ?? []), { name: "root", dataVolume: { name: "root" } }];
+    referenced.domain.devices.disks = [...(referenced.domain.devices.disks ?? []), { name: "root" }];
+    const withTemplates = (templates: unknown[], spec = referenced, metadata = { name: "vm" }) =>
+      vm({ template: { spec }, dataVolumeTemplates: templates as never }, metadata);
+    expect(
+      admit(
+        vm({ instancetype: { name: "u1.small" }, preference: { name: "fedora" }, dataVolumeTemplates: [] }),
+      ).causes,
+    ).toEqual([]);
+    expect(admit(withTemplates([template])).causes).toEqual([]);
+    expect(admit(withTemplates([template], validSpec())).causes).toEqual([
+      required(
+        "spec.dataVolumeTemplate[0]",
+        "DataVolumeTemplate entry spec.dataVolumeTemplate[0] must be referenced in the VMI template's 'volumes' list",
+      ),
+    ]);
+    const elsewhere = { ...template, metadata: { name: "root", namespace: "other" } };
+    expect(
+      admit(withTemplates([elsewhere], referenced, { name: "vm", namespace: "mine" } as never)).causes,
+    ).toEqual([
+      invalid(
+        "spec.dataVolumeTemplates[0]",
+        "Embedded DataVolume namespace other differs from VM namespace mine",
       ),
     ]);
   });
