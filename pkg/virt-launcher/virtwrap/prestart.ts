@@ -16,6 +16,7 @@ import { EphemeralDiskCreator } from "../../ephemeral-disk/ephemeral-disk.js";
 import type { VirtualMachineOptions } from "../../handler-launcher-com/cmd/v1/messages.js";
 import type { DhcpServer } from "../../network/dhcp/server.js";
 import type { DhcpServerConfig } from "../../network/dhcp/server-config.js";
+import { errorMessage } from "../../util/error-message.js";
 import type { QemuIdentity } from "../libvirtd/identity.js";
 import type { LauncherLayout } from "../layout.js";
 import {
@@ -29,9 +30,8 @@ import type { DomainSpec } from "./api/schema.js";
 import type { LauncherConverterInputs } from "./converter-context.js";
 import type { DomainPreparation } from "./manager.js";
 import type { PodInterface } from "./network/pod-network.js";
-import { pvcBackingFile } from "./pvc-backing.js";
-import { errorMessage } from "../../util/error-message.js";
 import { interfacePlumbing, readPodInterfaces, startDhcpServers } from "./network/pod-network.js";
+import { pvcBackingFile } from "./pvc-backing.js";
 
 export interface PreparationOptions {
   layout: LauncherLayout;
