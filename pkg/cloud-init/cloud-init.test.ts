@@ -7,7 +7,7 @@ import type { VirtualMachineInstance, Volume } from "../api/generated/v1.js";
 import { keepOwnership } from "../ephemeral-disk/ownership.js";
 import { ensureTools } from "../ephemeral-disk/testing.js";
 import { generateLocalData, isoFilePath, readCloudInitVolumeDataSource, volumeFiles } from "./cloud-init.js";
-import { isoCommand } from "./iso.js";
+import { isoCommand, isoFromFilesCommand } from "./iso.js";
 import { runnable } from "../testutils/requirement.js";
 
 const FIRMWARE_UUID = "5d307ca9-b3ef-428c-8861-06e72d69f223";
@@ -142,6 +142,27 @@ describe("the ISO tool", () => {
       "genisoimage",
     );
     expect(() => isoCommand("/o.iso", "cidata", "/in", () => false)).toThrow(/apt-get install xorriso/);
+  });
+
+  it("builds a config disk from graft points, following symlinks", () => {
+    const common = [
+      "-output",
+      "/o.iso",
+      "-follow-links",
+      "-volid",
+      "cfgdata",
+      "-joliet",
+      "-rock",
+      "-graft-points",
+    ];
+    expect(isoFromFilesCommand("/o.iso", "cfgdata", ["a=/src/a"], () => true)).toEqual([
+      "xorrisofs",
+      [...common, "-partition_cyl_align", "on", "a=/src/a"],
+    ]);
+    expect(isoFromFilesCommand("/o.iso", "cfgdata", ["a=/src/a"], (c) => c === "genisoimage")).toEqual([
+      "genisoimage",
+      ["-quiet", ...common, "a=/src/a"],
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { mkdtempSync, statSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -94,5 +95,32 @@ describe.runIf(qemuImg)("images made with qemu-img", () => {
     };
     const creator = new EmptyDiskCreator(mkdtempSync(join(tmpdir(), "kvts-empty-")), recordingOwnership());
     await expect(creator.createTemporaryDisks(vmi)).rejects.toThrow("the size for volume tiny is too low");
+  });
+});
+
+describe("overlays of ephemeral volumes", () => {
+  it("creates a raw-backed overlay for each ephemeral volume only, over the backing file it is given", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kvts-eph-"));
+    const created: string[][] = [];
+    const creator = new EphemeralDiskCreator(
+      join(dir, "disk-data"),
+      recordingOwnership(),
+      async (backing, format, image) => {
+        created.push([backing, format, image]);
+        await writeFile(image, "");
+      },
+    );
+    const vmi: VirtualMachineInstance = {
+      metadata: { name: "testvmi", namespace: "default" },
+      spec: {
+        domain: { devices: {} },
+        volumes: [
+          { name: "eph", ephemeral: { persistentVolumeClaim: { claimName: "base" } } },
+          { name: "pvc", persistentVolumeClaim: { claimName: "other" } },
+        ],
+      },
+    };
+    await creator.createEphemeralImages(vmi, (volume) => Promise.resolve(`/backing/${volume}`));
+    expect(created).toEqual([["/backing/eph", "raw", join(dir, "disk-data/eph/disk.qcow2")]]);
   });
 });

@@ -2,6 +2,7 @@
 // `<base dir>/<volume>/disk.qcow2`, the disk it came from stays untouched.
 import { chmod, mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import { fileExists } from "./files.js";
 import type { FileOwnership } from "./ownership.js";
 import { createBackedImage } from "./qemu-img.js";
@@ -36,5 +37,19 @@ export class EphemeralDiskCreator {
     // Shared between the launcher and QEMU, nobody else.
     await chmod(imagePath, 0o640);
     await this.ownership.setFileOwnership(imagePath);
+  }
+
+  /**
+   * The overlays of `ephemeral` volumes (upstream CreateEphemeralImages): the guest writes into the overlay,
+   * the claim's raw image or device below it is never written.
+   */
+  async createEphemeralImages(
+    vmi: VirtualMachineInstance,
+    backingFileOf: (volumeName: string) => Promise<string>,
+  ): Promise<void> {
+    for (const volume of vmi.spec.volumes ?? []) {
+      if (!volume.ephemeral) continue;
+      await this.createBackedImageForVolume(volume.name, await backingFileOf(volume.name), "raw");
+    }
   }
 }

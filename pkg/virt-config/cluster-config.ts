@@ -198,6 +198,16 @@ export class ClusterConfig {
     return this.config.developerConfiguration?.cpuAllocationRatio ?? 0;
   }
 
+  /** How many percent less space than requested a Filesystem PVC may offer for its disk.img. */
+  getLessPVCSpaceToleration(): number {
+    return this.config.developerConfiguration?.pvcTolerateLessSpaceUpToPercent ?? 0;
+  }
+
+  /** Bytes of a Filesystem PVC kept free when its disk.img is sized to the space left. */
+  getMinimumReservePVCBytes(): number {
+    return this.config.developerConfiguration?.minimumReservePVCBytes ?? 0;
+  }
+
   getMemBalloonStatsPeriod(): number {
     return this.config.memBalloonStatsPeriod ?? 0;
   }

@@ -23,6 +23,7 @@ import { isNonRoot } from "../vmitrait/vmitrait.js";
 import { virtualMachineInstancesGVR } from "../controller/resources.js";
 import { HealthServer } from "../healthz/health-server.js";
 import type { ClusterConfigSource } from "../virt-config/cluster-config-source.js";
+import { ClusterConfig } from "../virt-config/cluster-config.js";
 import { runConsoleServer, type ConsoleOptions } from "./console-app.js";
 import { DEVICE_PLUGIN_SUBDIR } from "./device-manager/deviceplugin/v1beta1/api.js";
 import { DeviceController } from "./device-manager/device-controller.js";
@@ -37,6 +38,7 @@ import { cachedPodInterfaceIPs } from "./pod-interface-ips.js";
 import { NotifyPipes } from "./notify-server/pipe.js";
 import { DomainNotifyServer, domainNotifySocketPath } from "./notify-server/server.js";
 import { detectMachineTypes, machineTypeLabels } from "./node-labeller/machine-types.js";
+import { LauncherHostDisks } from "./host-disks.js";
 import { VirtualMachineController } from "./vm.js";
 
 /** Upstream's HostRootMount: the node's filesystem as seen by a privileged pod with hostPID. */
@@ -208,6 +210,11 @@ export class VirtHandlerApp {
     const privateDir = this.options.virtPrivateDir ?? VIRT_PRIVATE_DIR;
     const detector = new SocketIsolationDetector({ host, podsDir });
     const { clusterConfig } = this.options;
+    const recorder = new EventRecorder(
+      clientEventSink(this.options.client),
+      { component: "virt-handler", host },
+      { logger },
+    );
     return new VirtualMachineController({
       host,
       vmis,
@@ -226,11 +233,12 @@ export class VirtHandlerApp {
         nodePid,
       }),
       network: new PodNetworkSetup(detector, new NetConf({ privateDir, logger })),
-      recorder: new EventRecorder(
-        clientEventSink(this.options.client),
-        { component: "virt-handler", host },
-        { logger },
-      ),
+      hostDisks: new LauncherHostDisks({
+        detector,
+        clusterConfig: () => clusterConfig?.current() ?? ClusterConfig.defaults(),
+        recorder,
+      }),
+      recorder,
       // The VMI CRD has no status subresource (as upstream), and upstream grants virt-handler `update`, not
       // `patch`, on VMIs: the changed status fields go back with PUT at the resourceVersion they were
       // computed from, so a stale cache gets a conflict (and a retry) instead of overwriting.

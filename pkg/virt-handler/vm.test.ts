@@ -5,7 +5,7 @@ import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.j
 import type { LauncherCommands } from "./launcher-clients.js";
 import type { GuestAgentInfo } from "../api/guest-agent-info.js";
 import type { VMINetworkSetup } from "./network-setup.js";
-import { VirtualMachineController, type VMIEvents } from "./vm.js";
+import { VirtualMachineController, type VMControllerOptions, type VMIEvents } from "./vm.js";
 
 const NOW = Date.parse("2026-11-30T12:00:00Z");
 const clock: Clock = { now: () => NOW, sleep: async () => undefined };
@@ -33,8 +33,10 @@ class FakeVMIs implements VMIEvents<VirtualMachineInstance> {
 class FakeLauncher implements LauncherCommands {
   constructor(readonly calls: string[] = []) {}
   domain: DomainObject | undefined;
-  async syncVirtualMachine() {
+  synced: VirtualMachineInstance[] = [];
+  async syncVirtualMachine(vmi: VirtualMachineInstance) {
     this.calls.push("SyncVirtualMachine");
+    this.synced.push(vmi);
     this.domain ??= {
       objectMeta: { name: "default_testvmi", namespace: "default" },
       spec: { devices: {} },
@@ -110,7 +112,12 @@ function vmi(phase: string, node = "node01"): VirtualMachineInstance {
   };
 }
 
-function setup(launcher: FakeLauncher | undefined, network?: VMINetworkSetup, at: Clock = clock) {
+function setup(
+  launcher: FakeLauncher | undefined,
+  network?: VMINetworkSetup,
+  at: Clock = clock,
+  more: Partial<VMControllerOptions> = {},
+) {
   const vmis = new FakeVMIs();
   const patches: { name: string; patch: object }[] = [];
   const events: { reason: string; type: string; message: string }[] = [];
@@ -125,6 +132,7 @@ function setup(launcher: FakeLauncher | undefined, network?: VMINetworkSetup, at
     clock: at,
     ...(network ? { network } : {}),
     recorder: { event: (_obj, type, reason, message) => events.push({ type, reason, message }) },
+    ...more,
   });
   return { vmis, patches, events, controller };
 }
@@ -210,7 +218,7 @@ describe("VirtualMachineController.sync", () => {
     const { vmis, patches, controller } = setup(launcher);
     const running = vmi("Running");
     vmis.set(running);
-    await launcher.syncVirtualMachine();
+    await launcher.syncVirtualMachine(running);
     vmis.remove(running);
     expect(await controller.sync("default/testvmi")).toEqual({ requeueAfter: 1_000 });
     expect(launcher.calls).toEqual(["SyncVirtualMachine", "Shutdown"]);
@@ -361,5 +369,74 @@ describe("VirtualMachineController pod network step", () => {
     vmis.set(scheduled);
     await controller.sync("default/testvmi");
     expect(launcher.calls.filter((call) => call.startsWith("NetworkSetup"))).toHaveLength(2);
+  });
+});
+
+describe("VirtualMachineController and Filesystem PVCs", () => {
+  function withClaim(phase: string): VirtualMachineInstance {
+    const subject = vmi(phase);
+    subject.spec.volumes = [{ name: "rootdisk", persistentVolumeClaim: { claimName: "rootdisk" } }];
+    subject.status = {
+      ...subject.status,
+      volumeStatus: [
+        {
+          name: "rootdisk",
+          target: "",
+          persistentVolumeClaimInfo: { claimName: "rootdisk", capacity: { storage: "1Gi" } },
+        },
+      ],
+    };
+    return subject;
+  }
+
+  function withHostDisks(failWith?: Error) {
+    const launcher = new FakeLauncher();
+    const hostDisks = {
+      created: [] as VirtualMachineInstance[],
+      create: async (subject: VirtualMachineInstance) => {
+        launcher.calls.push("CreateHostDisks");
+        hostDisks.created.push(subject);
+        if (failWith) throw failWith;
+      },
+    };
+    return { launcher, hostDisks, ...setup(launcher, undefined, clock, { hostDisks }) };
+  }
+
+  it("sends the launcher a hostDisk in place of the claim, created before the sync; the cache keeps the claim", async () => {
+    const { launcher, hostDisks, vmis, controller } = withHostDisks();
+    vmis.set(withClaim("Scheduled"));
+    await controller.sync("default/testvmi");
+    expect(launcher.calls).toEqual(["CreateHostDisks", "SyncVirtualMachine"]);
+    const expected = [
+      {
+        name: "rootdisk",
+        hostDisk: {
+          path: "/var/run/kubevirt-private/vmi-disks/rootdisk/disk.img",
+          type: "DiskOrCreate",
+          capacity: "1Gi",
+          shared: false,
+        },
+      },
+    ];
+    expect(launcher.synced[0]?.spec.volumes).toEqual(expected);
+    expect(hostDisks.created[0]?.spec.volumes).toEqual(expected);
+    expect(vmis.get("default/testvmi")?.spec.volumes).toEqual(withClaim("Scheduled").spec.volumes);
+  });
+
+  it("does not create images for a running VMI, but still sends it the hostDisk", async () => {
+    const { launcher, vmis, controller } = withHostDisks();
+    vmis.set(withClaim("Running"));
+    await controller.sync("default/testvmi");
+    expect(launcher.calls).toEqual(["SyncVirtualMachine"]);
+    expect(launcher.synced[0]?.spec.volumes?.[0]?.hostDisk).toBeDefined();
+  });
+
+  it("reports a failed image creation as SyncFailed and does not sync", async () => {
+    const message = "preparing host-disks failed: unable to create disk.img, not enough space";
+    const { launcher, events, vmis, controller } = withHostDisks(new Error(message));
+    vmis.set(withClaim("Scheduled"));
+    await expect(controller.sync("default/testvmi")).rejects.toThrow(message);
+    expect(launcher.calls).toEqual(["CreateHostDisks"]);
+    expect(events).toEqual([{ type: "Warning", reason: "SyncFailed", message }]);
   });
 });

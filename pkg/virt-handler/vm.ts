@@ -5,6 +5,8 @@
 // enqueue the VMI; a running VMI is also looked at every resync period, so a lost event costs no state.
 // Before the first sync of a starting VMI its pod network is prepared (once per VMI UID); a failed step is
 // reported as upstream does (a SyncFailed event and Synchronized=False) and retried with backoff.
+// The launcher gets a copy of the VMI whose Filesystem PVCs are hostDisks (upstream ReplacePVCByHostDisk);
+// their images are created in the pod before a starting VMI's sync.
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import {
   WorkQueue,
@@ -17,6 +19,8 @@ import {
 } from "../controller/index.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
 import type { ContainerDiskMounter } from "./container-disk/mount.js";
+import { replacePVCByHostDisk } from "../host-disk/host-disk.js";
+import type { HostDiskSetup } from "./host-disks.js";
 import { LauncherSocketWatch, type LauncherCommands, type LauncherConnector } from "./launcher-clients.js";
 import { errorMessage } from "../util/error-message.js";
 import type { VMINetworkSetup } from "./network-setup.js";
@@ -43,6 +47,8 @@ export interface VMControllerOptions {
   network?: VMINetworkSetup;
   /** Mounts containerDisk images for the launcher before a starting VMI's sync; absent: none. */
   containerDisks?: ContainerDiskMounter;
+  /** Creates missing DiskOrCreate hostDisk images in the launcher pod; absent: none. */
+  hostDisks?: HostDiskSetup;
   /** The pod IPs the network setup cached per interface, for `status.interfaces`; absent: none. */
   podInterfaceIPs?: (vmi: VirtualMachineInstance) => Promise<PodInterfaceIPs>;
   /** Relays the launcher's domain events from inside its pod to the notify server; absent: none. */
@@ -151,13 +157,20 @@ export class VirtualMachineController {
     if (!launcher) return;
     const target = vmi.metadata?.name ?? "";
     switch (action.kind) {
-      case "sync":
+      case "sync": {
+        // The cached VMI is shared with the informer: the launcher's view is a copy.
+        const launcherView = structuredClone(vmi);
+        replacePVCByHostDisk(launcherView);
         await this.prepareNetwork(vmi);
-        // Starting VMIs only (the mounter is idempotent); a running one already has its disks.
-        if (vmi.status?.phase !== Phase.Running) await this.opts.containerDisks?.mountAndVerify(vmi);
-        await launcher.syncVirtualMachine(vmi);
+        // Starting VMIs only (both steps are idempotent); a running one already has its disks.
+        if (vmi.status?.phase !== Phase.Running) {
+          await this.opts.containerDisks?.mountAndVerify(vmi);
+          await this.opts.hostDisks?.create(launcherView);
+        }
+        await launcher.syncVirtualMachine(launcherView);
         observed.domain = await launcher.getDomain();
         return;
+      }
       case "shutdown":
         this.opts.logger.info({ vmi: target }, "Signaled graceful shutdown");
         await launcher.shutdownVirtualMachine(vmi);

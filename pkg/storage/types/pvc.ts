@@ -11,8 +11,13 @@ export class PvcNotFoundError extends Error {
 export const DefaultFSOverhead = "0.055";
 
 /** ReadWriteMany: the volume is shared between nodes (a migration target may mount it too). */
+export const hasSharedAccessModes = (accessModes: readonly string[] | undefined): boolean =>
+  (accessModes ?? []).includes("ReadWriteMany");
 export const hasSharedAccessMode = (pvc: PersistentVolumeClaim): boolean =>
-  (pvc.spec.accessModes ?? []).includes("ReadWriteMany");
+  hasSharedAccessModes(pvc.spec.accessModes);
+
+/** A claim of volumeMode Block is a raw device; anything else (Filesystem, unset) holds files. */
+export const isPVCBlock = (volumeMode: string | undefined): boolean => volumeMode === "Block";
 
 /**
  * The claim behind a dataVolume, persistentVolumeClaim or memoryDump volume; "" for other sources (an

@@ -1,12 +1,14 @@
 // Everything the pod must hold before QEMU starts (upstream manager.preStartHook and
-// startDomain's cloud-init step): containerDisk overlays, emptyDisk images, the per-VMI private
-// dir for the console socket, the cloud-init ISO and the DHCP servers of the pod network.
+// startDomain's cloud-init step): containerDisk overlays, overlays of ephemeral volumes, emptyDisk images,
+// the ISOs of config volumes, the per-VMI private dir for the console socket, the cloud-init ISO and the
+// DHCP servers of the pod network.
 import { statSync } from "node:fs";
 import { chmod, mkdir } from "node:fs/promises";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import type { CloudInitData } from "../../cloud-init/cloud-init.js";
 import { generateLocalData, readCloudInitVolumeDataSource } from "../../cloud-init/cloud-init.js";
-import type { IsoCreationFunc } from "../../cloud-init/iso.js";
+import type { IsoCreationFunc, IsoFromFilesFunc } from "../../cloud-init/iso.js";
+import { createConfigDisks } from "../../config/config-disks.js";
 import { containerDiskFormats, createEphemeralImages } from "../../container-disk/container-disk.js";
 import type { Logger } from "../../controller/log.js";
 import { EmptyDiskCreator } from "../../ephemeral-disk/empty-disk.js";
@@ -14,6 +16,7 @@ import { EphemeralDiskCreator } from "../../ephemeral-disk/ephemeral-disk.js";
 import type { VirtualMachineOptions } from "../../handler-launcher-com/cmd/v1/messages.js";
 import type { DhcpServer } from "../../network/dhcp/server.js";
 import type { DhcpServerConfig } from "../../network/dhcp/server-config.js";
+import { errorMessage } from "../../util/error-message.js";
 import type { QemuIdentity } from "../libvirtd/identity.js";
 import type { LauncherLayout } from "../layout.js";
 import {
@@ -29,6 +32,7 @@ import { blockClaimVolumes } from "./converter-context.js";
 import type { DomainPreparation } from "./manager.js";
 import type { PodInterface } from "./network/pod-network.js";
 import { interfacePlumbing, readPodInterfaces, startDhcpServers } from "./network/pod-network.js";
+import { pvcBackingFile } from "./pvc-backing.js";
 
 export interface PreparationOptions {
   layout: LauncherLayout;
@@ -36,6 +40,10 @@ export interface PreparationOptions {
   log: Logger;
   startDhcpServer: (config: DhcpServerConfig) => Promise<DhcpServer>;
   isoFunc?: IsoCreationFunc;
+  /** Builds the config volumes' ISOs; absent: xorrisofs or genisoimage. */
+  configIsoFunc?: IsoFromFilesFunc;
+  /** Whether a path is a block device (a Block PVC's node); absent: stat. */
+  blockDevice?: (path: string) => Promise<boolean>;
   resolvConfPath?: string;
 }
 
@@ -95,7 +103,17 @@ export class LauncherDomainPreparation implements DomainPreparation {
     await identity.ownership.setFileOwnership(privateDir);
     await this.overlays.init();
     await createEphemeralImages(vmi, layout.containerDiskDir, this.overlays, this.formats);
+    await this.overlays
+      .createEphemeralImages(vmi, (volume) => pvcBackingFile(layout, volume, this.options.blockDevice))
+      .catch((error: unknown) => {
+        throw new Error(`preparing ephemeral images failed: ${errorMessage(error)}`, { cause: error });
+      });
     await this.emptyDisks.createTemporaryDisks(vmi);
+    await createConfigDisks(vmi, {
+      layout,
+      ownership: identity.ownership,
+      ...(this.options.configIsoFunc ? { isoFunc: this.options.configIsoFunc } : {}),
+    });
     this.cloudInitData = await readCloudInitVolumeDataSource(vmi, secretSourceDir(layout));
   }
 
