@@ -143,6 +143,8 @@ export class FakeApiServer implements Transport {
   now = (): number => Date.parse("2026-01-01T00:00:00Z");
   /** What GET /version answers. */
   gitVersion = "v1.34.4";
+  /** API groups nobody serves (CDI's on a cluster without it): kube-apiserver's plain-text 404. */
+  readonly unservedGroups = new Set<string>();
   /** Answer deletions with Success but keep the object (an apiserver that lags or refuses). */
   ignoreDeletes = false;
   private tokens = 0;
@@ -221,6 +223,10 @@ export class FakeApiServer implements Transport {
 
   async request(req: RestRequest): Promise<unknown> {
     if (req.path === "/version") return { major: "1", minor: "34", gitVersion: this.gitVersion };
+    const group = /^\/apis\/([^/]+)\//.exec(req.path)?.[1];
+    if (group && this.unservedGroups.has(group)) {
+      throw ApiError.fromResponse(404, "404 page not found", `${req.method} ${req.path}`);
+    }
     const address = parsePath(req.path);
     switch (req.method) {
       case "GET":

@@ -116,6 +116,8 @@ function storageVolumes(vmi: VirtualMachineInstance, lookup: PVCLookup): Rendere
   return (vmi.spec.volumes ?? []).flatMap((volume) => {
     if (hotplugged.has(volume.name)) return [];
     if (volume.persistentVolumeClaim) return [claimVolume(vmi, volume, volume.persistentVolumeClaim, lookup)];
+    // A DataVolume's claim has its name (CDI makes it).
+    if (volume.dataVolume) return [claimVolume(vmi, volume, { claimName: volume.dataVolume.name }, lookup)];
     // The ephemeral disk's base claim is passed as the VMI gives it (read-only or not).
     const ephemeralClaim = volume.ephemeral?.persistentVolumeClaim;
     if (ephemeralClaim) return [claimVolume(vmi, volume, ephemeralClaim, lookup)];

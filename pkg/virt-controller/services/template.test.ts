@@ -501,6 +501,20 @@ describe("storage volumes", () => {
     expect(compute(pod).volumeMounts?.map((mount) => mount.name)).not.toContain("bootdisk");
   });
 
+  it("passes a dataVolume as the claim of the same name", () => {
+    const pod = render(withVolume({ name: "root", dataVolume: { name: "root-dv" } }), clusterWith(), {}, [
+      claim("root-dv"),
+    ]);
+    expect(pod.spec.volumes).toContainEqual({
+      name: "root",
+      persistentVolumeClaim: { claimName: "root-dv" },
+    });
+    expect(compute(pod).volumeMounts).toContainEqual({
+      name: "root",
+      mountPath: "/var/run/kubevirt-private/vmi-disks/root",
+    });
+  });
+
   it("mounts a Filesystem claim (or one without a volumeMode) at vmi-disks/<volume>, read-only if asked", () => {
     const pod = render(
       withVolume({ name: "data", persistentVolumeClaim: { claimName: "fs", readOnly: true } }),
@@ -697,9 +711,9 @@ describe("placement and Pod settings", () => {
 describe("refusals", () => {
   it.each<[string, (vmi: VirtualMachineInstance) => void, RegExp]>([
     [
-      "a dataVolume volume",
-      (v) => (v.spec.volumes = [{ name: "d", dataVolume: { name: "dv" } }]),
-      /spec\.volumes\[0\]\.dataVolume: the dataVolume volume source is not supported by kubevirt-ts yet/,
+      "a downwardMetrics volume",
+      (v) => (v.spec.volumes = [{ name: "d", downwardMetrics: {} }]),
+      /spec\.volumes\[0\]\.downwardMetrics: the downwardMetrics volume source is not supported by kubevirt-ts yet/,
     ],
     [
       "an SR-IOV interface",

@@ -47,6 +47,7 @@ import { lastRevisionSpec, type ControllerRevision } from "./vm-revision.js";
 import { isRestartRequired } from "./vm-restart-required.js";
 import { decideRunStrategyAction, type RunStrategyAction } from "./vm-run-strategy.js";
 import { vmiToStart } from "./vm-setup.js";
+import { DataVolumeTemplates, ImmediateDataVolumeCreationAnnotation } from "./vm-datavolumes.js";
 import { InstancetypeVMHandler } from "../../../instancetype/controller/vm/controller.js";
 import { clientSources } from "../../../instancetype/find/client.js";
 import { computeVMStatus } from "./vm-status.js";
@@ -95,6 +96,7 @@ export class VMController {
   private readonly logger: Logger;
   private readonly reporter: Reporter;
   private readonly instancetypes: InstancetypeVMHandler;
+  private readonly dataVolumes: DataVolumeTemplates;
 
   constructor(private readonly deps: VMControllerDeps) {
     this.clock = deps.clock ?? systemClock;
@@ -113,6 +115,11 @@ export class VMController {
         deps.recorder,
         (message) => this.logger.info(message),
       );
+    this.dataVolumes = new DataVolumeTemplates(
+      deps.client,
+      (namespace, name) => deps.pvcs?.getByName(namespace, name),
+      this.reporter,
+    );
     deps.vms.onChange((vm) => this.queue.add(keyOf(vm)));
     // Upstream wakes the VMs using a claim when it is added (not on its updates).
     deps.pvcs?.addEventHandler({ add: (pvc) => this.onPVCAdd(pvc) });
@@ -229,6 +236,7 @@ export class VMController {
     const strategy = runStrategyOf(state.vm);
     if (!strategy.ok) throw new SyncError(`Error fetching RunStrategy: ${strategy.message}`, "FailedCreate");
     state.vm = await this.instancetypes.sync(state.vm);
+    if (!(await this.dataVolumesReady(state.vm, strategy.value))) return undefined;
     const action = decideRunStrategyAction(state.vm, state.vmi, strategy.value, this.clock.now());
     // A new VMI runs the current template.
     if (action.kind === "start") state.restartRequired = false;
@@ -239,6 +247,22 @@ export class VMController {
     if (!this.expectations.satisfiedExpectations(key)) return result;
     state.vm = await this.writes.ensureFirmwareUUID(state.vm);
     return result;
+  }
+
+  /**
+   * Upstream creates the template DataVolumes before anything else and holds the VM back until they are
+   * there (a Halted VM goes on); the annotation set to "false" defers them to the start.
+   */
+  private async dataVolumesReady(vm: StoredVM, runStrategy: string): Promise<boolean> {
+    if (vm.metadata?.annotations?.[ImmediateDataVolumeCreationAnnotation] === "false") return true;
+    try {
+      return (await this.dataVolumes.ensure(vm)) || runStrategy === "Halted";
+    } catch (err) {
+      throw new SyncError(
+        `Error encountered while creating DataVolumes: ${errorMessage(err)}`,
+        "FailedCreate",
+      );
+    }
   }
 
   /**
@@ -297,6 +321,8 @@ export class VMController {
 
   private async startVMI(key: string, vm: StoredVM): Promise<void> {
     try {
+      // Deferred DataVolumes (see dataVolumesReady) are made now; the start waits for them.
+      if (!(await this.dataVolumes.ensure(vm))) return;
       const revision = await this.writes.ensureRevision(vm);
       const specs = await this.instancetypes.specsFor(vm);
       const { vmi, problem } = vmiToStart(vm, revision, this.deps.clusterConfig(), (started) =>

@@ -4,7 +4,7 @@ import type { VirtualMachinePool } from "../../../../api/generated/v1beta1.js";
 import { clusterWith } from "../../../../defaults/testing.js";
 import type { ValidationContext, ValidationRequest } from "./admission.js";
 import { admitVirtualMachinePool } from "./vmpool-admitter.js";
-import { invalid, notSupported, required, validSpec } from "./testing.js";
+import { invalid, required, validSpec } from "./testing.js";
 
 const context: ValidationContext = { clusterConfig: clusterWith(), kubeVirtServiceAccounts: new Set() };
 
