@@ -10,7 +10,6 @@ import type {
 import { unsupportedFields } from "../../../../virt-launcher/virtwrap/converter/subset.js";
 import { Path, invalidCause, specPath } from "./causes.js";
 import {
-  notYetSupportedMessage,
   validateInstanceSpecSupported,
   validateMetadataSupported,
   validateVMSpecSupported,
