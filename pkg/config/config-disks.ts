@@ -12,7 +12,7 @@ import {
   configSourceDir,
   type ConfigDiskKind,
   type LauncherLayout,
-} from "../virt-launcher/layout.js";
+} from "../util/launcher-layout.js";
 
 /** The ISO volume label when the volume sets none (upstream's default). */
 export const DefaultConfigVolumeLabel = "cfgdata";

@@ -12,7 +12,7 @@ import { openNoFollow } from "../safepath/no-follow.js";
 import { resolveInRoot } from "../safepath/relative-root.js";
 import { NonRootUID } from "../util/constants.js";
 import { errorMessage } from "../util/error-message.js";
-import { DEFAULT_LAYOUT, pvcMountDir, type LauncherLayout } from "../virt-launcher/layout.js";
+import { DEFAULT_LAYOUT, pvcMountDir, type LauncherLayout } from "../util/launcher-layout.js";
 import { HostDiskExistsOrCreate } from "./host-disk.js";
 
 export const EventReasonToleratedSmallPV = "ToleratedSmallPV";

@@ -4,7 +4,7 @@
 import type { VirtualMachineInstance, Volume, VolumeStatus } from "../api/generated/v1.js";
 import { Quantity } from "../defaults/quantity.js";
 import { hasSharedAccessModes, isPVCBlock } from "../storage/types/pvc.js";
-import { DEFAULT_LAYOUT, pvcDiskImagePath } from "../virt-launcher/layout.js";
+import { DEFAULT_LAYOUT, pvcDiskImagePath } from "../util/launcher-layout.js";
 
 /** hostDisk.type: the image is created when it is missing. */
 export const HostDiskExistsOrCreate = "DiskOrCreate";
