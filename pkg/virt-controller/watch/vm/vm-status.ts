@@ -36,6 +36,7 @@ import { hasUnboundPVC } from "../../../storage/types/pvc.js";
 import { runStrategyOf } from "../../../api/run-strategy.js";
 import { isBeingDeleted } from "../../../controller/object.js";
 import { RestartRequiredMessage } from "./vm-restart-required.js";
+import { pendingVolumeRequests } from "./vm-volume-requests.js";
 
 export const VMConditionType = {
   Ready: "Ready",
@@ -319,6 +320,12 @@ export function computeVMStatus(input: VMStatusInput): VirtualMachineStatus {
   }
   // Recorded from the first start on, so it tells whether the VM was ever started.
   if ((status.runStrategy ?? "") !== "" || status.created) status.runStrategy = strategyOf(vm);
+  // Requests the template shows done are dropped; the list is omitempty, so an emptied one goes.
+  if (status.volumeRequests) {
+    const pending = pendingVolumeRequests(status.volumeRequests, vm.spec.template.spec);
+    if (pending.length > 0) status.volumeRequests = pending;
+    else delete status.volumeRequests;
+  }
   if (firstRequestDone({ ...vm, status }, vmi))
     status.stateChangeRequests = status.stateChangeRequests?.slice(1);
   syncStartFailure(status, vm, input);
