@@ -98,6 +98,7 @@ export class VirtApiApp {
         kubeVirtServiceAccounts: kubeVirtServiceAccounts(options.namespace),
         podEvictionClient: podEvictionClient(transport),
         presets: presetLister(transport),
+        readVMI: (namespace, name) => lifecycle.getVMI(namespace, name),
         warn: (message) => options.logger.warn(message),
         instancetypes: new InstancetypeVMAdmitter(finders.instancetype, finders.preference, (message) =>
           options.logger.warn(message),

@@ -19,6 +19,7 @@ import { VMIConditionType } from "../vmi/vmi-conditions.js";
 import {
   isFinal,
   isMarkedForDeletion,
+  isMigrating,
   isRunning,
   isScheduled,
   isScheduling,
@@ -217,13 +218,6 @@ function syncConditions(status: VirtualMachineStatus, input: VMStatusInput): voi
   for (const condition of [...(status.conditions ?? [])]) {
     if (!own.has(condition.type) && !mirrored.has(condition.type)) removeCondition(status, condition.type);
   }
-}
-
-function isMigrating(vmi: VirtualMachineInstance, now: number): boolean {
-  const state = vmi.status?.migrationState;
-  const start = state?.startTimestamp ? Date.parse(state.startTimestamp) : undefined;
-  const end = state?.endTimestamp ? Date.parse(state.endTimestamp) : undefined;
-  return start !== undefined && now >= start && !(end !== undefined && now >= end);
 }
 
 function synchronizedFailure(vmi: VirtualMachineInstance | undefined, reason: string): boolean {
