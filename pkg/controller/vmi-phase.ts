@@ -46,3 +46,11 @@ export function setPhaseTransitionTimestamp(
   if (transitions.some((transition) => transition.phase === phase)) return;
   transitions.push({ phase, phaseTransitionTimestamp: timestamp(now) });
 }
+
+/** Upstream's migrations.IsMigrating: a migration started by `now` and not ended by then. */
+export function isMigrating(vmi: VirtualMachineInstance, now: number): boolean {
+  const state = vmi.status?.migrationState;
+  const start = state?.startTimestamp ? Date.parse(state.startTimestamp) : undefined;
+  const end = state?.endTimestamp ? Date.parse(state.endTimestamp) : undefined;
+  return start !== undefined && now >= start && !(end !== undefined && now >= end);
+}

@@ -27,6 +27,7 @@ import { vmiApplier } from "../instancetype/apply/vmi.js";
 import { InstancetypeVMAdmitter } from "../instancetype/webhooks/vm/admitter.js";
 import { KubeApiHealth } from "./rest/healthz.js";
 import { SubresourceApp } from "./rest/subresource-app.js";
+import { VolumeApp } from "./rest/volume-app.js";
 import { createVirtApiServer } from "./server.js";
 import { readServingTLS, reloadOnChange } from "../certificates/bootstrap/serving-cert.js";
 import { kubeVirtServiceAccounts } from "./webhooks/routes.js";
@@ -97,6 +98,7 @@ export class VirtApiApp {
         kubeVirtServiceAccounts: kubeVirtServiceAccounts(options.namespace),
         podEvictionClient: podEvictionClient(transport),
         presets: presetLister(transport),
+        readVMI: (namespace, name) => lifecycle.getVMI(namespace, name),
         warn: (message) => options.logger.warn(message),
         instancetypes: new InstancetypeVMAdmitter(finders.instancetype, finders.preference, (message) =>
           options.logger.warn(message),
@@ -112,6 +114,7 @@ export class VirtApiApp {
         VMI_HANDLER_VERBS,
         { consoleServerPort },
       ),
+      volumes: new VolumeApp(lifecycle, () => config.current()),
       guestInfo: new GuestInfoProxy(handlerBackend, { consoleServerPort }),
       expand: new ExpandSpecApp(lifecycle, expander),
       logger: options.logger,

@@ -27,6 +27,7 @@ import type { HandlerPutProxy } from "./rest/handler-put.js";
 import type { VMIHandlerVerb } from "./rest/vmi-lifecycle.js";
 import { GUEST_INFO_SUBRESOURCES, type GuestInfoProxy } from "./rest/guest-info.js";
 import type { LifecycleAction, SubresourceApp } from "./rest/subresource-app.js";
+import { VOLUME_VERBS, type VolumeApp } from "./rest/volume-app.js";
 import { badRequest, internalError, notSupportedYet, routeNotFound, type Status } from "./rest/status.js";
 import { clientHandshakeError, writeStatus } from "./rest/streamer.js";
 import * as version from "../version/version.js";
@@ -51,6 +52,8 @@ export interface VirtApiServerOptions {
    * of `verbs` registered; absent: none is, so discovery does not list them.
    */
   vmiHandlerPut?: Pick<HandlerPutProxy<VMIHandlerVerb>, "handle" | "verbs">;
+  /** addvolume and removevolume on VMs and VMIs; absent: not registered. */
+  volumes?: Pick<VolumeApp, "handle">;
   /** The VMI guestosinfo/userlist/filesystemlist subresources; absent: not registered. */
   guestInfo?: Pick<GuestInfoProxy, "handle">;
   /** virtualmachines/expand-spec and expand-vm-spec; absent: not registered. */
@@ -199,6 +202,22 @@ function registerSubresourceApi(api: VirtApiServer, options: VirtApiServerOption
         return answer.body ? reply.code(answer.code).send(answer.body) : reply.code(answer.code).send();
       },
     );
+  }
+  const volumes = options.volumes;
+  for (const resource of volumes ? (["virtualmachines", "virtualmachineinstances"] as const) : []) {
+    for (const verb of VOLUME_VERBS) {
+      api.put<{ Params: LifecycleParams }>(
+        `${base}/:version/namespaces/:namespace/${resource}/:name/${verb}`,
+        async (request, reply) => {
+          const { version, namespace, name } = request.params;
+          if (!isVersion(version) || !volumes) return reply.code(404).send(routeNotFound(request.url));
+          const body = parseJsonBody(request.body);
+          if (!body.ok) return reply.code(400).send(body.status);
+          const answer = await volumes.handle(resource, verb, namespace, name, body.value);
+          return answer.body ? reply.code(answer.code).send(answer.body) : reply.code(answer.code).send();
+        },
+      );
+    }
   }
   const guestInfo = options.guestInfo;
   for (const subresource of guestInfo ? GUEST_INFO_SUBRESOURCES : []) {

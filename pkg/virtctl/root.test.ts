@@ -33,6 +33,7 @@ describe("help and usage", () => {
     expect(result.stdout).toBe(
       [
         "Available Commands:",
+        "  addvolume    add a volume to a running VM",
         "  console      Connect to a console of a virtual machine instance.",
         "  create       Create a manifest for the specified Kind.",
         "  expand       Return the VirtualMachine object with expanded instancetype and preference.",
@@ -42,6 +43,7 @@ describe("help and usage", () => {
         "  help         Help about any command",
         "  pause        Pause a virtual machine",
         "  port-forward Forward local ports to a virtualmachine or virtualmachineinstance.",
+        "  removevolume remove a volume from a running VM",
         "  reset        Reset a virtual machine instance",
         "  restart      Restart a virtual machine.",
         "  scp          SCP files from/to a virtual machine instance.",

@@ -31,6 +31,7 @@ import { expandCommand } from "./vm/expand.js";
 import { restartCommand } from "./vm/restart.js";
 import { startCommand } from "./vm/start.js";
 import { stopCommand } from "./vm/stop.js";
+import { addVolumeCommand, removeVolumeCommand } from "./vm/volumes.js";
 
 export const defaultCommands: readonly Command[] = [
   consoleCommand,
@@ -47,6 +48,8 @@ export const defaultCommands: readonly Command[] = [
   userListCommand,
   fsListCommand,
   expandCommand,
+  addVolumeCommand,
+  removeVolumeCommand,
   versionCommand,
   vncCommand,
   portForwardCommand,
@@ -56,9 +59,9 @@ export const defaultCommands: readonly Command[] = [
 
 /** Upstream virtctl commands this port does not offer yet: refused by name, never mistaken for typos. */
 const NOT_YET_SUPPORTED = new Set([
-  "addvolume", "adm", "create clone", "credentials",
+  "adm", "create clone", "credentials",
   "evacuate-cancel", "guestfs", "image-upload", "memory-dump", "migrate", "migrate-cancel",
-  "objectgraph", "permitted-devices", "removevolume", "template", "usbredir", "vmexport",
+  "objectgraph", "permitted-devices", "template", "usbredir", "vmexport",
 ]); // prettier-ignore
 
 const notSupportedYet = (programName: string, name: string) =>

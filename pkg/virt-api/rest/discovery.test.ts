@@ -16,6 +16,11 @@ describe("servedName: the discovery name of a registered route", () => {
     ],
     // Served on VMs as well, which upstream's list leaves out.
     [`${base}/namespaces/:namespace/virtualmachines/:name/portforward/:port`, undefined],
+    [
+      `${base}/namespaces/:namespace/virtualmachineinstances/:name/addvolume`,
+      "virtualmachineinstances/addvolume",
+    ],
+    [`${base}/namespaces/:namespace/virtualmachines/:name/removevolume`, undefined],
     [`${base}/namespaces/:namespace/expand-vm-spec`, "expand-vm-spec"],
     [`${base}/version`, undefined],
     [`${base}/healthz`, undefined],

@@ -48,7 +48,11 @@ export const UPSTREAM_SUBRESOURCE_NAMES: readonly string[] = [
 ];
 
 /** Served by upstream's virt-api but missing from its resource list; discovery stays as upstream's. */
-export const UNLISTED_SUBRESOURCE_NAMES: readonly string[] = ["virtualmachines/portforward"];
+export const UNLISTED_SUBRESOURCE_NAMES: readonly string[] = [
+  "virtualmachines/portforward",
+  "virtualmachines/addvolume",
+  "virtualmachines/removevolume",
+];
 
 const groupVersion = (version: string) => ({ groupVersion: `${SUBRESOURCE_GROUP}/${version}`, version });
 

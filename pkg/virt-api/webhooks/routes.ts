@@ -34,7 +34,10 @@ import {
   admitPodEviction,
   type PodEvictionClient,
 } from "./validating-webhook/admitters/pod-eviction-admitter.js";
-import { admitStatus } from "./validating-webhook/admitters/status-admitter.js";
+import {
+  admitStatusWithVolumeRequests,
+  type VMIReader,
+} from "./validating-webhook/admitters/status-admitter.js";
 import { admitReplicaSet } from "./validating-webhook/admitters/vmirs-admitter.js";
 import { admitVMIPreset } from "./validating-webhook/admitters/vmi-preset-admitter.js";
 import { admitVirtualMachinePool } from "./validating-webhook/admitters/vmpool-admitter.js";
@@ -65,6 +68,8 @@ export interface WebhookContext {
   presets?: PresetLister;
   /** Where the mutators report what they chose not to apply. */
   warn?: (message: string) => void;
+  /** Reads a ready VM's VMI to check its volume requests against; without it none is read. */
+  readVMI?: VMIReader;
 }
 
 export interface WebhookRoute {
@@ -243,7 +248,19 @@ export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
     path: STATUS_VALIDATE_PATH,
     group: KUBEVIRT_GROUP,
     resources: ["virtualmachines", "virtualmachineinstancereplicasets", "virtualmachineinstancemigrations"],
-    admit: validating(admitStatus),
+    admit: async (request, context) => {
+      const validation = {
+        clusterConfig: context.clusterConfig(),
+        kubeVirtServiceAccounts: context.kubeVirtServiceAccounts,
+      };
+      try {
+        return toValidationResponse(
+          await admitStatusWithVolumeRequests(validationRequest(request), validation, context.readVMI),
+        );
+      } catch (error) {
+        return denied(error instanceof Error ? error.message : String(error), 500);
+      }
+    },
   },
 ];
 

@@ -23,7 +23,7 @@ import type { PersistentVolumeClaim } from "../../api/core/v1/persistentvolumecl
 import type { LauncherSettings } from "../services/render-context.js";
 import { TemplateService } from "../services/template.js";
 import type { ControllerRevision } from "../watch/vm/vm-revision.js";
-import { VMController } from "../watch/vm/vm.js";
+import { VMController, type VMControllerDeps } from "../watch/vm/vm.js";
 import { VMIController } from "../watch/vmi/vmi.js";
 import { FakeApiServer } from "../../controller/testing/fake-apiserver.js";
 
@@ -60,7 +60,10 @@ export interface ControllerEnv {
   stop(): void;
 }
 
-export async function startControllerEnv(config: ClusterConfig = clusterWith()): Promise<ControllerEnv> {
+export async function startControllerEnv(
+  config: ClusterConfig = clusterWith(),
+  options: Pick<VMControllerDeps, "vmiVolumes"> = {},
+): Promise<ControllerEnv> {
   const server = new FakeApiServer();
   const client = new KubeClient(server);
   const stop = new AbortController();
@@ -91,6 +94,7 @@ export async function startControllerEnv(config: ClusterConfig = clusterWith()):
     clock,
     logger,
     random: () => 0,
+    ...options,
   });
   const templateService = new TemplateService(
     TestLauncherSettings,

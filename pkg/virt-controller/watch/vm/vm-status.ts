@@ -19,6 +19,7 @@ import { VMIConditionType } from "../vmi/vmi-conditions.js";
 import {
   isFinal,
   isMarkedForDeletion,
+  isMigrating,
   isRunning,
   isScheduled,
   isScheduling,
@@ -36,6 +37,7 @@ import { hasUnboundPVC } from "../../../storage/types/pvc.js";
 import { runStrategyOf } from "../../../api/run-strategy.js";
 import { isBeingDeleted } from "../../../controller/object.js";
 import { RestartRequiredMessage } from "./vm-restart-required.js";
+import { pendingVolumeRequests } from "./vm-volume-requests.js";
 
 export const VMConditionType = {
   Ready: "Ready",
@@ -218,13 +220,6 @@ function syncConditions(status: VirtualMachineStatus, input: VMStatusInput): voi
   }
 }
 
-function isMigrating(vmi: VirtualMachineInstance, now: number): boolean {
-  const state = vmi.status?.migrationState;
-  const start = state?.startTimestamp ? Date.parse(state.startTimestamp) : undefined;
-  const end = state?.endTimestamp ? Date.parse(state.endTimestamp) : undefined;
-  return start !== undefined && now >= start && !(end !== undefined && now >= end);
-}
-
 function synchronizedFailure(vmi: VirtualMachineInstance | undefined, reason: string): boolean {
   return hasConditionWithStatusAndReason(vmi?.status, VMIConditionType.Synchronized, "False", reason);
 }
@@ -319,6 +314,12 @@ export function computeVMStatus(input: VMStatusInput): VirtualMachineStatus {
   }
   // Recorded from the first start on, so it tells whether the VM was ever started.
   if ((status.runStrategy ?? "") !== "" || status.created) status.runStrategy = strategyOf(vm);
+  // Requests the template shows done are dropped; the list is omitempty, so an emptied one goes.
+  if (status.volumeRequests) {
+    const pending = pendingVolumeRequests(status.volumeRequests, vm.spec.template.spec);
+    if (pending.length > 0) status.volumeRequests = pending;
+    else delete status.volumeRequests;
+  }
   if (firstRequestDone({ ...vm, status }, vmi))
     status.stateChangeRequests = status.stateChangeRequests?.slice(1);
   syncStartFailure(status, vm, input);

@@ -52,6 +52,14 @@ import { InstancetypeVMHandler } from "../../../instancetype/controller/vm/contr
 import { clientSources } from "../../../instancetype/find/client.js";
 import { computeVMStatus } from "./vm-status.js";
 import { VMWrites } from "./vm-writes.js";
+import {
+  FailedUpdateErrorReason,
+  HotplugVolumeErrorReason,
+  passVolumeRequestsToVMI,
+  subresourceVolumeHotplug,
+  templateWithVolumeRequests,
+  type VMIVolumeHotplug,
+} from "./vm-volume-requests.js";
 
 export {
   FailedCreateVirtualMachineReason,
@@ -76,6 +84,8 @@ export interface VMControllerDeps {
   instancetypes?: InstancetypeVMHandler;
   /** Claims, for WaitingForVolumeBinding; absent: none are known. */
   pvcs?: Informer<PersistentVolumeClaim>;
+  /** Where volume requests are passed on to a running VMI; default: virt-api's VMI subresources. */
+  vmiVolumes?: VMIVolumeHotplug;
 }
 
 interface SyncState {
@@ -97,6 +107,7 @@ export class VMController {
   private readonly reporter: Reporter;
   private readonly instancetypes: InstancetypeVMHandler;
   private readonly dataVolumes: DataVolumeTemplates;
+  private readonly vmiVolumes: VMIVolumeHotplug;
 
   constructor(private readonly deps: VMControllerDeps) {
     this.clock = deps.clock ?? systemClock;
@@ -106,6 +117,7 @@ export class VMController {
     this.vmClient = deps.client.resource<StoredVM>(virtualMachinesGVR);
     this.vmiClient = deps.client.resource<StoredVMI>(virtualMachineInstancesGVR);
     this.writes = new VMWrites(deps.client, deps.revisions);
+    this.vmiVolumes = deps.vmiVolumes ?? subresourceVolumeHotplug(deps.client.transport);
     this.instancetypes =
       deps.instancetypes ??
       new InstancetypeVMHandler(
@@ -245,6 +257,7 @@ export class VMController {
     // A VM starting after its backoff is looked at again then; nothing else would wake it.
     const result = action.kind === "waitForBackoff" ? { requeueAfter: action.seconds * 1000 } : undefined;
     if (!this.expectations.satisfiedExpectations(key)) return result;
+    state.vm = await this.handleVolumeRequests(state.vm, state.vmi);
     state.vm = await this.writes.ensureFirmwareUUID(state.vm);
     return result;
   }
@@ -261,6 +274,35 @@ export class VMController {
       throw new SyncError(
         `Error encountered while creating DataVolumes: ${errorMessage(err)}`,
         "FailedCreate",
+      );
+    }
+  }
+
+  /**
+   * Upstream's handleVolumeRequests: the template takes every pending request, the running VMI is asked to
+   * hotplug or unplug them; the status drops them once the template shows them (computeVMStatus).
+   */
+  private async handleVolumeRequests(vm: StoredVM, vmi: StoredVMI | undefined): Promise<StoredVM> {
+    const requests = vm.status?.volumeRequests ?? [];
+    if (requests.length === 0) return vm;
+    const template = templateWithVolumeRequests(vm);
+    try {
+      await passVolumeRequestsToVMI(requests, vmi, this.vmiVolumes);
+    } catch (err) {
+      throw new SyncError(
+        `Error encountered while handling volume hotplug requests: ${errorMessage(err)}`,
+        HotplugVolumeErrorReason,
+      );
+    }
+    if (jsonEqual(template, vm.spec.template.spec)) return vm;
+    const next = structuredClone(vm);
+    next.spec.template.spec = template;
+    try {
+      return await this.vmClient.update(next);
+    } catch (err) {
+      throw new SyncError(
+        `Error encountered when trying to update vm according to add volume and/or memory dump requests: ${errorMessage(err)}`,
+        FailedUpdateErrorReason,
       );
     }
   }
