@@ -16,6 +16,8 @@ export const requiredBinaries = [
   "kubectl",
   // the cluster DNS add-on's image (deploy/local/cluster/cluster-dns.ts)
   "coredns",
+  // dynamic Filesystem volumes (deploy/local/cluster/local-path-storage.ts)
+  "local-path-provisioner",
 ];
 
 export function missingBinaries(l: Layout): string[] {
