@@ -3,8 +3,12 @@
 #   kube  (kube-apiserver, kube-controller-manager, kube-scheduler, kube-proxy, kubectl) from go/kube
 #   etcd  from go/etcd
 #   coredns (the cluster DNS add-on) from go/coredns
+#   local-path-provisioner (dynamic Filesystem volumes) from go/local-path-provisioner: upstream's main
+#   package itself, built at the versions its own go.mod pins (a main package cannot be imported, so
+#   that folder has no main.go of its own)
 # Binaries and Go caches live under ${XDG_CACHE_HOME:-~/.cache}/kubevirt-ts. A module is rebuilt
-# only when its go.mod, go.sum or main.go, its link flags or the build functions below changed: a hash
+# only when its go.mod, go.sum or main.go, its link flags, the package it builds or the build functions
+# below changed: a hash
 # stamp records the inputs (so adding a module to this script does not rebuild the others).
 # A cold build compiles a few thousand packages; progress lines show how far it got.
 set -euo pipefail
@@ -15,15 +19,17 @@ source "$here/go-env.sh"
 KUBE_COMPONENTS=(kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubectl)
 PROGRESS_EVERY_SECONDS="${PROGRESS_EVERY_SECONDS:-30}"
 
-# inputs_hash DIR LDFLAGS
+# inputs_hash DIR LDFLAGS PACKAGE
 inputs_hash() {
-  local module_dir="$1" ldflags="$2"
+  local module_dir="$1" ldflags="$2" package="$3"
   # the build date stamped into a binary is not an input
   {
     go version
     declare -f inputs_hash show_progress build_module
     echo "${ldflags%-X *buildDate=*}"
-    cat "$module_dir/go.mod" "$module_dir/go.sum" "$module_dir/main.go"
+    echo "$package"
+    cat "$module_dir/go.mod" "$module_dir/go.sum"
+    if [[ -f "$module_dir/main.go" ]]; then cat "$module_dir/main.go"; fi
   } | sha256sum | cut -d' ' -f1
 }
 
@@ -45,11 +51,12 @@ show_progress() {
   echo "[$name] compiled $built packages"
 }
 
-# build_module NAME DIR OUTPUT LDFLAGS
+# build_module NAME DIR OUTPUT LDFLAGS [PACKAGE]: PACKAGE (default: the module's own main.go) is
+# the main package to build, resolved through DIR's go.mod.
 build_module() {
-  local name="$1" module_dir="$2" output="$3" ldflags="$4"
+  local name="$1" module_dir="$2" output="$3" ldflags="$4" package="${5:-.}"
   local stamp="$KVTS_BIN/.$name.stamp" hash
-  hash="$(inputs_hash "$module_dir" "$ldflags")"
+  hash="$(inputs_hash "$module_dir" "$ldflags" "$package")"
   if [[ -x "$output" && -f "$stamp" && "$(cat "$stamp")" == "$hash" ]]; then
     echo "[$name] up to date: $output"
     return
@@ -58,9 +65,9 @@ build_module() {
   started=$(date +%s)
   echo "[$name] downloading modules"
   (cd "$module_dir" && go mod download)
-  total=$(cd "$module_dir" && go list -deps . | wc -l)
+  total=$(cd "$module_dir" && go list -deps "$package" | wc -l)
   echo "[$name] building (up to $total packages with -p 2; a cold build takes many minutes, later ones reuse $GOCACHE)"
-  (cd "$module_dir" && go build -trimpath -p 2 -v -ldflags "$ldflags" -o "$output.new" . 2>&1) |
+  (cd "$module_dir" && go build -trimpath -p 2 -v -ldflags "$ldflags" -o "$output.new" "$package" 2>&1) |
     show_progress "$name" "$total" "$started"
   # pipefail makes a failed go build fail the pipeline above; only a good binary gets here.
   mv -f "$output.new" "$output"
@@ -86,4 +93,8 @@ done
 build_module etcd "$here/go/etcd" "$KVTS_BIN/etcd" "-s -w"
 # upstream's Makefile stamps coremain.GitCommit; a module zip has no commit, so it stays empty
 build_module coredns "$here/go/coredns" "$KVTS_BIN/coredns" "-s -w -X github.com/coredns/coredns/coremain.GitCommit="
-echo "binaries in $KVTS_BIN: ${KUBE_COMPONENTS[*]} etcd coredns"
+# upstream's scripts/build stamps main.VERSION with the release
+build_module local-path-provisioner "$here/go/local-path-provisioner" "$KVTS_BIN/local-path-provisioner" \
+  "-s -w -X main.VERSION=$(cd "$here/go/local-path-provisioner" && go list -m -f '{{.Version}}' github.com/rancher/local-path-provisioner)" \
+  github.com/rancher/local-path-provisioner
+echo "binaries in $KVTS_BIN: ${KUBE_COMPONENTS[*]} etcd coredns local-path-provisioner"

@@ -3,6 +3,8 @@
 import { installClusterDNS } from "./cluster-dns.js";
 import { installKubeVirt, startDemoVM } from "./kubevirt.js";
 import type { Layout } from "./layout.js";
+import { installLocalBlockStorage } from "./local-block-storage.js";
+import { installLocalPathStorage } from "./local-path-storage.js";
 import type { NodeSize } from "./node-size.js";
 import type { Say } from "./start.js";
 import { startControlPlane, startKubeProxy, startNodeAgents, waitForReadyNodes } from "./start.js";
@@ -24,6 +26,8 @@ export async function bringUp(l: Layout, say: Say, options: BringUpOptions): Pro
   await waitForReadyNodes(l, say);
   await startKubeProxy(l, say);
   await installClusterDNS(l, say);
+  await installLocalPathStorage(l, say);
+  await installLocalBlockStorage(l, say);
   await linkVirtctl(l);
   await installKubeVirt(l, say);
   if (options.demoVM) await startDemoVM(l, say);

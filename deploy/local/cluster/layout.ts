@@ -13,6 +13,10 @@ export interface Layout {
   pidsDir: string;
   configDir: string;
   nodesDir: string;
+  /** Per node: local-path-provisioner's volumes and the files behind the loop devices. */
+  storageDir: string;
+  /** The loop devices `up` attached, so `down` detaches exactly those. */
+  loopDevicesFile: string;
   adminKubeconfig: string;
   binDir: string;
 }
@@ -36,6 +40,8 @@ export function layout(repoRoot = repoRootFromHere, env: NodeJS.ProcessEnv = pro
     /** kubeconfigs of the components and other generated configuration */
     configDir: join(stateDir, "config"),
     nodesDir: join(stateDir, "nodes"),
+    storageDir: join(stateDir, "storage"),
+    loopDevicesFile: join(stateDir, "loop-devices.json"),
     adminKubeconfig: join(stateDir, "kubeconfig"),
     binDir: join(cacheDir(env), "bin"),
   };
@@ -44,5 +50,7 @@ export function layout(repoRoot = repoRootFromHere, env: NodeJS.ProcessEnv = pro
 export const binary = (l: Layout, name: string): string => join(l.binDir, name);
 export const logFile = (l: Layout, process: string): string => join(l.logsDir, `${process}.log`);
 export const pidFile = (l: Layout, process: string): string => join(l.pidsDir, `${process}.pid`);
+/** Where a node's local storage lives on the host. */
+export const nodeStorageDir = (l: Layout, node: string): string => join(l.storageDir, node);
 export const componentKubeconfig = (l: Layout, user: string): string =>
   join(l.configDir, `${user}.kubeconfig`);

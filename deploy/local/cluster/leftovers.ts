@@ -7,6 +7,7 @@ import { processTree } from "./cgroup.js";
 import { linkExists } from "./host-network.js";
 import { knownProcesses } from "./inventory.js";
 import type { Layout } from "./layout.js";
+import { loopDevicesUnder } from "./loop-devices.js";
 import { mountsUnder } from "./mounts.js";
 import { netnsNames } from "./node-cleanup.js";
 import { runCommand } from "./run-command.js";
@@ -38,8 +39,10 @@ export async function leftovers(l: Layout): Promise<string[]> {
     if (tables.includes(`table ${table}`)) found.push(`nftables table ${table}`);
   }
   found.push(...(await mountsUnder(l.stateDir)).map((point) => `mount ${point}`));
-  for (const dir of [l.pkiDir, l.etcdDataDir, l.logsDir, l.pidsDir, l.configDir, l.nodesDir]) {
+  found.push(...(await loopDevicesUnder(l.stateDir)).map((device) => `loop device ${device}`));
+  for (const dir of [l.pkiDir, l.etcdDataDir, l.logsDir, l.pidsDir, l.configDir, l.nodesDir, l.storageDir]) {
     if (existsSync(dir)) found.push(`folder ${dir}`);
   }
+  if (existsSync(l.loopDevicesFile)) found.push(`file ${l.loopDevicesFile}`);
   return found;
 }

@@ -1,6 +1,6 @@
 // Everything `up` writes before starting a process: folders, certificates, kubeconfigs.
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { writeKubeconfig } from "./kubeconfig.js";
 import type { Layout } from "./layout.js";
 import { binary, componentKubeconfig } from "./layout.js";
@@ -16,6 +16,8 @@ export const requiredBinaries = [
   "kubectl",
   // the cluster DNS add-on's image (deploy/local/cluster/cluster-dns.ts)
   "coredns",
+  // dynamic Filesystem volumes (deploy/local/cluster/local-path-storage.ts)
+  "local-path-provisioner",
 ];
 
 export function missingBinaries(l: Layout): string[] {
@@ -39,4 +41,32 @@ export async function prepareState(l: Layout): Promise<void> {
       userName: identity.name === "admin" ? "kubernetes-admin" : identity.commonName,
     });
   }
+}
+
+/** A loop device `up` attached for a node (deploy/local/cluster/loop-devices.ts). */
+export interface LoopDeviceRecord {
+  node: string;
+  index: number;
+  /** The backing file's real path, as losetup reports it. */
+  file: string;
+  device: string;
+  sizeBytes: number;
+}
+
+export async function readLoopDevices(l: Layout): Promise<LoopDeviceRecord[]> {
+  const text = await readFile(l.loopDevicesFile, "utf8").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return "[]";
+    throw error;
+  });
+  const parsed: unknown = JSON.parse(text);
+  if (!Array.isArray(parsed)) throw new Error(`${l.loopDevicesFile}: expected a list of loop devices`);
+  return parsed as LoopDeviceRecord[];
+}
+
+/** Replaces the records in one rename, so a crash never leaves half a file. */
+export async function writeLoopDevices(l: Layout, records: readonly LoopDeviceRecord[]): Promise<void> {
+  await mkdir(l.stateDir, { recursive: true });
+  const staging = `${l.loopDevicesFile}.new`;
+  await writeFile(staging, `${JSON.stringify(records, null, 2)}\n`);
+  await rename(staging, l.loopDevicesFile);
 }

@@ -10,6 +10,7 @@ import { knownProcesses } from "./inventory.js";
 import { removeControlPlaneLink, restoreForwarding } from "./host-network.js";
 import type { Layout } from "./layout.js";
 import { binary } from "./layout.js";
+import { detachLoopDevices } from "./loop-devices.js";
 import { unmountAllUnder } from "./mounts.js";
 import { removeNodeNetworks } from "./node-cleanup.js";
 import { kubeProxy, nodeAgent } from "./nodes.js";
@@ -25,6 +26,8 @@ export async function stopCluster(l: Layout, say: Say): Promise<void> {
   for (const spec of controlPlane(l).reverse()) await stopNamed(l, spec.name, say);
   await stopUnrecorded(l, say);
   await unmountAllUnder(l.stateDir);
+  // after the node agents: no container holds a device any more
+  await detachLoopDevices(l, say);
   await removeControlPlaneLink();
   await restoreForwarding(l.stateDir);
   await removeState(l);
@@ -40,6 +43,8 @@ async function removeState(l: Layout): Promise<void> {
     l.pidsDir,
     l.configDir,
     l.nodesDir,
+    l.storageDir,
+    l.loopDevicesFile,
     l.adminKubeconfig,
   ]) {
     await rm(path, { recursive: true, force: true });

@@ -70,6 +70,10 @@ describe("the image table", () => {
     ],
     ["registry.k8s.io/coredns/coredns:v1.12.1", { kind: "binary", name: "coredns" }],
     ["coredns/coredns:1.15.0", { kind: "binary", name: "coredns" }],
+    [
+      "rancher/local-path-provisioner:v0.0.30",
+      { kind: "binary", name: "local-path-provisioner", at: "/usr/bin/local-path-provisioner" },
+    ],
   ])("maps %s", (image, expected) => {
     expect(matchLocalImage(parseImageReference(image))).toMatchObject(expected);
   });
@@ -230,6 +234,23 @@ describe("ImageStore.pull", () => {
       expect((await lstat(path.join(root, "coredns"))).mode & 0o777).toBe(0o755);
       expect((await lstat(path.join(root, "tmp"))).mode & 0o7777).toBe(0o1777);
       expect((await readFile(path.join(root, "coredns"))).equals(await readFile("/bin/busybox"))).toBe(true);
+    },
+  );
+
+  it.runIf(staticBusybox)(
+    "puts local-path-provisioner at /usr/bin of its image, where its manifest's bare command finds it",
+    async () => {
+      await mkdir(path.join(cacheDir, "bin"), { recursive: true });
+      await copyFile("/bin/busybox", path.join(cacheDir, "bin/local-path-provisioner"));
+      const image = await store.pull("rancher/local-path-provisioner:v0.0.30");
+      const root = path.join(cacheDir, "images/local-path-provisioner");
+      expect(image).toMatchObject({
+        rootfs: { kind: "directory", path: root },
+        entrypoint: ["/usr/bin/local-path-provisioner"],
+        env: { PATH: expect.stringContaining("/usr/bin") as unknown },
+      });
+      expect((await lstat(path.join(root, "usr/bin/local-path-provisioner"))).mode & 0o777).toBe(0o755);
+      expect(existsSync(path.join(root, "local-path-provisioner"))).toBe(false);
     },
   );
 });

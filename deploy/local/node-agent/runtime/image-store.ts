@@ -17,7 +17,8 @@ import { shellQuote } from "./shell.js";
 // this checkout's entry points (cmd/<binary>/main.ts) through tsx on the host's files, with a wrapper at
 // /usr/bin/<binary> for each binary the upstream image holds, so the pod spec's command works as written.
 // busybox is the host's static busybox; the test guest's images are directories built by deploy/local/guest; CoreDNS
-// is the static binary deploy/local/build-binaries.sh builds from its Go module, alone at the image root.
+// and local-path-provisioner are static binaries deploy/local/build-binaries.sh builds from their Go modules, each
+// alone in its image where upstream's image has it.
 
 /** Binaries each upstream component image ships, by image name. */
 export const COMPONENT_BINARIES: Readonly<Record<string, readonly string[]>> = {
@@ -101,8 +102,8 @@ export type LocalImage =
   | { kind: "busybox" }
   /** A directory under <cacheDir>/images/<name>, run chrooted. */
   | { kind: "directory"; name: string; buildHint: string }
-  /** The static binary <cacheDir>/bin/<name> at /<name> of an otherwise empty root, run chrooted. */
-  | { kind: "binary"; name: string; buildHint: string };
+  /** The static binary <cacheDir>/bin/<name> at `at` of an otherwise empty root, run chrooted. */
+  | { kind: "binary"; name: string; at: string; buildHint: string };
 
 interface ImageRule {
   matches(reference: ImageReference): boolean;
@@ -132,13 +133,23 @@ const TEST_GUEST_IMAGES: ReadonlyArray<{ repositories: readonly string[]; image:
   })),
 ];
 
+const BUILD_BINARIES_HINT = "build it with deploy/local/build-binaries.sh";
 const COREDNS: LocalImage = {
   kind: "binary",
   name: "coredns",
-  buildHint: "build it with deploy/local/build-binaries.sh",
+  at: "/coredns",
+  buildHint: BUILD_BINARIES_HINT,
 };
 /** Where upstream publishes CoreDNS: kubeadm's registry.k8s.io/coredns/coredns and CoreDNS' own. */
 const COREDNS_REPOSITORIES = ["registry.k8s.io/coredns/coredns", "docker.io/coredns/coredns"];
+/** Rancher's image copies the binary to /usr/bin, and its manifest runs it by bare name. */
+const LOCAL_PATH_PROVISIONER: LocalImage = {
+  kind: "binary",
+  name: "local-path-provisioner",
+  at: "/usr/bin/local-path-provisioner",
+  buildHint: BUILD_BINARIES_HINT,
+};
+const LOCAL_PATH_PROVISIONER_REPOSITORY = "docker.io/rancher/local-path-provisioner";
 
 export const IMAGE_RULES: readonly ImageRule[] = [
   ...Object.keys(COMPONENT_BINARIES).map((component) => ({
@@ -151,6 +162,10 @@ export const IMAGE_RULES: readonly ImageRule[] = [
     image,
   })),
   { matches: (reference) => COREDNS_REPOSITORIES.includes(repositoryOf(reference)), image: COREDNS },
+  {
+    matches: (reference) => repositoryOf(reference) === LOCAL_PATH_PROVISIONER_REPOSITORY,
+    image: LOCAL_PATH_PROVISIONER,
+  },
 ];
 
 export function matchLocalImage(reference: ImageReference): LocalImage | undefined {
@@ -236,7 +251,7 @@ export class ImageStore {
       throw notFound(
         reference,
         `failed to resolve reference "${reference}": ${reference}: not found in the kubevirt-ts local image store ` +
-          "(it holds this suite's component images, busybox, coredns, kubevirt-ts/test-guest and its stand-ins " +
+          "(it holds this suite's component images, busybox, coredns, rancher/local-path-provisioner, kubevirt-ts/test-guest and its stand-ins " +
           "for upstream's cirros, alpine and fedora demo containerDisks)",
       );
     }
@@ -336,11 +351,11 @@ export class ImageStore {
     }
     let dir: string;
     try {
-      dir = await ensureBinaryImage(this.imageDir(local.name), binary, local.name);
+      dir = await ensureBinaryImage(this.imageDir(local.name), binary, local.at);
     } catch (error) {
       throw notFound(reference, (error as Error).message);
     }
-    return { ...directoryImage(dir, []), entrypoint: [`/${local.name}`] };
+    return { ...directoryImage(dir, []), entrypoint: [local.at] };
   }
 }
 
