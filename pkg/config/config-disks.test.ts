@@ -7,7 +7,7 @@ import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import type { IsoFromFilesFunc } from "../cloud-init/iso.js";
 import { ensureTools } from "../ephemeral-disk/testing.js";
 import { runnable } from "../testutils/requirement.js";
-import type { LauncherLayout } from "../virt-launcher/layout.js";
+import { layoutUnder, type LauncherLayout } from "../util/launcher-layout.js";
 import { createConfigDisks } from "./config-disks.js";
 
 function vmiWith(volumes: NonNullable<VirtualMachineInstance["spec"]["volumes"]>, disks: string[]) {
@@ -46,13 +46,7 @@ describe("createConfigDisks", () => {
 
   beforeEach(async () => {
     base = await mkdtemp(join(tmpdir(), "kvts-configdisks-"));
-    layout = {
-      virtShareDir: join(base, "share"),
-      ephemeralDiskDir: join(base, "ephemeral"),
-      containerDiskDir: join(base, "container-disks"),
-      privateDir: join(base, "private"),
-      runDir: join(base, "run"),
-    };
+    layout = layoutUnder(base);
     calls = [];
     owned = [];
   });

@@ -25,6 +25,15 @@ export const DEFAULT_LAYOUT: LauncherLayout = {
   runDir: "/var/run",
 };
 
+/** The five roots under one folder, for a launcher (or a test) run outside a pod. */
+export const layoutUnder = (base: string): LauncherLayout => ({
+  virtShareDir: join(base, "share"),
+  ephemeralDiskDir: join(base, "ephemeral"),
+  containerDiskDir: join(base, "container-disks"),
+  privateDir: join(base, "private"),
+  runDir: join(base, "run"),
+});
+
 export const ephemeralDiskDataDir = (layout: LauncherLayout): string =>
   join(layout.ephemeralDiskDir, "disk-data");
 

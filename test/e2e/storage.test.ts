@@ -133,9 +133,10 @@ describe("the article's VM boots from a Block PVC (examples/seed-vm)", () => {
       "dumpxml",
       "1",
     ]);
-    expect(xml).toMatch(/<disk type='block' device='disk'>[\s\S]*?<source dev='\/dev\/bootdisk'/);
+    expect(xml).toMatch(/<disk type='block' device='disk'[^>]*>[\s\S]*?<source dev='\/dev\/bootdisk'/);
 
-    // The guest booted from what the Job wrote, and its first disk is the whole PVC.
+    // The guest booted from what the Job wrote, and its first disk is the whole device: the claim asks
+    // for 1Gi and binds a 2Gi local PV, whose capacity the claim then reports, as Kubernetes does.
     const session = await guestShell("ecs-s4-1", namespace);
     const capacity = await jsonpath(
       "pvc",
@@ -143,8 +144,8 @@ describe("the article's VM boots from a Block PVC (examples/seed-vm)", () => {
       "{.status.capacity.storage}",
       namespace,
     );
-    expect(capacity).toBe("1Gi");
-    expect(Number(await runOk(session, "cat /sys/block/vda/size")) * 512).toBe(1024 ** 3);
+    expect(capacity).toBe("2Gi");
+    expect(Number(await runOk(session, "cat /sys/block/vda/size")) * 512).toBe(2 * 1024 ** 3);
     await session.close();
   }, 900_000);
 });
@@ -257,14 +258,16 @@ describe("configMap, secret, serviceAccount and downwardAPI disks", () => {
 
 describe("a hostDisk", () => {
   const vm = "e2e-storage-hostdisk";
-  const dir = join(cluster.repoRoot, ".local", "e2e-hostdisk");
+  // A path on the node: each node agent serves hostPath volumes from its node's own root folder.
+  const dir = "/var/lib/e2e-hostdisk";
   const image = join(dir, "disk.img");
+  const onNode = (node: string, path: string) => join(cluster.nodesDir, node, "root", path);
   const gatesPath = "/spec/configuration/developerConfiguration/featureGates";
   let gatesBefore: string[] = [];
   afterAll(async () => {
     await kubectl(["delete", "vm", vm, "--ignore-not-found", "--wait=true", "--timeout=180s"]);
     await setFeatureGates(gatesBefore);
-    await rm(dir, { recursive: true, force: true });
+    for (const node of ["node01", "node02"]) await rm(onNode(node, dir), { recursive: true, force: true });
   });
   const setFeatureGates = (gates: string[]) =>
     kubectlOk([
@@ -303,13 +306,14 @@ describe("a hostDisk", () => {
       2_000,
     );
     await runningLauncher(vm, BOOT_TIMEOUT_MS);
-    expect(existsSync(image)).toBe(true);
-    expect(statSync(image).size).toBeGreaterThan(30 * 1024 * 1024);
+    const created = onNode(await jsonpath("vmi", vm, "{.status.nodeName}"), image);
+    expect(existsSync(created)).toBe(true);
+    expect(statSync(created).size).toBeGreaterThan(30 * 1024 * 1024);
     const session = await guestShell(vm);
     const sectors = Number(
-      await runOk(session, `cat /sys/block/${deviceBySerial("HOSTDISK").replace("/dev/", "")}/size`),
+      await runOk(session, `cat /sys/class/block/$(basename ${deviceBySerial("HOSTDISK")})/size`),
     );
-    expect(sectors * 512).toBe(statSync(image).size);
+    expect(sectors * 512).toBe(statSync(created).size);
     await session.close();
   }, 600_000);
 });

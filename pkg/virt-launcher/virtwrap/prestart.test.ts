@@ -9,8 +9,13 @@ import { imageInfo } from "../../ephemeral-disk/qemu-img.js";
 import { ensureTools } from "../../ephemeral-disk/testing.js";
 import { runnable } from "../../testutils/requirement.js";
 import type { QemuIdentity } from "../libvirtd/identity.js";
-import type { LauncherLayout } from "../layout.js";
-import { configDiskPath, ephemeralOverlayPath, pvcDiskImagePath } from "../layout.js";
+import {
+  configDiskPath,
+  ephemeralOverlayPath,
+  layoutUnder,
+  pvcDiskImagePath,
+  type LauncherLayout,
+} from "../layout.js";
 import { LauncherDomainPreparation } from "./prestart.js";
 
 function vmiWith(volumes: NonNullable<VirtualMachineInstance["spec"]["volumes"]>): VirtualMachineInstance {
@@ -30,13 +35,7 @@ describe("LauncherDomainPreparation.beforeDefine", () => {
 
   beforeEach(async () => {
     base = await mkdtemp(join(tmpdir(), "kvts-prestart-"));
-    layout = {
-      virtShareDir: join(base, "share"),
-      ephemeralDiskDir: join(base, "ephemeral"),
-      containerDiskDir: join(base, "container-disks"),
-      privateDir: join(base, "private"),
-      runDir: join(base, "run"),
-    };
+    layout = layoutUnder(base);
     owned = [];
     isoCalls = [];
   });
