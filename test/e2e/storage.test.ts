@@ -153,9 +153,18 @@ describe("the article's VM boots from a Block PVC (examples/seed-vm)", () => {
 describe("a Filesystem PVC disk", () => {
   const vm = "e2e-storage-fs";
   const claim = "e2e-storage-fs-data";
+  const hotplugClaim = "e2e-storage-hotplug";
   afterAll(async () => {
     await kubectl(["delete", "vm", vm, "--ignore-not-found", "--wait=true", "--timeout=180s"]);
-    await kubectl(["delete", "pvc", claim, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
+    await kubectl([
+      "delete",
+      "pvc",
+      claim,
+      hotplugClaim,
+      "--ignore-not-found",
+      "--wait=true",
+      "--timeout=120s",
+    ]);
   });
 
   it("keeps what the guest wrote across a VM restart", async () => {
@@ -201,6 +210,35 @@ describe("a Filesystem PVC disk", () => {
     ).toBe("kept-across-restart");
     await session.close();
   }, 900_000);
+
+  it("refuses to hotplug into the running VM, and adds the volume to it once stopped", async () => {
+    await applyObject({
+      apiVersion: "v1",
+      kind: "PersistentVolumeClaim",
+      metadata: { name: hotplugClaim },
+      spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "16Mi" } } },
+    });
+    const refused = await virtctl(["addvolume", vm, `--volume-name=${hotplugClaim}`]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("not supported by kubevirt-ts yet: stop the VM");
+    expect(await jsonpath("vm", vm, "{.spec.template.spec.volumes[*].name}")).not.toContain(hotplugClaim);
+
+    expect((await virtctl(["stop", vm])).code).toBe(0);
+    await eventually(
+      async () => expect((await kubectl(["get", "vmi", vm])).code).not.toBe(0),
+      BOOT_TIMEOUT_MS,
+      2_000,
+    );
+    const added = await virtctl(["addvolume", vm, `--volume-name=${hotplugClaim}`]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(
+      await jsonpath(
+        "vm",
+        vm,
+        `{.spec.template.spec.volumes[?(@.name=="${hotplugClaim}")].persistentVolumeClaim.claimName}`,
+      ),
+    ).toBe(hotplugClaim);
+  }, 600_000);
 });
 
 describe("configMap, secret, serviceAccount and downwardAPI disks", () => {
