@@ -220,7 +220,10 @@ export class VirtHandlerApp {
       vmis,
       launchers: launchers.connector,
       ...(clusterConfig
-        ? { supportedAgentVersions: () => clusterConfig.current().getSupportedAgentVersions() }
+        ? {
+            supportedAgentVersions: () => clusterConfig.current().getSupportedAgentVersions(),
+            bindingPlugins: () => clusterConfig.current().getConfig().network?.binding ?? {},
+          }
         : {}),
       ...(notifyPipes ? { notifyPipes } : {}),
       podInterfaceIPs: (vmi) => cachedPodInterfaceIPs(privateDir, vmi),

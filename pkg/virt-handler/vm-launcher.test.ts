@@ -76,6 +76,12 @@ describe("VirtualMachineController with a launcher over gRPC", () => {
               infoSource: "domain, guest-agent",
             },
           ],
+          // no local disk and no pod-network interface: nothing would stop a migration
+          conditions: [
+            { type: "LiveMigratable", status: "True" },
+            { type: "StorageLiveMigratable", status: "True" },
+          ],
+          migrationMethod: "LiveMigration",
         },
       },
     ]);

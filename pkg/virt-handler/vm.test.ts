@@ -154,6 +154,11 @@ describe("VirtualMachineController.sync", () => {
             phaseTransitionTimestamps: [
               { phase: "Running", phaseTransitionTimestamp: "2026-11-30T12:00:00Z" },
             ],
+            conditions: [
+              { type: "LiveMigratable", status: "True" },
+              { type: "StorageLiveMigratable", status: "True" },
+            ],
+            migrationMethod: "LiveMigration",
           },
         },
       },
@@ -271,6 +276,8 @@ describe("VirtualMachineController and the guest agent", () => {
     expect(patches.at(-1)?.patch).toMatchObject({
       status: {
         conditions: [
+          { type: "LiveMigratable", status: "True" },
+          { type: "StorageLiveMigratable", status: "True" },
           { type: "AgentConnected", status: "True" },
           {
             type: "AgentVersionNotSupported",

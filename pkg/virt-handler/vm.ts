@@ -7,7 +7,7 @@
 // reported as upstream does (a SyncFailed event and Synchronized=False) and retried with backoff.
 // The launcher gets a copy of the VMI whose Filesystem PVCs are hostDisks (upstream ReplacePVCByHostDisk);
 // their images are created in the pod before a starting VMI's sync.
-import type { VirtualMachineInstance } from "../api/generated/v1.js";
+import type { InterfaceBindingPlugin, VirtualMachineInstance } from "../api/generated/v1.js";
 import {
   WorkQueue,
   keyOf,
@@ -61,6 +61,8 @@ export interface VMControllerOptions {
   resyncMs?: number;
   /** The cluster's supportedGuestAgentVersions, read on every use; absent: upstream's defaults. */
   supportedAgentVersions?: () => readonly string[];
+  /** The KubeVirt CR's network binding plugins, read on every use, for LiveMigratable. */
+  bindingPlugins?: () => Readonly<Record<string, InterfaceBindingPlugin>>;
 }
 
 interface Observed {
@@ -236,6 +238,8 @@ export class VirtualMachineController {
       podIPs,
       this.clock.now(),
       guestAgent,
+      // No host-model CPU is offered: the nodes run QEMU under TCG.
+      { bindingPlugins: this.opts.bindingPlugins?.() ?? {}, hostCpuModel: "" },
     );
     const patch = statusPatch(vmi, desired);
     if (!patch) return;

@@ -11,6 +11,7 @@ import type {
   VirtualMachineInstanceNetworkInterface,
 } from "../api/generated/v1.js";
 import type { GuestAgentInfo } from "../api/guest-agent-info.js";
+import { withLiveMigrationConditions, type MigratabilityContext } from "./migration-conditions.js";
 import { hasCondition, removeCondition, syncFailureCondition, timestamp } from "../controller/conditions.js";
 import { SyncError } from "../controller/sync-error.js";
 import { ifacesStatusFromGuestAgent } from "../network/setup/netstat.js";
@@ -36,6 +37,8 @@ export interface ReportedStatus {
   guestOSInfo?: VirtualMachineInstanceGuestOSInfo;
   /** The agent's freeze status; null: thawed, so none is shown; absent: unchanged. */
   fsFreezeStatus?: string | null;
+  /** LiveMigration, or BlockMigration when a disk is local to the node. */
+  migrationMethod?: string;
 }
 
 /** What the launcher's GetGuestInfo said, asked while the agent is connected, for the supported check. */
@@ -104,6 +107,8 @@ export function computeStatus(
   podIPs: PodInterfaceIPs = new Map(),
   nowMs = failure?.nowMs ?? 0,
   guestAgent?: GuestAgentReport,
+  /** Absent: LiveMigratable and StorageLiveMigratable are left as they are. */
+  migratability?: MigratabilityContext,
 ): ReportedStatus {
   const phase = calculatePhase({ vmi, domain, launcherUnresponsive });
   const transitions = {
@@ -114,8 +119,14 @@ export function computeStatus(
   setPhaseTransitionTimestamp(vmi.status, transitions, nowMs);
   const { phaseTransitionTimestamps } = transitions;
   const synchronized = synchronizedConditions(vmi, failure);
+  // Reported once the domain exists: a VMI still waiting for its launcher gets no write for it.
+  const migration =
+    domain && migratability
+      ? withLiveMigrationConditions(synchronized, vmi, migratability)
+      : { conditions: synchronized, migrationMethod: undefined };
+  const { migrationMethod } = migration;
   const conditions = pausedConditions(
-    guestAgentConditions(synchronized, vmi, domain, guestAgent, nowMs),
+    guestAgentConditions(migration.conditions, vmi, domain, guestAgent, nowMs),
     domain,
     nowMs,
   );
@@ -127,6 +138,7 @@ export function computeStatus(
     phaseTransitionTimestamps,
     interfaces: interfacesStatus(vmi, domain, podIPs),
     conditions,
+    ...(migrationMethod ? { migrationMethod } : {}),
     ...(guestOSInfo ? { guestOSInfo } : {}),
     ...(fsFreezeStatus !== undefined ? { fsFreezeStatus } : {}),
   };
@@ -272,6 +284,8 @@ export function statusPatch(vmi: VirtualMachineInstance, desired: ReportedStatus
   if (!isDeepStrictEqual(vmi.status?.conditions ?? [], desired.conditions)) {
     status["conditions"] = desired.conditions;
   }
+  if (desired.migrationMethod && vmi.status?.migrationMethod !== desired.migrationMethod)
+    status["migrationMethod"] = desired.migrationMethod;
   if (desired.guestOSInfo && !isDeepStrictEqual(vmi.status?.guestOSInfo ?? {}, desired.guestOSInfo)) {
     status["guestOSInfo"] = desired.guestOSInfo;
   }
