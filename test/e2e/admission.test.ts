@@ -26,6 +26,8 @@ const ACCEPTED = [
   "vm-cirros.yaml",
   "vm-cirros-sata.yaml",
   "vm-alpine-multipvc.yaml",
+  // admitted as upstream admits it; without CDI its DataVolume is never made (the VM reports why)
+  "vm-alpine-datavolume.yaml",
   "vm-windows-clarge-windows.yaml",
   "vm-pool-cirros.yaml",
   "vm-priorityclass.yaml",
