@@ -393,3 +393,43 @@ describe("a VM whose PVC does not exist", () => {
     expect(pods.trim()).toBe("");
   }, 180_000);
 });
+
+describe("a VM with dataVolumeTemplates on a cluster without CDI", () => {
+  const vm = "e2e-storage-datavolume";
+  afterAll(async () => {
+    await kubectl(["delete", "vm", vm, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
+  });
+
+  it("is admitted, then reports that the DataVolume API is missing, and gets no VMI", async () => {
+    const object = vmWithDisks(vm, [{ volume: { dataVolume: { name: `${vm}-data` } }, serial: "DV" }]);
+    object.spec.dataVolumeTemplates = [
+      {
+        metadata: { name: `${vm}-data` },
+        spec: { storage: { resources: { requests: { storage: "64Mi" } } }, source: { blank: {} } },
+      },
+    ];
+    await applyObject(object);
+    await eventually(
+      async () => {
+        expect(await jsonpath("vm", vm, '{.status.conditions[?(@.type=="Failure")].reason}')).toBe(
+          "FailedCreate",
+        );
+        expect(await jsonpath("vm", vm, '{.status.conditions[?(@.type=="Failure")].message}')).toBe(
+          "Error encountered while creating DataVolumes: the server could not find the requested resource (post datavolumes.cdi.kubevirt.io)",
+        );
+      },
+      60_000,
+      2_000,
+    );
+    const events = await kubectlOk([
+      "get",
+      "events",
+      "--field-selector",
+      `involvedObject.name=${vm}`,
+      "-o",
+      "jsonpath={.items[*].reason}",
+    ]);
+    expect(events).toContain("FailedDataVolumeCreate");
+    expect((await kubectl(["get", "vmi", vm])).code).not.toBe(0);
+  }, 120_000);
+});

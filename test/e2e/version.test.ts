@@ -68,6 +68,8 @@ describe("the subresource API's edges", () => {
         "virtualmachineinstances/guestosinfo",
         "virtualmachineinstances/userlist",
         "virtualmachineinstances/filesystemlist",
+        "virtualmachineinstances/addvolume",
+        "virtualmachineinstances/removevolume",
       ]);
     }
   });
