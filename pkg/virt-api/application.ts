@@ -21,6 +21,7 @@ import { HandlerPutProxy } from "./rest/handler-put.js";
 import { VMI_HANDLER_VERBS } from "./rest/vmi-lifecycle.js";
 import { GuestInfoProxy } from "./rest/guest-info.js";
 import { ExpandSpecApp } from "./rest/expand.js";
+import { clientInferSources, InferHandler } from "../instancetype/infer/handler.js";
 import { Expander } from "../instancetype/expand/expand.js";
 import { clientFinders } from "../instancetype/find/client.js";
 import { vmiApplier } from "../instancetype/apply/vmi.js";
@@ -100,8 +101,11 @@ export class VirtApiApp {
         presets: presetLister(transport),
         readVMI: (namespace, name) => lifecycle.getVMI(namespace, name),
         warn: (message) => options.logger.warn(message),
-        instancetypes: new InstancetypeVMAdmitter(finders.instancetype, finders.preference, (message) =>
-          options.logger.warn(message),
+        instancetypes: new InstancetypeVMAdmitter(
+          finders.instancetype,
+          finders.preference,
+          (message) => options.logger.warn(message),
+          new InferHandler(clientInferSources(new KubeClient(transport))),
         ),
       },
       subresources: new SubresourceApp(lifecycle),

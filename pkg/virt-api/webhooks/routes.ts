@@ -154,9 +154,10 @@ export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
       const mutation = { clusterConfig: context.clusterConfig() };
       const instancetypes = context.instancetypes;
       if (instancetypes === undefined) return mutateVirtualMachine(validationRequest(request), mutation);
-      return mutateVirtualMachineWithPreference(validationRequest(request), mutation, (vm) =>
-        instancetypes.preferenceOf(vm),
-      );
+      return mutateVirtualMachineWithPreference(validationRequest(request), mutation, {
+        preferenceOf: (vm) => instancetypes.preferenceOf(vm),
+        infer: (vm) => instancetypes.infer(vm),
+      });
     },
   },
   {

@@ -12,6 +12,7 @@ import type {
 import { errorMessage } from "../../../util/error-message.js";
 import { vmiApplier } from "../../apply/vmi.js";
 import type { PreferenceSpecFinder, SpecFinder } from "../../expand/expand.js";
+import type { InferHandler } from "../../infer/handler.js";
 import { checkSpreadCPUTopology } from "../../preference/validation/cpu.js";
 
 export interface AppliedVM {
@@ -25,7 +26,13 @@ export class InstancetypeVMAdmitter {
     private readonly instancetypeFinder: SpecFinder,
     private readonly preferenceFinder: PreferenceSpecFinder,
     private readonly warn: (message: string) => void = () => undefined,
+    private readonly inferHandler?: InferHandler,
   ) {}
+
+  /** Upstream's inferFromVolume, in place; without a handler the matchers stay as they are. */
+  async infer(vm: VirtualMachine): Promise<void> {
+    await this.inferHandler?.infer(vm);
+  }
 
   private async ignoringFailure<T>(what: string, find: () => Promise<T | undefined>): Promise<T | undefined> {
     try {

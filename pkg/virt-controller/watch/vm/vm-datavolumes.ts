@@ -5,12 +5,19 @@
 // Without a DataVolume informer (there is nothing to inform about without CDI) a template's DataVolume is
 // looked up with a GET; a 404 reads as "not created yet", as an empty cache would.
 import type { DataVolumeTemplateSpec, VirtualMachine } from "../../../api/generated/v1.js";
-import type { DataVolumeSource, DataVolumeSpec } from "../../../api/generated/v1beta1.js";
+import type { DataVolumeSpec } from "../../../api/generated/v1beta1.js";
 import type { PVCLookup } from "../../../api/core/v1/persistentvolumeclaim.js";
 import { ApiError, isNotFound } from "../../../controller/api-error.js";
 import type { KubeClient } from "../../../controller/client.js";
+import {
+  dataSourcesGVR,
+  dataVolumesGVR,
+  type CloneSource,
+  type DataSource,
+  type DataVolume,
+} from "../../../storage/types/cdi.js";
 import type { GroupVersionResource } from "../../../controller/gvr.js";
-import type { KubeObject } from "../../../controller/object.js";
+export { dataVolumesGVR, type DataVolume };
 import { CreatedByLabel } from "../../../util/constants.js";
 import type { Reporter } from "../common/reporter.js";
 import { vmControllerReference } from "./vm-setup.js";
@@ -23,27 +30,6 @@ export const SourcePVCNotAvailableReason = "SourcePVCNotAvailabe";
 /** "false" defers the DataVolumes to the VM's first start (upstream's legacy default is immediate). */
 export const ImmediateDataVolumeCreationAnnotation = "kubevirt.io/immediate-data-volume-creation";
 const AllowClaimAdoptionAnnotation = "cdi.kubevirt.io/allowClaimAdoption";
-
-const cdiResource = (resource: string, kind: string): GroupVersionResource => ({
-  group: "cdi.kubevirt.io",
-  version: "v1beta1",
-  resource,
-  namespaced: true,
-  kind,
-});
-export const dataVolumesGVR = cdiResource("datavolumes", "DataVolume");
-const dataSourcesGVR = cdiResource("datasources", "DataSource");
-
-interface DataSource extends KubeObject {
-  spec: { source?: CloneSource & { dataSource?: unknown } };
-  status?: { source?: CloneSource };
-}
-type CloneSource = Pick<DataVolumeSource, "pvc" | "snapshot">;
-
-export interface DataVolume extends KubeObject {
-  spec: DataVolumeSpec;
-  status?: { phase?: string };
-}
 
 /** The phases in which a DataVolume no longer holds its VM back. */
 const SettledPhases = new Set(["Succeeded", "WaitForFirstConsumer", "PendingPopulation"]);

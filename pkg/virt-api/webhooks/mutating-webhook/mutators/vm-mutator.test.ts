@@ -126,10 +126,63 @@ describe("VM mutator with instance types", () => {
     const response = await mutateVirtualMachineWithPreference(
       { operation: "CREATE", object: vm },
       { clusterConfig: clusterWith(), newUUID: uuids },
-      async () => ({ machine: { preferredMachineType: "pc-q35-rhel9.6.0" }, preferredArchitecture: "arm64" }),
+      {
+        preferenceOf: async () => ({
+          machine: { preferredMachineType: "pc-q35-rhel9.6.0" },
+          preferredArchitecture: "arm64",
+        }),
+      },
     );
     expect(valueAt(patchedSpec(response), "template.spec.domain.machine.type")).toBe("pc-q35-rhel9.6.0");
     expect(valueAt(patchedSpec(response), "template.spec.architecture")).toBe("arm64");
+  });
+
+  it("infers the matchers from their volume before looking the preference up", async () => {
+    const vm = {
+      ...newVM(),
+      spec: {
+        ...newVM().spec,
+        instancetype: { inferFromVolume: "root" },
+        preference: { inferFromVolume: "root" },
+      },
+    };
+    const looked: unknown[] = [];
+    const response = await mutateVirtualMachineWithPreference(
+      { operation: "CREATE", object: vm },
+      { clusterConfig: clusterWith(), newUUID: uuids },
+      {
+        preferenceOf: async (seen) => {
+          looked.push(seen.spec.preference);
+          return undefined;
+        },
+        infer: async (seen) => {
+          seen.spec.instancetype = { name: "u1.small" };
+          seen.spec.preference = { name: "fedora" };
+        },
+      },
+    );
+    expect(valueAt(patchedSpec(response), "instancetype")).toEqual({ name: "u1.small" });
+    expect(valueAt(patchedSpec(response), "preference")).toEqual({ name: "fedora" });
+    expect(looked).toEqual([{ name: "fedora" }]);
+  });
+
+  it("refuses the VM with the inference's error as a BadRequest, as upstream", async () => {
+    const vm = { ...newVM(), spec: { ...newVM().spec, instancetype: { inferFromVolume: "root" } } };
+    const response = await mutateVirtualMachineWithPreference(
+      { operation: "CREATE", object: vm },
+      { clusterConfig: clusterWith(), newUUID: uuids },
+      {
+        preferenceOf: async () => undefined,
+        infer: async () => {
+          throw new Error("unable to find volume root to infer defaults");
+        },
+      },
+    );
+    expect(response.allowed).toBe(false);
+    expect(response.result).toMatchObject({
+      code: 400,
+      message: "unable to find volume root to infer defaults",
+    });
   });
 
   it("refuses a matcher without a name, in upstream's words", () => {

@@ -14,6 +14,7 @@ import { mutateFromPreference, validateMatchers } from "../../../../instancetype
 import {
   allowed,
   allowedWithPatch,
+  errorResponse,
   invalidResponse,
   replaceMembers,
   validateSchema,
@@ -21,6 +22,7 @@ import {
   type MutationResponse,
 } from "./admission.js";
 import { setDefaultPciTopologyVersion } from "./pci-topology.js";
+import { errorMessage } from "../../../../util/error-message.js";
 
 export interface VMMutatorContext extends DefaultingOptions {
   clusterConfig: ClusterConfig;
@@ -74,15 +76,39 @@ export function mutateVirtualMachine(request: MutationRequest, context: VMMutato
   return allowedWithPatch(replaceMembers({ spec: mutated.spec, metadata: mutated.metadata ?? {} }));
 }
 
-/** The mutation with the VM's preference looked up first; a preference that cannot be found is skipped. */
+/** What the instancetype mutator reads from the cluster. */
+export interface InstancetypeLookups {
+  /** The VM's preference; undefined when it has none or it cannot be found (then it is skipped). */
+  preferenceOf: (vm: VirtualMachine) => Promise<VirtualMachinePreferenceSpec | undefined>;
+  /** Upstream's inferFromVolume handler: rewrites the VM's matchers in place, or fails with why. */
+  infer?: (vm: VirtualMachine) => Promise<void>;
+}
+
+/**
+ * Upstream's instancetype mutator ahead of the VM's own: the matchers checked, inferred from their volume,
+ * then the preference looked up for what it writes first.
+ */
 export async function mutateVirtualMachineWithPreference(
   request: MutationRequest,
   context: VMMutatorContext,
-  preferenceOf: (vm: VirtualMachine) => Promise<VirtualMachinePreferenceSpec | undefined>,
+  lookups: InstancetypeLookups,
 ): Promise<MutationResponse> {
   const checked = validateSchema(VirtualMachineSchema, request.object);
-  if (!checked.ok || checked.value.spec.preference === undefined)
-    return mutateVirtualMachine(request, context);
-  const preference = await preferenceOf(checked.value);
-  return mutateVirtualMachine(request, preference ? { ...context, preference } : context);
+  if (!checked.ok || checked.value.metadata?.deletionTimestamp) return mutateVirtualMachine(request, context);
+  const vm = checked.value;
+  const old = VirtualMachineSchema.safeParse(request.oldObject);
+  const matcherCauses = validateMatchers(vm, old.success ? old.data : undefined, request.operation);
+  if (matcherCauses.length > 0) return invalidResponse(matcherCauses);
+  let inferred = request;
+  if (lookups.infer && (vm.spec.instancetype?.inferFromVolume || vm.spec.preference?.inferFromVolume)) {
+    try {
+      await lookups.infer(vm);
+    } catch (error) {
+      return errorResponse(errorMessage(error), 400);
+    }
+    inferred = { ...request, object: vm };
+  }
+  if (vm.spec.preference === undefined) return mutateVirtualMachine(inferred, context);
+  const preference = await lookups.preferenceOf(vm);
+  return mutateVirtualMachine(inferred, preference ? { ...context, preference } : context);
 }

@@ -12,7 +12,6 @@ import { Path, invalidCause, specPath } from "./causes.js";
 import {
   validateInstanceSpecSupported,
   validateMetadataSupported,
-  validateVMSpecSupported,
   withNotYetSupported,
 } from "./not-yet-supported.js";
 import { notSupported, specWith, validSpec } from "./testing.js";
@@ -87,34 +86,6 @@ describe("features kubevirt-ts does not support yet", () => {
       notSupported(
         "spec.template.spec.volumes[2].downwardMetrics",
         "the downwardMetrics volume source is not supported by kubevirt-ts yet (supported: containerDisk, cloudInitNoCloud, cloudInitConfigDrive, emptyDisk, ephemeral, persistentVolumeClaim, dataVolume, hostDisk, configMap, secret, serviceAccount, downwardAPI)",
-      ),
-    ]);
-  });
-
-  it("refuses VM references it cannot resolve, in one sentence each", () => {
-    const vmSpec = {
-      template: {},
-      // Instance types and preferences are served (pkg/instancetype); dataVolumeTemplates go to the VM
-      // controller, which creates their DataVolumes as upstream does (and fails as upstream without CDI).
-      instancetype: { name: "u1" },
-      preference: { name: "p" },
-      dataVolumeTemplates: [{ metadata: { name: "dv" }, spec: {} }],
-    };
-    expect(validateVMSpecSupported(specPath(), vmSpec)).toEqual([]);
-    expect(validateVMSpecSupported(specPath(), { template: {} })).toEqual([]);
-    const inferring = {
-      template: {},
-      instancetype: { inferFromVolume: "root" },
-      preference: { inferFromVolume: "root" },
-    };
-    expect(validateVMSpecSupported(specPath(), inferring)).toEqual([
-      notSupported(
-        "spec.instancetype.inferFromVolume",
-        "inferring the instancetype from a volume is not supported by kubevirt-ts yet",
-      ),
-      notSupported(
-        "spec.preference.inferFromVolume",
-        "inferring the preference from a volume is not supported by kubevirt-ts yet",
       ),
     ]);
   });

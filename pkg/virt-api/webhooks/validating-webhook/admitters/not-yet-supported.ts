@@ -4,7 +4,7 @@
 // (pkg/virt-config/supported-subset.ts); the VM-level rows below only concern the VM controller. The
 // wording is ours, not upstream's. Remove a row, or widen the subset, when its feature lands.
 import type { ObjectMeta } from "../../../../api/generated/k8s.js";
-import type { VirtualMachineInstanceSpec, VirtualMachineSpec } from "../../../../api/generated/v1.js";
+import type { VirtualMachineInstanceSpec } from "../../../../api/generated/v1.js";
 import {
   notYetSupportedInMetadata,
   notYetSupportedInSpec,
@@ -26,20 +26,6 @@ export function validateInstanceSpecSupported(at: Path, spec: VirtualMachineInst
 /** `at` is the metadata's path (`metadata`, `spec.template.metadata`). */
 export function validateMetadataSupported(at: Path, metadata: ObjectMeta | undefined): StatusCause[] {
   return asCauses(notYetSupportedInMetadata(at, metadata));
-}
-
-export function validateVMSpecSupported(at: Path, spec: VirtualMachineSpec): StatusCause[] {
-  // Inferring needs the volume's PVC or DataVolume annotations, which kubevirt-ts cannot read yet.
-  return (["instancetype", "preference"] as const).flatMap((member) =>
-    spec[member]?.inferFromVolume
-      ? [
-          notSupportedCause(
-            notYetSupportedMessage(`inferring the ${member} from a volume`),
-            at.child(member, "inferFromVolume"),
-          ),
-        ]
-      : [],
-  );
 }
 
 /**

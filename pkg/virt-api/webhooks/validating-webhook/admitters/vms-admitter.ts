@@ -27,7 +27,7 @@ import { validateDiscontinuedFeatureGates } from "./discontinued-gates.js";
 import { validateLiveUpdateFeatures, validateRunStrategy } from "./lifecycle.js";
 import { validateVMIMetadata } from "./metadata.js";
 import { validateDiscontinuedBindings } from "./network.js";
-import { validateVMSpecSupported, withNotYetSupported } from "./not-yet-supported.js";
+import { withNotYetSupported } from "./not-yet-supported.js";
 import { templateSpecOrEmpty, validateVirtualMachineInstanceSpec } from "./spec.js";
 import { isBeingDeleted } from "../../../../controller/object.js";
 import type { InstancetypeVMAdmitter } from "../../../../instancetype/webhooks/vm/admitter.js";
@@ -61,14 +61,11 @@ export function validateVirtualMachineSpec(
     ...validateRunStrategy(field, spec, config),
     ...validateLiveUpdateFeatures(field, spec, config),
   ];
-  return [
-    ...withNotYetSupported(
-      upstreamCauses,
-      { at: templateMetadata, value: spec.template.metadata },
-      { at: templateSpecAt, value: templateSpec },
-    ),
-    ...validateVMSpecSupported(field, spec),
-  ];
+  return withNotYetSupported(
+    upstreamCauses,
+    { at: templateMetadata, value: spec.template.metadata },
+    { at: templateSpecAt, value: templateSpec },
+  );
 }
 
 /** The stages of upstream's Admit for a parsed VM; the first stage with causes decides. */
