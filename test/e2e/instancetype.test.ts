@@ -96,4 +96,45 @@ describe("instance types and preferences", () => {
       "VM field(s) spec.template.spec.domain.cpu.sockets conflicts with selected instance type",
     );
   }, 60_000);
+
+  it("are inferred from the labels of the boot volume's claim, or refused with upstream's message", async () => {
+    const claim = `${VM}-infer-root`;
+    await applyObject({
+      apiVersion: "v1",
+      kind: "PersistentVolumeClaim",
+      metadata: {
+        name: claim,
+        labels: {
+          "instancetype.kubevirt.io/default-instancetype": "u1.small",
+          "instancetype.kubevirt.io/default-instancetype-kind": "VirtualMachineClusterInstancetype",
+          "instancetype.kubevirt.io/default-preference": "cirros",
+        },
+      },
+      spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "16Mi" } } },
+    });
+    try {
+      const inferring = (claimName: string) => {
+        const object = vm(`${VM}-infer`);
+        object.spec.instancetype = { inferFromVolume: "root" } as never;
+        object.spec.preference = { inferFromVolume: "root" } as never;
+        object.spec.template.spec.volumes = [{ name: "root", persistentVolumeClaim: { claimName } } as never];
+        return JSON.stringify(object);
+      };
+      const stored = await kubectlOk(
+        ["create", "--dry-run=server", "-o", "json", "-f", "-"],
+        inferring(claim),
+      );
+      const spec = (JSON.parse(stored) as { spec: Record<string, unknown> }).spec;
+      expect(spec["instancetype"]).toEqual({ kind: "VirtualMachineClusterInstancetype", name: "u1.small" });
+      expect(spec["preference"]).toEqual({ name: "cirros" });
+
+      const refused = await kubectl(["create", "--dry-run=server", "-f", "-"], {
+        input: inferring(`${claim}-missing`),
+      });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`persistentvolumeclaims "${claim}-missing" not found`);
+    } finally {
+      await kubectl(["delete", "pvc", claim, "--ignore-not-found"]);
+    }
+  }, 60_000);
 });
