@@ -34,9 +34,8 @@ function vmWithDisks(
   name: string,
   disks: { volume: Record<string, unknown>; serial: string }[],
   labels?: Record<string, string>,
-  podNetwork?: "masquerade",
 ): VirtualMachine {
-  const vm = testGuestVM(name, { ...(labels ? { labels } : {}), ...(podNetwork ? { podNetwork } : {}) });
+  const vm = testGuestVM(name, labels ? { labels } : {});
   const spec = vm.spec.template!.spec!;
   disks.forEach(({ volume, serial }, index) => {
     const diskName = `disk${index}`;
@@ -176,28 +175,9 @@ describe("a Filesystem PVC disk", () => {
       spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "64Mi" } } },
     });
     await applyObject(
-      vmWithDisks(
-        vm,
-        [{ volume: { persistentVolumeClaim: { claimName: claim } }, serial: "DATA" }],
-        undefined,
-        "masquerade",
-      ),
+      vmWithDisks(vm, [{ volume: { persistentVolumeClaim: { claimName: claim } }, serial: "DATA" }]),
     );
     const firstLauncher = await runningLauncher(vm, BOOT_TIMEOUT_MS);
-    // A ReadWriteOnce claim cannot follow the VMI to another node; masquerade could.
-    await eventually(
-      async () => {
-        expect(await jsonpath("vmi", vm, '{.status.conditions[?(@.type=="LiveMigratable")].reason}')).toBe(
-          "DisksNotLiveMigratable",
-        );
-        expect(await jsonpath("vmi", vm, '{.status.conditions[?(@.type=="LiveMigratable")].message}')).toBe(
-          `cannot migrate VMI: PVC ${claim} is not shared, live migration requires that all PVCs must be shared (using ReadWriteMany access mode)`,
-        );
-        expect(await jsonpath("vmi", vm, "{.status.migrationMethod}")).toBe("BlockMigration");
-      },
-      60_000,
-      2_000,
-    );
     expect(await jsonpath("pvc", claim, "{.spec.storageClassName}")).toBe("local-path");
     const mountPath = await jsonpath(
       "pod",
@@ -415,7 +395,7 @@ describe("a VM with dataVolumeTemplates on a cluster without CDI", () => {
           "FailedCreate",
         );
         expect(await jsonpath("vm", vm, '{.status.conditions[?(@.type=="Failure")].message}')).toBe(
-          "Error encountered while creating DataVolumes: the server could not find the requested resource (post datavolumes.cdi.kubevirt.io)",
+          "Error encountered while creating DataVolumes: failed to create DataVolume: the server could not find the requested resource (post datavolumes.cdi.kubevirt.io)",
         );
       },
       60_000,
