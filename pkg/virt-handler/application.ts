@@ -37,6 +37,12 @@ import { PodNetworkSetup } from "./network-setup.js";
 import { cachedPodInterfaceIPs } from "./pod-interface-ips.js";
 import { NotifyPipes } from "./notify-server/pipe.js";
 import { DomainNotifyServer, domainNotifySocketPath } from "./notify-server/server.js";
+import type { HostCapabilities } from "./node-labeller/host-capabilities.js";
+import {
+  cpuLabels,
+  loadHostCapabilities,
+  NODE_LABELLER_VOLUME_PATH,
+} from "./node-labeller/host-capabilities.js";
 import { detectMachineTypes, machineTypeLabels } from "./node-labeller/machine-types.js";
 import { LauncherHostDisks } from "./host-disks.js";
 import { VirtualMachineController } from "./vm.js";
@@ -62,6 +68,8 @@ export interface VirtHandlerOptions {
   /** Where the Notify server listens (domain-notify.sock); absent: no Notify server (in-process tests). */
   virtShareDir?: string;
   enableNodeLabeller?: boolean;
+  /** Where the init container left libvirt's answers (the node-labeller volume). */
+  nodeLabellerDir?: string;
   clock?: Clock;
   /** Absent: no HTTP endpoints (in-process tests). */
   http?: { bindAddress: string; port: number; certFile: string; keyFile: string };
@@ -113,7 +121,14 @@ export class VirtHandlerApp {
         configResourceVersion: () => clusterConfig?.configResourceVersion() ?? "",
       });
     await health?.start();
-    const heartbeat = await this.heartbeat();
+    const capabilities = await loadHostCapabilities(
+      this.options.nodeLabellerDir ?? NODE_LABELLER_VOLUME_PATH,
+    );
+    logger.info(
+      { node: host, hostCpuModel: capabilities.hostCpuModel?.name ?? "", models: capabilities.usableModels },
+      "Host CPU capabilities found",
+    );
+    const heartbeat = await this.heartbeat(capabilities);
     logger.info({ node: host }, "Starting virt-handler");
     const vmis = resourceInformer<VirtualMachineInstance>(client, virtualMachineInstancesGVR, {
       labelSelector: `${NodeNameLabel}=${host}`,
@@ -136,7 +151,7 @@ export class VirtHandlerApp {
         ownerFor: (vmi) => (isNonRoot(vmi) ? NonRootUID : undefined),
         logger,
       });
-    const vmController = this.vmController(vmis, launchers, nodePid, pipes || undefined);
+    const vmController = this.vmController(vmis, launchers, nodePid, pipes || undefined, capabilities);
     const notify = new DomainNotifyServer({ onDomainEvent: (key) => vmController.enqueueKey(key), logger });
     if (shareDir) {
       await mkdir(shareDir, { recursive: true });
@@ -181,18 +196,26 @@ export class VirtHandlerApp {
     }
   }
 
-  private async heartbeat(): Promise<Heartbeat> {
-    const { client, host, logger } = this.options;
+  private async heartbeat(capabilities: HostCapabilities): Promise<Heartbeat> {
+    const { client, host, logger, clusterConfig } = this.options;
     const nodes = client.resource(coreGVR.nodes);
-    const machines = this.options.enableNodeLabeller === false ? [] : await detectMachineTypes();
+    const labelling = this.options.enableNodeLabeller !== false;
+    const machines = labelling ? await detectMachineTypes() : [];
     logger.info({ node: host, machines }, "Machine types found");
+    const machineLabels = machineTypeLabels(machines);
     return new Heartbeat({
       host,
       patchNode: async (name: string, patch: NodeMetadataPatch) => {
         await nodes.patch("", name, "strategic", patch);
       },
       devicesReady: () => this.devices.initialized(),
-      machineTypeLabels: machineTypeLabels(machines),
+      // The obsolete CPU models are the KubeVirt CR's, read at every beat.
+      labellerLabels: () => ({
+        ...machineLabels,
+        ...(labelling
+          ? cpuLabels(capabilities, clusterConfig?.current().getConfig().obsoleteCPUModels ?? undefined)
+          : {}),
+      }),
       clock: this.clock,
       logger,
     });
@@ -203,6 +226,7 @@ export class VirtHandlerApp {
     launchers: LauncherClients,
     nodePid: number,
     notifyPipes: NotifyPipes | undefined,
+    capabilities: HostCapabilities,
   ): VirtualMachineController {
     const vmiResource = this.options.client.resource<VirtualMachineInstance>(virtualMachineInstancesGVR);
     const { host, logger } = this.options;
@@ -219,6 +243,7 @@ export class VirtHandlerApp {
       host,
       vmis,
       launchers: launchers.connector,
+      hostCpuModel: capabilities.hostCpuModel?.name ?? "",
       ...(clusterConfig
         ? {
             supportedAgentVersions: () => clusterConfig.current().getSupportedAgentVersions(),

@@ -33,7 +33,7 @@ export const MigrationReason = {
 export interface MigratabilityContext {
   /** The KubeVirt CR's network.binding plugins: one with `migration` set migrates. */
   bindingPlugins: Readonly<Record<string, InterfaceBindingPlugin>>;
-  /** The node's host-model CPU; empty when the node offers none (as under TCG). */
+  /** The node's host-model CPU (libvirt's domain capabilities); empty when libvirt offers none. */
   hostCpuModel: string;
 }
 

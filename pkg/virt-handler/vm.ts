@@ -63,6 +63,8 @@ export interface VMControllerOptions {
   supportedAgentVersions?: () => readonly string[];
   /** The KubeVirt CR's network binding plugins, read on every use, for LiveMigratable. */
   bindingPlugins?: () => Readonly<Record<string, InterfaceBindingPlugin>>;
+  /** The node's host-model CPU as libvirt names it (the node labeller's); empty: none offered. */
+  hostCpuModel?: string;
 }
 
 interface Observed {
@@ -238,8 +240,7 @@ export class VirtualMachineController {
       podIPs,
       this.clock.now(),
       guestAgent,
-      // No host-model CPU is offered: the nodes run QEMU under TCG.
-      { bindingPlugins: this.opts.bindingPlugins?.() ?? {}, hostCpuModel: "" },
+      { bindingPlugins: this.opts.bindingPlugins?.() ?? {}, hostCpuModel: this.opts.hostCpuModel ?? "" },
     );
     const patch = statusPatch(vmi, desired);
     if (!patch) return;

@@ -34,8 +34,9 @@ function vmWithDisks(
   name: string,
   disks: { volume: Record<string, unknown>; serial: string }[],
   labels?: Record<string, string>,
+  podNetwork?: "masquerade",
 ): VirtualMachine {
-  const vm = testGuestVM(name, labels ? { labels } : {});
+  const vm = testGuestVM(name, { ...(labels ? { labels } : {}), ...(podNetwork ? { podNetwork } : {}) });
   const spec = vm.spec.template!.spec!;
   disks.forEach(({ volume, serial }, index) => {
     const diskName = `disk${index}`;
@@ -175,9 +176,29 @@ describe("a Filesystem PVC disk", () => {
       spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "64Mi" } } },
     });
     await applyObject(
-      vmWithDisks(vm, [{ volume: { persistentVolumeClaim: { claimName: claim } }, serial: "DATA" }]),
+      vmWithDisks(
+        vm,
+        [{ volume: { persistentVolumeClaim: { claimName: claim } }, serial: "DATA" }],
+        undefined,
+        "masquerade",
+      ),
     );
     const firstLauncher = await runningLauncher(vm, BOOT_TIMEOUT_MS);
+    // A ReadWriteOnce claim cannot follow the VMI to another node; masquerade and the node's host-model
+    // CPU (libvirt's, found by virt-handler's node labeller) could.
+    await eventually(
+      async () => {
+        expect(await jsonpath("vmi", vm, '{.status.conditions[?(@.type=="LiveMigratable")].reason}')).toBe(
+          "DisksNotLiveMigratable",
+        );
+        expect(await jsonpath("vmi", vm, '{.status.conditions[?(@.type=="LiveMigratable")].message}')).toBe(
+          `cannot migrate VMI: PVC ${claim} is not shared, live migration requires that all PVCs must be shared (using ReadWriteMany access mode)`,
+        );
+        expect(await jsonpath("vmi", vm, "{.status.migrationMethod}")).toBe("BlockMigration");
+      },
+      60_000,
+      2_000,
+    );
     expect(await jsonpath("pvc", claim, "{.spec.storageClassName}")).toBe("local-path");
     const mountPath = await jsonpath(
       "pod",

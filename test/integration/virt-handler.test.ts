@@ -75,6 +75,8 @@ describe("virt-handler on a real node", () => {
       deviceRoot: "/",
       heartbeatIntervalMs: 1_000,
       podsDir,
+      // What the init container leaves on a TCG node (libvirt 9.0's answer on this kind of machine).
+      nodeLabellerDir: path.resolve(import.meta.dirname, "../../pkg/virt-handler/node-labeller/testdata/tcg"),
       logger: silentLogger,
     });
     running = app.run(stop.signal);
@@ -96,7 +98,7 @@ describe("virt-handler on a real node", () => {
     });
   });
 
-  it("labels the node schedulable with its machine types and a fresh heartbeat", async () => {
+  it("labels the node schedulable with its machine types, CPU models, host model and a fresh heartbeat", async () => {
     const startedAt = Date.now();
     const node = await eventually(async () => {
       const current = await getNode();
@@ -108,7 +110,13 @@ describe("virt-handler on a real node", () => {
     expect(node.metadata?.labels).toMatchObject({
       "machine-type.node.kubevirt.io/q35": "true",
       "kubevirt.io/cpumanager": "false",
+      "host-model-cpu.node.kubevirt.io/EPYC": "true",
+      "cpu-vendor.node.kubevirt.io/AMD": "true",
+      "cpu-model.node.kubevirt.io/pentium3": "true",
+      "cpu-feature.node.kubevirt.io/apic": "true",
     });
+    // Upstream's default obsolete models stay unlabelled.
+    expect(node.metadata?.labels?.["cpu-model.node.kubevirt.io/qemu64"]).toBeUndefined();
     expect(node.metadata?.annotations?.["kubevirt.io/heartbeat"]).toMatch(
       /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
     );

@@ -36,9 +36,7 @@ describe("heartbeat patch", () => {
     { schedulable: true, cpu: false, label: "true" },
     { schedulable: false, cpu: true, label: "false" },
   ])("schedulable=$schedulable cpuManager=$cpu", ({ schedulable, cpu, label }) => {
-    expect(
-      heartbeatPatch({ schedulable, nowMs: T0, cpuManagerEnabled: cpu, machineTypeLabels: q35 }),
-    ).toEqual({
+    expect(heartbeatPatch({ schedulable, nowMs: T0, cpuManagerEnabled: cpu, labellerLabels: q35 })).toEqual({
       metadata: {
         labels: {
           "kubevirt.io/schedulable": label,
@@ -62,7 +60,7 @@ describe("Heartbeat", () => {
       host: "node01",
       patchNode,
       devicesReady: () => ready,
-      machineTypeLabels: q35,
+      labellerLabels: () => q35,
       clock,
       logger: silentLogger,
     });
@@ -83,7 +81,7 @@ describe("Heartbeat", () => {
       host: "node01",
       patchNode,
       devicesReady: () => true,
-      machineTypeLabels: q35,
+      labellerLabels: () => q35,
       clock,
       logger: silentLogger,
       random: () => 0.5,
@@ -106,7 +104,7 @@ describe("Heartbeat", () => {
       host: "node01",
       patchNode,
       devicesReady: () => ++polls > 3,
-      machineTypeLabels: {},
+      labellerLabels: () => ({}),
       clock,
       logger: silentLogger,
       random: () => 0,
@@ -129,7 +127,7 @@ describe("Heartbeat", () => {
       host: "node01",
       patchNode,
       devicesReady: () => true,
-      machineTypeLabels: {},
+      labellerLabels: () => ({}),
       clock,
       logger: silentLogger,
     });

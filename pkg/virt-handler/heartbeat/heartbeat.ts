@@ -1,8 +1,9 @@
 import type { Clock, Logger } from "../../controller/index.js";
 
 // The node heartbeat, as upstream's virt-handler sends it: a strategic-merge patch on its own Node that sets
-// `kubevirt.io/schedulable` (true only once the device plugins are up), the CPU manager labels, the
-// machine-type labels and the `kubevirt.io/heartbeat` annotation. virt-controller's node controller reads
+// `kubevirt.io/schedulable` (true only once the device plugins are up), the CPU manager labels, the node
+// labeller's labels (machine types, CPU models and features, the host model; upstream's labeller patches
+// them on its own) and the `kubevirt.io/heartbeat` annotation. virt-controller's node controller reads
 // the annotation to tell a live handler from a dead one. On shutdown the node is labelled unschedulable.
 
 export const NODE_SCHEDULABLE_LABEL = "kubevirt.io/schedulable";
@@ -25,7 +26,8 @@ export interface HeartbeatInput {
   schedulable: boolean;
   nowMs: number;
   cpuManagerEnabled: boolean;
-  machineTypeLabels: Record<string, string>;
+  /** The node labeller's labels, found once at start. */
+  labellerLabels: Record<string, string>;
 }
 
 /** RFC3339 with second precision, the way metav1.Time marshals. */
@@ -40,7 +42,7 @@ export function heartbeatPatch(input: HeartbeatInput): NodeMetadataPatch {
         [NODE_SCHEDULABLE_LABEL]: String(input.schedulable),
         [DEPRECATED_CPU_MANAGER_LABEL]: String(input.cpuManagerEnabled),
         [CPU_MANAGER_LABEL]: String(input.cpuManagerEnabled),
-        ...input.machineTypeLabels,
+        ...input.labellerLabels,
       },
       annotations: { [HEARTBEAT_ANNOTATION]: rfc3339(input.nowMs) },
     },
@@ -52,7 +54,8 @@ export interface HeartbeatOptions {
   patchNode: NodePatcher;
   /** True once every device plugin registered with the kubelet (upstream's DeviceController.Initialized). */
   devicesReady: () => boolean;
-  machineTypeLabels: Record<string, string>;
+  /** The node labeller's labels as they are now. */
+  labellerLabels: () => Record<string, string>;
   clock: Clock;
   logger: Logger;
   cpuManagerEnabled?: () => boolean;
@@ -104,7 +107,7 @@ export class Heartbeat {
       schedulable,
       nowMs: this.opts.clock.now(),
       cpuManagerEnabled: this.opts.cpuManagerEnabled?.() ?? false,
-      machineTypeLabels: this.opts.machineTypeLabels,
+      labellerLabels: this.opts.labellerLabels(),
     });
     try {
       await this.opts.patchNode(this.opts.host, patch);

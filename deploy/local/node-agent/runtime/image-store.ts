@@ -39,6 +39,13 @@ export const COMPONENT_BINARIES: Readonly<Record<string, readonly string[]>> = {
 /** Binaries built from cmd/<binary>/main.c rather than run through tsx: they run where no node exists. */
 export const NATIVE_BINARIES: ReadonlySet<string> = new Set(["container-disk"]);
 
+/** Scripts an upstream component image ships, by image name: the path in the image and its file here. */
+export const COMPONENT_SCRIPTS: Readonly<Record<string, ReadonlyArray<{ path: string; file: string }>>> = {
+  "virt-launcher": [
+    { path: "/usr/bin/node-labeller.sh", file: "cmd/virt-launcher/node-labeller/node-labeller.sh" },
+  ],
+};
+
 /** Users an upstream component image has beyond the host's (the launcher's `qemu`, uid 107). */
 const COMPONENT_USERS: Readonly<Record<string, readonly { name: string; id: number }[]>> = {
   "virt-launcher": [{ name: "qemu", id: 107 }],
@@ -292,7 +299,11 @@ export class ImageStore {
         const exec = [process.execPath, "--import", this.tsxLoader, entryPoint].map(shellQuote).join(" ");
         return { path: wrapper, content: `#!/bin/sh\nexec ${exec} "$@"\n` };
       });
-    const executables: ExecutableFile[] = [...scripts, ...native];
+    const shipped = (COMPONENT_SCRIPTS[component] ?? []).map((script) => ({
+      path: script.path,
+      source: path.join(this.checkoutDir, script.file),
+    }));
+    const executables: ExecutableFile[] = [...scripts, ...native, ...shipped];
     return {
       rootfs: { kind: "host" },
       entrypoint: [`/usr/bin/${component}`],

@@ -156,6 +156,31 @@ const rows: Array<[string, unknown, string, unknown]> = [
     { name: "kubelet", mountPath: "/var/lib/kubelet", mountPropagation: "HostToContainer" },
   ],
   [
+    "virt-handler node-labeller volume",
+    handler,
+    `${apiContainer}.volumeMounts[7]`,
+    { name: "node-labeller", mountPath: "/var/lib/kubevirt-node-labeller" },
+  ],
+  [
+    "virt-handler node-labeller init container (upstream's, from the launcher image)",
+    handler,
+    "spec.template.spec.initContainers[0]",
+    {
+      name: "virt-launcher",
+      image: "reg.example/virt-launcher:v1.2.3",
+      imagePullPolicy: "IfNotPresent",
+      command: ["/bin/sh", "-c"],
+      args: ["node-labeller.sh"],
+      env: [
+        { name: "PREFERRED_VIRTTYPE", value: "kvm" },
+        { name: "HYPERVISOR_DEVICE", value: "kvm" },
+      ],
+      securityContext: { privileged: true },
+      volumeMounts: [{ name: "node-labeller", mountPath: "/var/lib/kubevirt-node-labeller" }],
+      terminationMessagePolicy: "FallbackToLogsOnError",
+    },
+  ],
+  [
     "virt-handler readiness",
     handler,
     `${apiContainer}.readinessProbe.httpGet`,

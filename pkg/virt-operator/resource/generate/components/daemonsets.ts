@@ -1,17 +1,19 @@
 // The virt-handler DaemonSet (upstream's components/daemonsets.go): privileged, host PID, the host paths it
 // shares with virt-launcher pods and the kubelet (device plugins live under /var/lib/kubelet), and its
-// server and migration-client certificates. Upstream's node-labeller init container and deprecated
-// podinfo volume are left out: our virt-handler uses neither.
+// server and migration-client certificates, and upstream's node-labeller init container: the launcher
+// image asks libvirt what the node offers VMs and leaves the answer in a host directory the handler
+// reads. Upstream's deprecated podinfo volume is left out: our virt-handler never used it.
 import type { KubeVirtDeploymentConfig } from "../../../util/config.js";
 import { componentImage, imagePullPolicyOf, imagePullSecretsOf, verbosityOf } from "../../../util/config.js";
 import { APP_LABEL } from "../../../util/labels.js";
 import { COMPONENT_PORT, CONSOLE_SERVER_PORT } from "./deployments.js";
-import type { DaemonSet } from "./k8s-types.js";
+import type { Container, DaemonSet } from "./k8s-types.js";
 import {
   HANDLER_SERVICE_ACCOUNT,
   VIRT_HANDLER_MIGRATION_CLIENT_CERT_SECRET,
   VIRT_HANDLER_NAME,
   VIRT_HANDLER_SERVER_CERT_SECRET,
+  VIRT_LAUNCHER_NAME,
 } from "./names.js";
 import type { ProductLabels } from "./pod-template.js";
 import {
@@ -26,6 +28,7 @@ export const KUBELET_ROOT = "/var/lib/kubelet";
 export const VIRT_SHARE_DIR = "/var/run/kubevirt";
 export const VIRT_PRIVATE_DIR = "/var/run/kubevirt-private";
 export const LIBVIRT_RUNTIMES_DIR = "/var/run/kubevirt-libvirt-runtimes";
+export const NODE_LABELLER_DIR = "/var/lib/kubevirt-node-labeller";
 export const VMSTATS_PORT = 8187;
 /** The pod's grace period; the handler gets 15 s less to shut down cleanly before SIGKILL. */
 export const HANDLER_POD_GRACE_PERIOD_SECONDS = 330;
@@ -52,7 +55,26 @@ const HOST_VOLUMES: readonly HostVolume[] = [
   { name: "virt-private-dir", path: VIRT_PRIVATE_DIR, mountPath: VIRT_PRIVATE_DIR },
   { name: "kubelet-pods", path: `${KUBELET_ROOT}/pods`, mountPath: "/pods" },
   { name: "kubelet", path: KUBELET_ROOT, mountPath: KUBELET_ROOT, mountPropagation: "HostToContainer" },
+  { name: "node-labeller", path: NODE_LABELLER_DIR, mountPath: NODE_LABELLER_DIR },
 ];
+
+/** Upstream's init container; the hypervisor is KVM's, as upstream's default hypervisor renders it. */
+function nodeLabellerInitContainer(launcherImage: string, pullPolicy: string): Container {
+  return {
+    name: VIRT_LAUNCHER_NAME,
+    image: launcherImage,
+    imagePullPolicy: pullPolicy,
+    command: ["/bin/sh", "-c"],
+    args: ["node-labeller.sh"],
+    env: [
+      { name: "PREFERRED_VIRTTYPE", value: "kvm" },
+      { name: "HYPERVISOR_DEVICE", value: "kvm" },
+    ],
+    securityContext: { privileged: true },
+    volumeMounts: [{ name: "node-labeller", mountPath: NODE_LABELLER_DIR }],
+    terminationMessagePolicy: "FallbackToLogsOnError",
+  };
+}
 
 export function newHandlerDaemonSet(config: KubeVirtDeploymentConfig, product: ProductLabels): DaemonSet {
   const template = newPodTemplate({
@@ -70,6 +92,12 @@ export function newHandlerDaemonSet(config: KubeVirtDeploymentConfig, product: P
   const pod = template.spec!;
   pod.serviceAccountName = HANDLER_SERVICE_ACCOUNT;
   pod.hostPID = true;
+  pod.initContainers = [
+    nodeLabellerInitContainer(
+      componentImage(config, VIRT_LAUNCHER_NAME, config.virtLauncherImage),
+      imagePullPolicyOf(config),
+    ),
+  ];
   pod.terminationGracePeriodSeconds = HANDLER_POD_GRACE_PERIOD_SECONDS;
   const container = pod.containers[0]!;
   Object.assign(container, {
