@@ -112,7 +112,7 @@ describe("virt-handler on a real node", () => {
       "kubevirt.io/cpumanager": "false",
       "host-model-cpu.node.kubevirt.io/EPYC": "true",
       "cpu-vendor.node.kubevirt.io/AMD": "true",
-      "cpu-model.node.kubevirt.io/pentium3": "true",
+      "cpu-model.node.kubevirt.io/Penryn": "true",
       "cpu-feature.node.kubevirt.io/apic": "true",
     });
     // Upstream's default obsolete models stay unlabelled.

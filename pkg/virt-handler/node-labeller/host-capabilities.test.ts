@@ -24,7 +24,7 @@ describe("parseDomCapabilities", () => {
     expect(parsed.hostCpuModel?.fallback).toBe("forbid");
     expect(parsed.hostCpuModel?.requiredFeatures).toContain("hypervisor");
     expect(parsed.vendor).toBe("AMD");
-    expect(parsed.usableModels).toContain("pentium3");
+    expect(parsed.usableModels).toContain("Penryn");
     expect(parsed.usableModels).not.toContain("phenom");
     expect(parsed.knownModels).toContain("phenom");
     expect(parsed.knownModels.length).toBeGreaterThan(parsed.usableModels.length);
