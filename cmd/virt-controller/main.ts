@@ -27,6 +27,7 @@ runMain(async () => {
     vmiWorkers: flags.vmiWorkers,
     rsWorkers: flags.rsWorkers,
     poolWorkers: flags.poolWorkers,
+    nodeWorkers: flags.nodeWorkers,
     logger,
     http: {
       bindAddress: flags.bindAddress,

@@ -29,6 +29,7 @@ describe("parseVirtControllerFlags", () => {
       vmiWorkers: 2,
       rsWorkers: 2,
       poolWorkers: 2,
+      nodeWorkers: 2,
       leaseDurationMs: 15_000,
       renewDeadlineMs: 10_000,
       retryPeriodMs: 2_000,
@@ -46,6 +47,8 @@ describe("parseVirtControllerFlags", () => {
       "3",
       "--pool-controller-threads",
       "5",
+      "--node-controller-threads",
+      "7",
       "--leader-elect-lease-duration",
       "30s",
     ]);
@@ -54,6 +57,7 @@ describe("parseVirtControllerFlags", () => {
       vmiWorkers: 6,
       rsWorkers: 3,
       poolWorkers: 5,
+      nodeWorkers: 7,
       leaseDurationMs: 30_000,
       port: 8182,
     });

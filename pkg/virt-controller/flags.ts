@@ -1,5 +1,5 @@
 // virt-controller's command line, with upstream's flag names. Defaults are upstream's, except the
-// number of workers per controller (2 here; upstream runs 3 VM, 10 VMI, 3 replica set and 3 pool workers).
+// number of workers per controller (2 here; upstream runs 3 VM, 10 VMI, 3 replica set, 3 pool and 3 node workers).
 import { parseArgs } from "node:util";
 import { intFlag } from "../util/flags.js";
 import { parseGoDuration } from "../util/go-duration.js";
@@ -17,6 +17,7 @@ export interface VirtControllerFlags {
   vmiWorkers: number;
   rsWorkers: number;
   poolWorkers: number;
+  nodeWorkers: number;
   port: number;
   bindAddress: string;
   certFile: string;
@@ -51,6 +52,7 @@ export function parseVirtControllerFlags(argv: readonly string[]): VirtControlle
       "vmi-controller-threads": string,
       "rs-controller-threads": string,
       "pool-controller-threads": string,
+      "node-controller-threads": string,
       port: string,
       listen: string,
       "prom-cert-file": string,
@@ -80,6 +82,7 @@ export function parseVirtControllerFlags(argv: readonly string[]): VirtControlle
     vmiWorkers: intFlag("vmi-controller-threads", values["vmi-controller-threads"], DefaultWorkers),
     rsWorkers: intFlag("rs-controller-threads", values["rs-controller-threads"], DefaultWorkers),
     poolWorkers: intFlag("pool-controller-threads", values["pool-controller-threads"], DefaultWorkers),
+    nodeWorkers: intFlag("node-controller-threads", values["node-controller-threads"], DefaultWorkers),
     port: intFlag("port", values.port, DefaultPort),
     bindAddress: values.listen ?? "0.0.0.0",
     certFile: values["prom-cert-file"] ?? "/etc/virt-controller/certificates/tls.crt",

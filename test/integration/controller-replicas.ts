@@ -30,6 +30,9 @@ export class ControllerReplicas {
       vmiWorkers: 2,
       rsWorkers: 2,
       poolWorkers: 2,
+      // The cluster's nodes have no virt-handler beating here: the node controller would read them as
+      // unresponsive and fail the stub VMIs (test/integration/node-controller.test.ts tests it alone).
+      nodeWorkers: 0,
       logger: this.logger,
       leaderElection: { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 500 },
       watchNamespace: this.namespace,

@@ -32,6 +32,7 @@ function start(server: FakeApiServer, identity: string): { app: VirtControllerAp
     vmiWorkers: 2,
     rsWorkers: 2,
     poolWorkers: 2,
+    nodeWorkers: 2,
     logger: silentLogger,
     http: {
       bindAddress: "127.0.0.1",

@@ -33,6 +33,7 @@ import { TemplateService } from "../services/template.js";
 import type { ControllerRevision } from "./vm/vm-revision.js";
 import { VMController } from "./vm/vm.js";
 import { VMIController } from "./vmi/vmi.js";
+import { NodeController, type Node } from "./node/node.js";
 import { ReplicaSetController } from "./replicaset/replicaset.js";
 import { PoolController } from "./pool/pool.js";
 
@@ -50,6 +51,8 @@ export interface VirtControllerOptions {
   vmiWorkers: number;
   rsWorkers: number;
   poolWorkers: number;
+  /** 0 runs no node controller (tests of other controllers on a shared cluster). */
+  nodeWorkers: number;
   logger: Logger;
   /** Absent: no HTTP endpoints (in-process tests). */
   http?: { bindAddress: string; port: number; certFile: string; keyFile: string };
@@ -71,6 +74,7 @@ interface Informers {
   replicaSets: Informer<StoredVMIRS>;
   pools: Informer<StoredVMPool>;
   pvcs: Informer<PersistentVolumeClaim>;
+  nodes: Informer<Node>;
 }
 
 export class VirtControllerApp {
@@ -158,6 +162,8 @@ export class VirtControllerApp {
       replicaSets: resourceInformer<StoredVMIRS>(this.client, virtualMachineInstanceReplicaSetsGVR, scope),
       pools: resourceInformer<StoredVMPool>(this.client, virtualMachinePoolsGVR, scope),
       pvcs: resourceInformer<PersistentVolumeClaim>(this.client, coreGVR.persistentVolumeClaims, scope),
+      // Nodes are cluster-wide whatever namespace the controller watches.
+      nodes: resourceInformer<Node>(this.client, coreGVR.nodes, { logger: this.options.logger }),
     };
   }
 
@@ -199,6 +205,12 @@ export class VirtControllerApp {
       recorder: this.recorder,
       logger,
     });
+    const nodeController = new NodeController({
+      client: this.client,
+      ...informers,
+      recorder: this.recorder,
+      logger,
+    });
     const leaderInformers: SyncingInformer[] = [
       informers.vms,
       informers.vmis,
@@ -207,6 +219,7 @@ export class VirtControllerApp {
       informers.replicaSets,
       informers.pools,
       informers.pvcs,
+      informers.nodes,
     ];
     const running = leaderInformers.map((informer) => informer.run(signal));
     const synced = await Promise.all(
@@ -219,6 +232,7 @@ export class VirtControllerApp {
           vmiWorkers: this.options.vmiWorkers,
           rsWorkers: this.options.rsWorkers,
           poolWorkers: this.options.poolWorkers,
+          nodeWorkers: this.options.nodeWorkers,
         },
         "STARTING controllers",
       );
@@ -227,6 +241,7 @@ export class VirtControllerApp {
         vmiController.run(this.options.vmiWorkers, signal),
         rsController.run(this.options.rsWorkers, signal),
         poolController.run(this.options.poolWorkers, signal),
+        nodeController.run(this.options.nodeWorkers, signal),
       ]);
     }
     await Promise.all(running);
