@@ -248,6 +248,7 @@ export class VirtHandlerApp {
         ? {
             supportedAgentVersions: () => clusterConfig.current().getSupportedAgentVersions(),
             bindingPlugins: () => clusterConfig.current().getConfig().network?.binding ?? {},
+            clusterEvictionStrategy: () => clusterConfig.current().getEvictionStrategy(),
           }
         : {}),
       ...(notifyPipes ? { notifyPipes } : {}),

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import {
+  evictionStrategyWarning,
   checkVolumesForMigration,
   liveMigrationCondition,
   storageLiveMigrationCondition,
@@ -225,5 +226,40 @@ describe("withLiveMigrationConditions", () => {
       ["StorageLiveMigratable", "True"],
       ["LiveMigratable", "True"],
     ]);
+  });
+});
+
+describe("evictionStrategyWarning", () => {
+  const notMigratable = [{ type: "LiveMigratable", status: "False", message: "cannot migrate VMI: why" }];
+  const withStatus = (strategy: string | undefined, migratable?: string): VirtualMachineInstance => ({
+    apiVersion: "kubevirt.io/v1",
+    kind: "VirtualMachineInstance",
+    metadata: { name: "v" },
+    spec: { domain: { devices: {} }, ...(strategy ? { evictionStrategy: strategy } : {}) },
+    status: migratable ? { conditions: [{ type: "LiveMigratable", status: migratable }] } : {},
+  });
+
+  it("warns for LiveMigrate, the VMI's or else the cluster's, when the VMI cannot migrate", () => {
+    expect(evictionStrategyWarning(withStatus("LiveMigrate"), notMigratable, undefined)).toBe(
+      "EvictionStrategy is set but vmi is not migratable; cannot migrate VMI: why",
+    );
+    expect(evictionStrategyWarning(withStatus(undefined), notMigratable, "LiveMigrate")).toBeDefined();
+    expect(evictionStrategyWarning(withStatus("External"), notMigratable, "LiveMigrate")).toBeUndefined();
+    expect(
+      evictionStrategyWarning(
+        withStatus("LiveMigrate"),
+        [{ type: "LiveMigratable", status: "True" }],
+        undefined,
+      ),
+    ).toBeUndefined();
+  });
+
+  it("warns for LiveMigrateIfPossible only while the VMI still read as migratable", () => {
+    expect(
+      evictionStrategyWarning(withStatus("LiveMigrateIfPossible", "True"), notMigratable, undefined),
+    ).toBeDefined();
+    expect(
+      evictionStrategyWarning(withStatus("LiveMigrateIfPossible", "False"), notMigratable, undefined),
+    ).toBeUndefined();
   });
 });

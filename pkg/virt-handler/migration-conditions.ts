@@ -208,3 +208,23 @@ export function withLiveMigrationConditions(
     migrationMethod: blockMigration ? BLOCK_MIGRATION : LIVE_MIGRATION,
   };
 }
+
+/**
+ * Upstream's warning on every status update of a VMI that should move on eviction but cannot:
+ * `LiveMigrate` (the VMI's strategy, else the cluster's), or `LiveMigrateIfPossible` while the VMI still
+ * reads as migratable, and the new LiveMigratable condition False. The event's reason is `Migrated`.
+ */
+export function evictionStrategyWarning(
+  vmi: VirtualMachineInstance,
+  conditions: readonly VirtualMachineInstanceCondition[],
+  clusterStrategy: string | undefined,
+): string | undefined {
+  const strategy = vmi.spec.evictionStrategy ?? clusterStrategy;
+  const wasMigratable = (vmi.status?.conditions ?? []).some(
+    (c) => c.type === LIVE_MIGRATABLE && c.status === "True",
+  );
+  const evictable = strategy === "LiveMigrate" || (strategy === "LiveMigrateIfPossible" && wasMigratable);
+  const condition = conditions.find((c) => c.type === LIVE_MIGRATABLE);
+  if (!evictable || condition?.status !== "False") return undefined;
+  return `EvictionStrategy is set but vmi is not migratable; ${condition.message ?? ""}`;
+}

@@ -166,6 +166,33 @@ describe("VirtualMachineController.sync", () => {
     expect(result).toEqual({ requeueAfter: 5_000 });
   });
 
+  it("warns, as upstream, when the eviction strategy wants a migration the VMI cannot make", async () => {
+    const hostModel = (strategy?: string) => {
+      const v = vmi("Scheduled");
+      v.spec.domain.cpu = { model: "host-model" };
+      if (strategy) v.spec.evictionStrategy = strategy;
+      return v;
+    };
+    const warned = async (v: VirtualMachineInstance, more: Partial<VMControllerOptions>) => {
+      const { vmis, events, controller } = setup(new FakeLauncher(), undefined, clock, more);
+      vmis.set(v);
+      await controller.sync("default/testvmi");
+      return events.filter((event) => event.reason === "Migrated");
+    };
+    expect(await warned(hostModel("LiveMigrate"), {})).toEqual([
+      {
+        type: "Warning",
+        reason: "Migrated",
+        message:
+          'EvictionStrategy is set but vmi is not migratable; the node "node01" does not allow migration with host-model',
+      },
+    ]);
+    // The cluster's strategy counts when the VMI has none; a node with a host model can migrate it.
+    expect(await warned(hostModel(), { clusterEvictionStrategy: () => "LiveMigrate" })).toHaveLength(1);
+    expect(await warned(hostModel("LiveMigrate"), { hostCpuModel: "EPYC" })).toEqual([]);
+    expect(await warned(hostModel("None"), { clusterEvictionStrategy: () => "LiveMigrate" })).toEqual([]);
+  });
+
   it("waits for the launcher socket of a scheduled VMI without writing", async () => {
     const { vmis, patches, controller } = setup(undefined);
     vmis.set(vmi("Scheduled"));

@@ -27,6 +27,7 @@ import type { VMINetworkSetup } from "./network-setup.js";
 import type { NotifyPipes } from "./notify-server/pipe.js";
 import { decideAction, type SyncAction } from "./sync-decision.js";
 import { isFinal, VMIPhase as Phase } from "../controller/vmi-phase.js";
+import { evictionStrategyWarning } from "./migration-conditions.js";
 import { agentChannelConnected, computeStatus, statusPatch, type PodInterfaceIPs } from "./vmi-status.js";
 import { SupportedGuestAgentVersions } from "../virt-config/defaults.js";
 
@@ -63,6 +64,8 @@ export interface VMControllerOptions {
   supportedAgentVersions?: () => readonly string[];
   /** The KubeVirt CR's network binding plugins, read on every use, for LiveMigratable. */
   bindingPlugins?: () => Readonly<Record<string, InterfaceBindingPlugin>>;
+  /** The KubeVirt CR's evictionStrategy, read on every use. */
+  clusterEvictionStrategy?: () => string | undefined;
   /** The node's host-model CPU as libvirt names it (the node labeller's); empty: none offered. */
   hostCpuModel?: string;
 }
@@ -242,6 +245,11 @@ export class VirtualMachineController {
       guestAgent,
       { bindingPlugins: this.opts.bindingPlugins?.() ?? {}, hostCpuModel: this.opts.hostCpuModel ?? "" },
     );
+    // The migration conditions are computed only while a domain exists; so is the warning about them.
+    const evictionWarning =
+      observed.domain &&
+      evictionStrategyWarning(vmi, desired.conditions ?? [], this.opts.clusterEvictionStrategy?.());
+    if (evictionWarning) this.opts.recorder?.event(vmi, "Warning", "Migrated", evictionWarning);
     const patch = statusPatch(vmi, desired);
     if (!patch) return;
     await this.opts.patchStatus(vmi.metadata?.namespace ?? "", vmi.metadata?.name ?? "", patch);
