@@ -4,7 +4,7 @@ SHELL := /bin/bash
 
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: help deps host-deps binaries guest build generate lint typecheck test test-unit test-integration test-e2e up down bench-launcher-overhead
+.PHONY: help deps host-deps binaries cni-plugins guest build generate lint typecheck test test-unit test-integration test-e2e up down bench-launcher-overhead
 
 help:
 	@echo "make up     - a local cluster with KubeVirt installed and a demo VM"
@@ -26,6 +26,10 @@ host-deps:
 binaries:
 	bash deploy/local/build-binaries.sh
 
+# The reference CNI plugins alone (bridge, host-local, loopback): the runtime's tests set pod networks up with them.
+cni-plugins:
+	bash deploy/local/build-binaries.sh cni-plugins
+
 # The test guest containerDisk (kernel + busybox from Debian packages); cached, rebuilt when its recipe changes.
 guest: host-deps
 	bash deploy/local/guest/build-test-guest.sh
@@ -43,7 +47,7 @@ lint: deps
 typecheck: deps
 	npx tsc -p tsconfig.json --noEmit
 
-test-unit: deps host-deps
+test-unit: deps host-deps cni-plugins
 	npx vitest run --project unit --project unit-root
 
 test-integration: deps host-deps binaries

@@ -6,6 +6,9 @@
 #   local-path-provisioner (dynamic Filesystem volumes) from go/local-path-provisioner: upstream's main
 #   package itself, built at the versions its own go.mod pins (a main package cannot be imported, so
 #   that folder has no main.go of its own)
+#   the reference CNI plugins the node agents set pod networks up with (bridge, host-local, loopback)
+#   from go/cni-plugins, likewise upstream's main packages, into bin/cni/ (the agents' CNI_PATH)
+# Arguments name the groups to build (kube etcd coredns local-path-provisioner cni-plugins); none: all.
 # Binaries and Go caches live under ${XDG_CACHE_HOME:-~/.cache}/kubevirt-ts. A module is rebuilt
 # only when its go.mod, go.sum or main.go, its link flags, the package it builds or the build functions
 # below changed: a hash
@@ -17,6 +20,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/go-env.sh"
 
 KUBE_COMPONENTS=(kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubectl)
+# the plugins of the node's conflist (deploy/local/node-agent/runtime/cni-config.ts), by package below plugins/
+CNI_PLUGINS=(main/bridge ipam/host-local main/loopback)
 PROGRESS_EVERY_SECONDS="${PROGRESS_EVERY_SECONDS:-30}"
 
 # inputs_hash DIR LDFLAGS PACKAGE
@@ -86,15 +91,41 @@ kube_ldflags() {
     "-X $pkg.gitCommit= -X $pkg.gitTreeState=clean -X $pkg.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 }
 
-build_module kube "$here/go/kube" "$KVTS_BIN/kube" "$(kube_ldflags)"
-for component in "${KUBE_COMPONENTS[@]}"; do
-  ln -sfn kube "$KVTS_BIN/$component"
+GROUPS_ALL=(kube etcd coredns local-path-provisioner cni-plugins)
+GROUPS_WANTED=("${@:-${GROUPS_ALL[@]}}")
+for group in "${GROUPS_WANTED[@]}"; do
+  case " ${GROUPS_ALL[*]} " in
+    *" $group "*) ;;
+    *) echo "unknown binary group \"$group\" (known: ${GROUPS_ALL[*]})" >&2 && exit 2 ;;
+  esac
 done
-build_module etcd "$here/go/etcd" "$KVTS_BIN/etcd" "-s -w"
+wanted() { case " ${GROUPS_WANTED[*]} " in *" $1 "*) return 0 ;; *) return 1 ;; esac }
+
+if wanted kube; then
+  build_module kube "$here/go/kube" "$KVTS_BIN/kube" "$(kube_ldflags)"
+  for component in "${KUBE_COMPONENTS[@]}"; do
+    ln -sfn kube "$KVTS_BIN/$component"
+  done
+fi
+if wanted etcd; then build_module etcd "$here/go/etcd" "$KVTS_BIN/etcd" "-s -w"; fi
 # upstream's Makefile stamps coremain.GitCommit; a module zip has no commit, so it stays empty
-build_module coredns "$here/go/coredns" "$KVTS_BIN/coredns" "-s -w -X github.com/coredns/coredns/coremain.GitCommit="
+if wanted coredns; then
+  build_module coredns "$here/go/coredns" "$KVTS_BIN/coredns" "-s -w -X github.com/coredns/coredns/coremain.GitCommit="
+fi
 # upstream's scripts/build stamps main.VERSION with the release
-build_module local-path-provisioner "$here/go/local-path-provisioner" "$KVTS_BIN/local-path-provisioner" \
-  "-s -w -X main.VERSION=$(cd "$here/go/local-path-provisioner" && go list -m -f '{{.Version}}' github.com/rancher/local-path-provisioner)" \
-  github.com/rancher/local-path-provisioner
-echo "binaries in $KVTS_BIN: ${KUBE_COMPONENTS[*]} etcd coredns local-path-provisioner"
+if wanted local-path-provisioner; then
+  build_module local-path-provisioner "$here/go/local-path-provisioner" "$KVTS_BIN/local-path-provisioner" \
+    "-s -w -X main.VERSION=$(cd "$here/go/local-path-provisioner" && go list -m -f '{{.Version}}' github.com/rancher/local-path-provisioner)" \
+    github.com/rancher/local-path-provisioner
+fi
+# upstream's release workflow stamps pkg/utils/buildversion.BuildVersion with the tag (plugins print it for VERSION)
+if wanted cni-plugins; then
+  mkdir -p "$KVTS_BIN/cni"
+  cni_version="$(cd "$here/go/cni-plugins" && go list -m -f '{{.Version}}' github.com/containernetworking/plugins)"
+  for plugin in "${CNI_PLUGINS[@]}"; do
+    build_module "cni-${plugin##*/}" "$here/go/cni-plugins" "$KVTS_BIN/cni/${plugin##*/}" \
+      "-s -w -X github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=$cni_version" \
+      "github.com/containernetworking/plugins/plugins/$plugin"
+  done
+fi
+echo "binaries in $KVTS_BIN: ${GROUPS_WANTED[*]}"

@@ -18,6 +18,10 @@ export const requiredBinaries = [
   "coredns",
   // dynamic Filesystem volumes (deploy/local/cluster/local-path-storage.ts)
   "local-path-provisioner",
+  // pod networking: the node agents' CNI plugins (deploy/local/node-agent/runtime/cni-config.ts)
+  "cni/bridge",
+  "cni/host-local",
+  "cni/loopback",
 ];
 
 export function missingBinaries(l: Layout): string[] {

@@ -33,8 +33,3 @@ export function bridgeName(prefix: string, nodeName: string): string {
 export function netnsName(prefix: string, podUID: string): string {
   return `${prefix}${podUidPrefix(podUID)}`;
 }
-
-/** The host end of a pod's veth pair; the pod end is always `eth0`. */
-export function hostVethName(podUID: string): string {
-  return `kvv${podUidPrefix(podUID)}`.slice(0, MAX_INTERFACE_NAME);
-}

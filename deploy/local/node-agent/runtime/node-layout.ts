@@ -56,8 +56,9 @@ export class NodeLayout {
     return path.join(this.kubeletDir, "pods");
   }
 
-  get ipamDir(): string {
-    return path.join(this.runtimeDir, "ipam");
+  /** The node's CNI state: net.d/ (its conflist), cache/ (libcni's results), networks/ (host-local). */
+  get cniDir(): string {
+    return path.join(this.runtimeDir, "cni");
   }
 
   podDir(uid: string): string {

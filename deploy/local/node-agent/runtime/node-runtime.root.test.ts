@@ -8,7 +8,9 @@ import { ImagePullError } from "../pod-runtime.js";
 import type { ContainerRequest, PodRef } from "../pod-runtime.js";
 import type { ClusterNetworkConfig } from "./cluster-network-config.js";
 import { GUARD_COUNTERS } from "./guard-ruleset.js";
-import { hostVethName } from "./names.js";
+import { Cni } from "./cni.js";
+import { hostInterfaces } from "./cni-result.js";
+import { netnsName } from "./names.js";
 import { NodeRuntime } from "./node-runtime.js";
 import { CgroupTree } from "./cgroup.js";
 import {
@@ -146,6 +148,21 @@ describe.runIf(canRun)("NodeRuntime as root", () => {
     const sandbox = await node1.runSandbox({ ...server, hostNetwork: false, dns: NO_DNS });
     serverIP = sandbox.podIPs[0] as string;
     expect(serverIP).toMatch(/^10\.244\.200\.\d+$/);
+    // the address is host-local's, reserved for the pod under the node's own state directory
+    const bridge = `${PREFIX}${NODES[0]}`;
+    const reservation = path.join(node1.layout.cniDir, "networks", bridge, serverIP);
+    expect((await readFile(reservation, "utf8")).split(/\r?\n/)[0]).toBe(server.uid);
+    expect(serverIP).not.toBe(node1.nodeIP);
+    // the pod's eth0 holds it, with the node address as default gateway, as the conflist says
+    const inPod = sh(
+      `ip -n ${netnsName(PREFIX, server.uid)} -4 -o addr show dev eth0; ip -n ${netnsName(PREFIX, server.uid)} route show default`,
+    );
+    expect(inPod).toContain(`inet ${serverIP}/24`);
+    expect(inPod).toContain(`default via ${node1.nodeIP} dev eth0`);
+    // a second sandbox call (a restarted pod worker) adopts it rather than adding again
+    expect((await node1.runSandbox({ ...server, hostNetwork: false, dns: NO_DNS })).podIPs).toEqual([
+      serverIP,
+    ]);
     await node1.setUpVolumes(server, [
       {
         name: "page",
@@ -360,8 +377,27 @@ describe.runIf(canRun)("NodeRuntime as root", () => {
     expect(sh("hostname").trim()).not.toBe(pod.name);
   });
 
+  it("releases a pod's address on removal, also when its network namespace is already gone", async () => {
+    const pod = newPod(node2, "short-lived");
+    const [podIP] = (await node2.runSandbox({ ...pod, hostNetwork: false, dns: NO_DNS })).podIPs;
+    const reservation = path.join(node2.layout.cniDir, "networks", `${PREFIX}${NODES[1]}`, podIP as string);
+    expect(existsSync(reservation)).toBe(true);
+    sh(`ip netns delete ${netnsName(PREFIX, pod.uid)}`);
+    await node2.removePod(pod);
+    expect(existsSync(reservation)).toBe(false);
+    await node2.removePod(pod); // CNI DEL is idempotent
+    expect(sh("ip netns list")).not.toContain(netnsName(PREFIX, pod.uid));
+  });
+
   it("tears everything down: no namespace, link, route, mount, table or process is left", async () => {
     const pids: number[] = [];
+    // the host ends of the pods' veths, which the bridge plugin named
+    const hostVeths: string[] = [];
+    for (const node of [node1, node2]) {
+      const cni = new Cni({ binDir: "/nonexistent", cacheDir: path.join(node.layout.cniDir, "cache") });
+      for (const cached of await cni.cachedNetworks()) hostVeths.push(...hostInterfaces(cached.result));
+    }
+    expect(hostVeths.some((name) => name.startsWith("veth"))).toBe(true);
     for (const node of [node1, node2]) {
       for (const container of await node.recoverContainers())
         if (container.process) pids.push(container.process.pid);
@@ -370,7 +406,7 @@ describe.runIf(canRun)("NodeRuntime as root", () => {
     expect(sh("ip netns list")).not.toContain(PREFIX);
     const links = sh("ip -o link show");
     expect(links).not.toContain(PREFIX);
-    for (const { pod } of pods) expect(links).not.toContain(hostVethName(pod.uid));
+    for (const veth of hostVeths) expect(links).not.toContain(`${veth}@`);
     expect(sh("ip route show")).not.toMatch(/10\.244\.20[0-3]\./);
     expect(await readFile("/proc/self/mountinfo", "utf8")).not.toContain(base);
     expect(sh("nft list tables")).not.toContain(CLUSTER.tableName);

@@ -16,6 +16,9 @@ import type {
   VolumeRequest,
 } from "../pod-runtime.js";
 import { CgroupTree } from "./cgroup.js";
+import { Cni } from "./cni.js";
+import { CNI_PLUGIN_TYPES, renderNodeConflist } from "./cni-config.js";
+import type { Conflist } from "./cni-config.js";
 import { LOCAL_CLUSTER_NETWORK } from "./cluster-network-config.js";
 import type { ClusterNetworkConfig } from "./cluster-network-config.js";
 import { ClusterNetwork } from "./cluster-network.js";
@@ -38,9 +41,8 @@ import { ContainerStreamer } from "./container-exec.js";
 import { runCommand } from "./exec.js";
 import type { RunCommand } from "./exec.js";
 import { ensurePropagation, unmountAllUnder } from "./host-mounts.js";
-import { ImageStore, LocalImagePullError } from "./image-store.js";
+import { ImageStore, LocalImagePullError, defaultCacheDir } from "./image-store.js";
 import type { ImageStoreOptions, ResolvedImage } from "./image-store.js";
-import { IpAllocator } from "./ipam.js";
 import { readMountInfo, topLevelMounts } from "./mountinfo.js";
 import type { MountEntry } from "./mountinfo.js";
 import { netnsName } from "./names.js";
@@ -65,6 +67,9 @@ export interface NodeRuntimeConfig {
   /** Whether this node ensures the host-wide guard, routes and sink (idempotent; default true). */
   ensureClusterNetwork?: boolean;
   images?: ImageStoreOptions;
+  /** The CNI plugins' directory (CNI_PATH); default `${XDG_CACHE_HOME:-~/.cache}/kubevirt-ts/bin/cni`,
+   * where deploy/local/build-binaries.sh builds them. */
+  cniBinDir?: string;
   tools?: HostTools;
   run?: RunCommand;
 }
@@ -86,6 +91,8 @@ export class NodeRuntime implements PodRuntime {
   readonly clusterNetwork: ClusterNetwork;
   readonly images: ImageStore;
   private readonly sandboxes: PodSandboxes;
+  private readonly conflist: Conflist;
+  private readonly cniBinDir: string;
   private readonly volumes: PodVolumes;
   private readonly records: PodRecords;
   private readonly containers = new Map<string, ContainerHandle>();
@@ -103,8 +110,17 @@ export class NodeRuntime implements PodRuntime {
       { nodeName: config.nodeName, podCidr: config.podCidr, interfacePrefix: cluster.interfacePrefix },
       run,
     );
-    const ipam = new IpAllocator(this.network.podCidr, this.layout.ipamDir);
-    this.sandboxes = new PodSandboxes(this.network, ipam, cluster.interfacePrefix, run);
+    this.conflist = renderNodeConflist({
+      networkName: this.network.bridge,
+      bridge: this.network.bridge,
+      podCidr: this.network.podCidr,
+      gateway: this.network.nodeIP,
+      ipamDataDir: path.join(this.layout.cniDir, "networks"),
+      guardedRanges: cluster.podRanges,
+    });
+    this.cniBinDir = config.cniBinDir ?? path.join(defaultCacheDir(), "bin", "cni");
+    const cni = new Cni({ binDir: this.cniBinDir, cacheDir: path.join(this.layout.cniDir, "cache") });
+    this.sandboxes = new PodSandboxes(this.network, cni, this.conflist, cluster.interfacePrefix, run);
     this.volumes = new PodVolumes(this.layout, run);
     this.records = new PodRecords(this.layout);
     this.images = new ImageStore(config.images);
@@ -122,7 +138,9 @@ export class NodeRuntime implements PodRuntime {
       });
     }
     const runtime = new NodeRuntime(config);
+    await runtime.checkCniPlugins();
     await runtime.layout.ensure();
+    await runtime.writeConflist();
     await runtime.ensureNodeMounts();
     if (config.ensureClusterNetwork ?? true) await runtime.clusterNetwork.ensure();
     await runtime.network.ensure();
@@ -141,18 +159,23 @@ export class NodeRuntime implements PodRuntime {
 
   async runSandbox(request: SandboxRequest): Promise<Sandbox> {
     await this.records.remember(request);
-    const sandbox = await this.sandboxes.ensure({ podUID: request.uid, hostNetwork: request.hostNetwork });
+    const sandbox = await this.sandboxes.ensure({
+      podUID: request.uid,
+      namespace: request.namespace,
+      name: request.name,
+      hostNetwork: request.hostNetwork,
+    });
     const hostname = request.hostNetwork ? this.config.nodeName : request.name;
     const hosts = request.hostNetwork
       ? hostNetworkHostsFile(await readFile("/etc/hosts", "utf8").catch(() => ""))
-      : podHostsFile([sandbox.podIP], hostname);
+      : podHostsFile(sandbox.podIPs, hostname);
     await this.writePodFile(this.layout.etcHostsPath(request.uid), hosts);
     await this.writePodFile(this.hostnamePath(request.uid), hostnameFile(hostname));
     // as containerd: an empty DNS config means the node's own resolv.conf
     const resolvConf =
       resolvConfFile(request.dns) || (await readFile(NODE_RESOLV_CONF, "utf8").catch(() => ""));
     await this.writePodFile(this.resolvConfPath(request.uid), resolvConf);
-    return { podIPs: [sandbox.podIP] };
+    return { podIPs: sandbox.podIPs };
   }
 
   async stopSandbox(pod: PodRef): Promise<void> {
@@ -345,6 +368,24 @@ export class NodeRuntime implements PodRuntime {
     }
     if (options.clusterNetwork) await this.clusterNetwork.teardown();
     await unmountAllUnder(this.layout.nodeDir, this.run);
+  }
+
+  /** The plugins the conflist names, checked up front so a missing build fails the node, not each pod. */
+  private async checkCniPlugins(): Promise<void> {
+    for (const plugin of CNI_PLUGIN_TYPES) {
+      const file = path.join(this.cniBinDir, plugin);
+      await access(file).catch(() => {
+        throw new Error(
+          `the CNI plugin ${file} is missing: build it with deploy/local/build-binaries.sh cni-plugins`,
+        );
+      });
+    }
+  }
+
+  /** The node's network configuration where a node keeps it (/etc/cni/net.d), for whoever looks. */
+  private async writeConflist(): Promise<void> {
+    const file = path.join(this.layout.cniDir, "net.d", `10-${this.conflist.name}.conflist`);
+    await this.writePodFile(file, `${JSON.stringify(this.conflist, null, 2)}\n`);
   }
 
   private get run(): RunCommand {

@@ -1,39 +1,51 @@
+import type { Cni, CniRuntimeConf } from "./cni.js";
+import type { Conflist } from "./cni-config.js";
+import { podAddresses } from "./cni-result.js";
 import { runCommand } from "./exec.js";
 import type { RunCommand } from "./exec.js";
-import type { IpAllocator } from "./ipam.js";
 import { IpTool } from "./ip-tool.js";
-import { hostVethName, netnsName } from "./names.js";
+import { netnsName } from "./names.js";
 import type { NodeNetwork } from "./node-network.js";
 
-// A pod's network: a named network namespace with `lo` up and an `eth0` veth whose host end sits on the
-// node bridge, an address from the node's block and a default route via the node address. Everything is
-// derived from the pod UID plus the persisted address, so `ensure` after an agent restart re-adopts what
-// exists and completes what is missing.
+// A pod's network, set up as kubelet's container runtime does it: a named network namespace, then CNI ADD
+// of the node's network list (bridge + host-local + loopback, cni-config.ts) with the pod UID as the
+// sandbox ID, and the pod IP taken from the result. The result is cached with the configuration used
+// (cni.ts), so `ensure` after an agent restart adopts a sandbox that is still whole, and teardown's DEL
+// undoes exactly what ADD did.
 
 export interface SandboxRequest {
   podUID: string;
+  namespace?: string;
+  name?: string;
   hostNetwork?: boolean;
 }
 
 export interface PodSandbox {
   podUID: string;
   hostNetwork: boolean;
-  podIP: string;
+  podIPs: string[];
   /** The network namespace's name and file; absent for hostNetwork pods. */
   netnsName?: string;
   netnsPath?: string;
-  /** The host end of the veth pair; absent for hostNetwork pods. */
-  hostVeth?: string;
 }
 
 export const POD_INTERFACE = "eth0";
+
+/** A sandbox's network failing, worded as kubelet shows containerd's error. */
+export class PodSandboxSetupError extends Error {
+  override readonly name = "PodSandboxSetupError";
+  constructor(detail: string) {
+    super(`rpc error: code = Unknown desc = ${detail}`);
+  }
+}
 
 export class PodSandboxes {
   private readonly ip: IpTool;
 
   constructor(
     private readonly network: NodeNetwork,
-    private readonly ipam: IpAllocator,
+    private readonly cni: Cni,
+    private readonly conflist: Conflist,
     private readonly netnsPrefix: string,
     run: RunCommand = runCommand,
   ) {
@@ -41,61 +53,66 @@ export class PodSandboxes {
   }
 
   async ensure(request: SandboxRequest): Promise<PodSandbox> {
-    if (request.hostNetwork) return { podUID: request.podUID, hostNetwork: true, podIP: this.network.nodeIP };
-    const podIP = await this.ipam.allocate(request.podUID);
-    const netns = netnsName(this.netnsPrefix, request.podUID);
-    const hostVeth = hostVethName(request.podUID);
-    await this.ip.addNetns(netns);
-    if (!(await this.ip.linkExists(POD_INTERFACE, netns))) {
-      // A host end without its pod end is a leftover of an interrupted setup.
-      await this.ip.deleteLink(hostVeth);
-      await this.ip.command([
-        "link",
-        "add",
-        hostVeth,
-        "type",
-        "veth",
-        "peer",
-        "name",
-        POD_INTERFACE,
-        "netns",
-        netns,
-      ]);
+    if (request.hostNetwork) {
+      return { podUID: request.podUID, hostNetwork: true, podIPs: [this.network.nodeIP] };
     }
-    await this.ip.command(["link", "set", hostVeth, "master", this.network.bridge, "up"]);
-    await this.ip.inNetns(netns, ["link", "set", "lo", "up"]);
-    await this.ip.ensureAddress(POD_INTERFACE, `${podIP}/${this.network.prefixLength}`, netns);
-    await this.ip.inNetns(netns, ["link", "set", POD_INTERFACE, "up"]);
-    await this.ip.inNetns(netns, [
-      "route",
-      "replace",
-      "default",
-      "via",
-      this.network.nodeIP,
-      "dev",
-      POD_INTERFACE,
-    ]);
-    return {
-      podUID: request.podUID,
-      hostNetwork: false,
-      podIP,
-      netnsName: netns,
-      netnsPath: netnsFile(netns),
-      hostVeth,
-    };
+    const netns = netnsName(this.netnsPrefix, request.podUID);
+    const rt = this.runtimeConf(request, netns);
+    const hadNetns = await this.ip.netnsExists(netns);
+    const cached = await this.cni.cached(this.conflist.name, rt.containerID, rt.ifName);
+    if (cached && hadNetns && (await this.ip.linkExists(POD_INTERFACE, netns))) {
+      return this.sandbox(request.podUID, netns, podAddresses(cached.result, POD_INTERFACE));
+    }
+    // Leftovers of an interrupted setup (or of a namespace lost with a reboot) go before a fresh ADD,
+    // which would refuse an eth0 that exists already.
+    if (cached || hadNetns) await this.del(rt);
+    await this.ip.addNetns(netns);
+    try {
+      const result = await this.cni.add(this.conflist, rt);
+      return this.sandbox(request.podUID, netns, podAddresses(result, POD_INTERFACE));
+    } catch (error) {
+      // as containerd does after a failed setup: DEL releases whatever the plugins got to
+      await this.del(rt).catch(() => undefined);
+      throw new PodSandboxSetupError(
+        `failed to setup network for sandbox "${request.podUID}": ${(error as Error).message}`,
+      );
+    }
   }
 
-  /** Removes the namespace and veth and frees the address; harmless when already gone. */
+  /** CNI DEL, then the namespace; harmless when either is already gone. */
   async teardown(podUID: string): Promise<void> {
-    // Deleting the veth explicitly: a namespace can outlive `ip netns del` while sockets in TIME_WAIT hold it.
-    await this.ip.deleteLink(hostVethName(podUID));
-    await this.ip.deleteNetns(netnsName(this.netnsPrefix, podUID));
-    await this.ipam.release(podUID);
+    const netns = netnsName(this.netnsPrefix, podUID);
+    await this.del(this.runtimeConf({ podUID }, netns));
+    await this.ip.deleteNetns(netns);
   }
 
-  /** UIDs of the pods that hold an address here, so a restarted agent can adopt or remove them. */
+  /** UIDs of the pods with a cached network here, so a restarted agent can remove them. */
   async recordedPods(): Promise<string[]> {
-    return [...new Set((await this.ipam.allocations()).values())];
+    const networks = await this.cni.cachedNetworks();
+    return networks.filter((n) => n.networkName === this.conflist.name).map((n) => n.containerID);
+  }
+
+  private async del(rt: CniRuntimeConf): Promise<void> {
+    try {
+      await this.cni.del(this.conflist, rt);
+    } catch (error) {
+      throw new PodSandboxSetupError(
+        `failed to destroy network for sandbox "${rt.containerID}": ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /** kubelet's CNI_ARGS (K8S_POD_INFRA_CONTAINER_ID is the sandbox, here the pod UID). */
+  private runtimeConf(request: SandboxRequest, netns: string): CniRuntimeConf {
+    const args: Array<[string, string]> = [["IgnoreUnknown", "1"]];
+    if (request.namespace !== undefined) args.push(["K8S_POD_NAMESPACE", request.namespace]);
+    if (request.name !== undefined) args.push(["K8S_POD_NAME", request.name]);
+    args.push(["K8S_POD_INFRA_CONTAINER_ID", request.podUID], ["K8S_POD_UID", request.podUID]);
+    return { containerID: request.podUID, netns: netnsFile(netns), ifName: POD_INTERFACE, args };
+  }
+
+  private sandbox(podUID: string, netns: string, podIPs: string[]): PodSandbox {
+    return { podUID, hostNetwork: false, podIPs, netnsName: netns, netnsPath: netnsFile(netns) };
   }
 }
 
