@@ -44,6 +44,14 @@ export const controllerRevisionsGVR: GroupVersionResource = {
   kind: "ControllerRevision",
 };
 
+export const daemonSetsGVR: GroupVersionResource = {
+  group: "apps",
+  version: "v1",
+  resource: "daemonsets",
+  namespaced: true,
+  kind: "DaemonSet",
+};
+
 export const kubeVirtsGVR = kubevirtResource("kubevirts", "KubeVirt");
 
 /** A kubevirt.io object as the machinery's client and informers carry it. */

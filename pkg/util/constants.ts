@@ -13,6 +13,12 @@ export const SupportedMachineTypeLabel = "machine-type.node.kubevirt.io/";
 export const CPUModelLabel = "cpu-model.node.kubevirt.io/";
 export const CPUFeatureLabel = "cpu-feature.node.kubevirt.io/";
 export const NodeHostModelIsObsoleteLabel = "node-labeller.kubevirt.io/obsolete-host-model";
+export const HostModelCPULabel = "host-model-cpu.node.kubevirt.io/";
+export const HostModelRequiredFeaturesLabel = "host-model-required-features.node.kubevirt.io/";
+export const CPUModelVendorLabel = "cpu-vendor.node.kubevirt.io/";
+export const SupportedHostModelMigrationCPU = "cpu-model-migration.node.kubevirt.io/";
+/** virt-handler's beat on its Node, which virt-controller's node controller reads. */
+export const VirtHandlerHeartbeat = "kubevirt.io/heartbeat";
 export const ArchLabel = "kubernetes.io/arch";
 export const VirtualMachinePoolRevisionName = "kubevirt.io/vm-pool-revision-name";
 

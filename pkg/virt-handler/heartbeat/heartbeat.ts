@@ -1,4 +1,5 @@
 import type { Clock, Logger } from "../../controller/index.js";
+import { NodeSchedulableLabel, VirtHandlerHeartbeat } from "../../util/constants.js";
 
 // The node heartbeat, as upstream's virt-handler sends it: a strategic-merge patch on its own Node that sets
 // `kubevirt.io/schedulable` (true only once the device plugins are up), the CPU manager labels, the node
@@ -6,8 +7,8 @@ import type { Clock, Logger } from "../../controller/index.js";
 // them on its own) and the `kubevirt.io/heartbeat` annotation. virt-controller's node controller reads
 // the annotation to tell a live handler from a dead one. On shutdown the node is labelled unschedulable.
 
-export const NODE_SCHEDULABLE_LABEL = "kubevirt.io/schedulable";
-export const HEARTBEAT_ANNOTATION = "kubevirt.io/heartbeat";
+export const NODE_SCHEDULABLE_LABEL = NodeSchedulableLabel;
+export const HEARTBEAT_ANNOTATION = VirtHandlerHeartbeat;
 export const DEPRECATED_CPU_MANAGER_LABEL = "cpumanager";
 export const CPU_MANAGER_LABEL = "kubevirt.io/cpumanager";
 

@@ -1,7 +1,15 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { CPUFeatureLabel, CPUModelLabel, NodeHostModelIsObsoleteLabel } from "../../util/constants.js";
+import {
+  CPUFeatureLabel,
+  CPUModelLabel,
+  CPUModelVendorLabel,
+  HostModelCPULabel,
+  HostModelRequiredFeaturesLabel,
+  NodeHostModelIsObsoleteLabel,
+  SupportedHostModelMigrationCPU,
+} from "../../util/constants.js";
 
 // What libvirt says the node offers VMs, as virt-handler's init container (cmd/virt-launcher/node-labeller)
 // left it in the node-labeller volume, read as upstream's node labeller reads it: the host-model CPU
@@ -13,11 +21,6 @@ import { CPUFeatureLabel, CPUModelLabel, NodeHostModelIsObsoleteLabel } from "..
 export const NODE_LABELLER_VOLUME_PATH = "/var/lib/kubevirt-node-labeller";
 export const DOM_CAPABILITIES_FILE = "virsh_domcapabilities.xml";
 export const SUPPORTED_FEATURES_FILE = "supported_features.xml";
-
-export const HostModelCPULabel = "host-model-cpu.node.kubevirt.io/";
-export const HostModelRequiredFeaturesLabel = "host-model-required-features.node.kubevirt.io/";
-export const CPUModelVendorLabel = "cpu-vendor.node.kubevirt.io/";
-export const SupportedHostModelMigrationCPU = "cpu-model-migration.node.kubevirt.io/";
 
 const DEFAULT_VENDOR = "Intel";
 

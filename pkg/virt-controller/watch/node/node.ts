@@ -12,13 +12,17 @@ import { coreGVR } from "../../../controller/gvr.js";
 import type { Informer } from "../../../controller/informer.js";
 import { defaultLogger, type Logger } from "../../../controller/log.js";
 import { controllerRefOf, keyOf, type KubeObject } from "../../../controller/object.js";
-import { virtualMachineInstancesGVR, type StoredVMI } from "../../../controller/resources.js";
+import { daemonSetsGVR, virtualMachineInstancesGVR, type StoredVMI } from "../../../controller/resources.js";
 import { isRunning, isScheduled } from "../../../controller/vmi-phase.js";
 import { WorkQueue, type SyncResult } from "../../../controller/workqueue.js";
-import { AppLabel, NodeNameLabel, NodeSchedulableLabel } from "../../../util/constants.js";
+import {
+  AppLabel,
+  NodeNameLabel,
+  NodeSchedulableLabel,
+  VirtHandlerHeartbeat,
+} from "../../../util/constants.js";
 
 export const NodeUnresponsiveReason = "NodeUnresponsive";
-export const VirtHandlerHeartbeatAnnotation = "kubevirt.io/heartbeat";
 /** Upstream's fixed heartbeat timeout and recheck interval. */
 export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 5 * 60_000;
 export const DEFAULT_RECHECK_INTERVAL_MS = 60_000;
@@ -30,21 +34,13 @@ interface DaemonSet extends KubeObject {
   status?: { desiredNumberScheduled?: number; currentNumberScheduled?: number; numberReady?: number };
 }
 
-const daemonSetsGVR = {
-  group: "apps",
-  version: "v1",
-  resource: "daemonsets",
-  namespaced: true,
-  kind: "DaemonSet",
-} as const;
-
 /**
  * Whether the node's handler stopped beating: a missing Node counts as unresponsive, a Node that never
  * carried the annotation does not (its handler may still be starting). A malformed beat throws.
  */
 export function isNodeUnresponsive(node: Node | undefined, timeoutMs: number, nowMs: number): boolean {
   if (!node) return true;
-  const beat = node.metadata?.annotations?.[VirtHandlerHeartbeatAnnotation];
+  const beat = node.metadata?.annotations?.[VirtHandlerHeartbeat];
   if (beat === undefined) return false;
   const beatMs = Date.parse(beat);
   if (Number.isNaN(beatMs) || !/^\d{4}-\d\d-\d\dT/.test(beat)) {
