@@ -129,10 +129,10 @@ const rows: Array<[string, Change, string, string]> = [
     yet("spec.domain.devices.interfaces[0].pciAddress"),
   ],
   [
-    "a Multus network",
-    (s) => (s.networks = [{ name: "default", multus: { networkName: "ns/net" } }]),
-    "spec.networks[0].multus",
-    yet("the multus network source", "(supported: pod)"),
+    "a network backed by a resource claim",
+    (s) => (s.networks = [{ name: "default", resourceClaim: { claimName: "c", requestName: "r" } }]),
+    "spec.networks[0].resourceClaim",
+    yet("the resourceClaim network source", "(supported: pod, multus)"),
   ],
   [
     "dedicated CPUs",
@@ -212,7 +212,7 @@ describe("the implemented subset", () => {
         "spec.resourceClaims",
         "spec.domain.devices.tpm",
         "spec.volumes[3].downwardMetrics",
-        "spec.networks[0].multus",
+        "spec.networks[0].resourceClaim",
         "spec.architecture",
       ]),
     );
@@ -224,6 +224,14 @@ describe("the implemented subset", () => {
     ["dedicatedCpuPlacement: false", (s) => (s.domain.cpu = { dedicatedCpuPlacement: false })],
     ["an empty GPU list", (s) => (s.domain.devices.gpus = [])],
     ["empty resource claims", (s) => (s.resourceClaims = [])],
+    [
+      "Multus networks",
+      (s) =>
+        (s.networks = [
+          { name: "default", pod: {} },
+          { name: "blue", multus: { networkName: "ns/blue" } },
+        ]),
+    ],
     [
       "acpiIndex 0",
       (s) => (s.domain.devices.interfaces = [{ name: "default", masquerade: {}, acpiIndex: 0 }]),

@@ -24,7 +24,7 @@ export const SUPPORTED_VOLUME_SOURCES = [
   "downwardAPI",
 ] as const;
 export const SUPPORTED_BINDINGS = ["masquerade", "bridge"] as const;
-export const SUPPORTED_NETWORK_SOURCES = ["pod"] as const;
+export const SUPPORTED_NETWORK_SOURCES = ["pod", "multus"] as const;
 export const SUPPORTED_ARCHITECTURES = ["amd64"] as const;
 
 /** One use of something kubevirt-ts does not implement yet. */
@@ -151,7 +151,7 @@ const volume = new Described(
 );
 
 const network = new Described(
-  { name: true, pod: true },
+  Object.fromEntries([["name", true], ...SUPPORTED_NETWORK_SOURCES.map((source) => [source, true])]),
   (source) => `the ${source} network source ${supportedHint(SUPPORTED_NETWORK_SOURCES)}`,
 );
 

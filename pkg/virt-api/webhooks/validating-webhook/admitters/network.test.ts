@@ -97,6 +97,70 @@ const rows: RuleRow[] = [
     ],
   },
   {
+    rule: "a pod network beside secondary multus networks is valid",
+    change: (spec) => {
+      spec.domain.devices.interfaces?.push({ name: "red", bridge: {} }, { name: "blue", bridge: {} });
+      spec.networks?.push(
+        { name: "red", multus: { networkName: "ns1/red" } },
+        { name: "blue", multus: { networkName: "blue" } },
+      );
+    },
+    causes: [],
+  },
+  {
+    rule: "a multus network needs a networkName (upstream reports the first only)",
+    change: (spec) => {
+      spec.domain.devices.interfaces = [
+        { name: "red", bridge: {} },
+        { name: "blue", bridge: {} },
+      ];
+      spec.networks = [
+        { name: "red", multus: { networkName: "" } },
+        { name: "blue", multus: { networkName: "" } },
+      ];
+    },
+    causes: [required("spec.networks[0]", "CNI delegating plugin must have a networkName")],
+  },
+  {
+    rule: "one multus default network, and no pod network beside it",
+    change: (spec) => {
+      spec.domain.devices.interfaces = [
+        { name: "default", masquerade: {} },
+        { name: "red", bridge: {} },
+        { name: "blue", bridge: {} },
+      ];
+      spec.networks = [
+        { name: "default", pod: {} },
+        { name: "red", multus: { networkName: "red", default: true } },
+        { name: "blue", multus: { networkName: "blue", default: true } },
+      ];
+    },
+    causes: [
+      invalid("spec.networks", "Multus CNI should only have one default network"),
+      invalid("spec.networks", "Pod network cannot be defined when Multus default network is defined"),
+    ],
+  },
+  {
+    rule: "a network has one source",
+    change: (spec) => {
+      spec.networks = [{ name: "default", pod: {}, multus: { networkName: "red" } }];
+    },
+    causes: [required("spec.networks[0]", "should have only one network type")],
+  },
+  {
+    rule: "an absent interface may not be on the default (multus) network",
+    change: (spec) => {
+      spec.domain.devices.interfaces = [{ name: "default", bridge: {}, state: "absent" }];
+      spec.networks = [{ name: "default", multus: { networkName: "red", default: true } }];
+    },
+    causes: [
+      invalid(
+        "spec.domain.devices.interfaces[0].state",
+        '"default" interface\'s state "absent" is not supported on default networks',
+      ),
+    ],
+  },
+  {
     rule: "masquerade may not use the in-pod bridge MAC",
     change: (spec) => {
       spec.domain.devices.interfaces = [{ name: "default", masquerade: {}, macAddress: "02:00:00:00:00:00" }];

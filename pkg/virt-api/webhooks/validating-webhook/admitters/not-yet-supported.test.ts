@@ -33,7 +33,10 @@ const beyondTheConverter: Array<[string, Change]> = [
   ["I/O threads", (s) => (s.domain.ioThreadsPolicy = "shared")],
   ["a LUN with a persistent reservation", (s) => addPVC(s, { name: "pvc", lun: { reservation: true } })],
   ["a downwardMetrics volume", (s) => s.volumes?.push({ name: "dm", downwardMetrics: {} })],
-  ["a Multus network", (s) => (s.networks = [{ name: "default", multus: { networkName: "n" } }])],
+  [
+    "a network from a resource claim",
+    (s) => (s.networks = [{ name: "default", resourceClaim: { claimName: "c", requestName: "r" } }]),
+  ],
 ];
 
 const vmiWith = (spec: VirtualMachineInstanceSpec): VirtualMachineInstance => ({

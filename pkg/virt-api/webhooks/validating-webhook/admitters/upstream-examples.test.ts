@@ -67,10 +67,8 @@ const OUTSIDE_THE_SUBSET: Readonly<Record<string, readonly string[]>> = {
   "vmi-host-disk.yaml#0": ["spec.volumes[0]"],
   // Nothing places the kernel-boot container's files where the converter looks yet.
   "vmi-kernel-boot.yaml#0": ["spec.domain.firmware.kernelBoot"],
-  "vmi-multus-multiple-net.yaml#0": ["spec.networks[1].multus"],
-  "vmi-multus-ptp.yaml#0": ["spec.networks[0].multus"],
   "vmi-secureboot.yaml#0": ["spec.domain.firmware.bootloader.efi"],
-  "vmi-sriov.yaml#0": ["spec.domain.devices.interfaces[1].sriov", "spec.networks[1].multus"],
+  "vmi-sriov.yaml#0": ["spec.domain.devices.interfaces[1].sriov"],
   "vmi-usb.yaml#0": ["spec.HostDevices", "spec.domain.devices.hostDevices"],
   "vmi-windows.yaml#0": [
     "spec.domain.devices.tpm",

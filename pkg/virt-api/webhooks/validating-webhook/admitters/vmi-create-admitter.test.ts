@@ -28,6 +28,20 @@ describe("VMI create admitter", () => {
     expect(create(vmi())).toEqual({ causes: [], warnings: [] });
   });
 
+  it("admits secondary multus networks beside the pod network, bridged", () => {
+    const spec = specWith((s) => {
+      s.domain.devices.interfaces?.push(
+        { name: "attachnet1", bridge: {} },
+        { name: "attachnet2", bridge: {} },
+      );
+      s.networks?.push(
+        { name: "attachnet1", multus: { networkName: "ns1/attachnet1" } },
+        { name: "attachnet2", multus: { networkName: "attachnet2" } },
+      );
+    });
+    expect(create(vmi(spec))).toEqual({ causes: [], warnings: [] });
+  });
+
   it("answers schema errors before any rule, with their field paths", () => {
     const verdict = create({ apiVersion: "kubevirt.io/v1", kind: "VirtualMachineInstance", spec: {} });
     expect(verdict.causes).toEqual([required("spec.domain", "Required value")]);
