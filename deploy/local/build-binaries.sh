@@ -8,7 +8,8 @@
 #   that folder has no main.go of its own)
 #   the reference CNI plugins the node agents set pod networks up with (bridge, host-local, loopback)
 #   from go/cni-plugins, likewise upstream's main packages, into bin/cni/ (the agents' CNI_PATH)
-# Arguments name the groups to build (kube etcd coredns local-path-provisioner cni-plugins); none: all.
+#   multus (the thin plugin, the node agents' primary CNI that delegates to those) from go/multus into bin/cni/
+# Arguments name the groups to build (kube etcd coredns local-path-provisioner cni-plugins multus); none: all.
 # Binaries and Go caches live under ${XDG_CACHE_HOME:-~/.cache}/kubevirt-ts. A module is rebuilt
 # only when its go.mod, go.sum or main.go, its link flags, the package it builds or the build functions
 # below changed: a hash
@@ -20,8 +21,9 @@ here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/go-env.sh"
 
 KUBE_COMPONENTS=(kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubectl)
-# the plugins of the node's conflist (deploy/local/node-agent/runtime/cni-config.ts), by package below plugins/
-CNI_PLUGINS=(main/bridge ipam/host-local main/loopback)
+# the plugins of the node's conflist (deploy/local/node-agent/runtime/cni-config.ts), by package below plugins/,
+# and static, for NetworkAttachmentDefinitions that give a secondary interface fixed addresses
+CNI_PLUGINS=(main/bridge ipam/host-local main/loopback ipam/static)
 PROGRESS_EVERY_SECONDS="${PROGRESS_EVERY_SECONDS:-30}"
 
 # inputs_hash DIR LDFLAGS PACKAGE
@@ -91,7 +93,7 @@ kube_ldflags() {
     "-X $pkg.gitCommit= -X $pkg.gitTreeState=clean -X $pkg.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 }
 
-GROUPS_ALL=(kube etcd coredns local-path-provisioner cni-plugins)
+GROUPS_ALL=(kube etcd coredns local-path-provisioner cni-plugins multus)
 GROUPS_WANTED=("${@:-${GROUPS_ALL[@]}}")
 for group in "${GROUPS_WANTED[@]}"; do
   case " ${GROUPS_ALL[*]} " in
@@ -127,5 +129,16 @@ if wanted cni-plugins; then
       "-s -w -X github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=$cni_version" \
       "github.com/containernetworking/plugins/plugins/$plugin"
   done
+fi
+# upstream's hack/build-go.sh stamps pkg/multus version, commit, tree state and release status (a release
+# build: ",released"); a module zip has no commit, and the build date is left out so that it is no input
+if wanted multus; then
+  mkdir -p "$KVTS_BIN/cni"
+  multus_pkg=gopkg.in/k8snetworkplumbingwg/multus-cni.v4
+  multus_version="$(cd "$here/go/multus" && go list -m -f '{{.Version}}' "$multus_pkg")"
+  build_module multus "$here/go/multus" "$KVTS_BIN/cni/multus" \
+    "-s -w -X $multus_pkg/pkg/multus.version=$multus_version -X $multus_pkg/pkg/multus.commit= \
+-X $multus_pkg/pkg/multus.gitTreeState=clean -X $multus_pkg/pkg/multus.releaseStatus=,released" \
+    "$multus_pkg/cmd/multus"
 fi
 echo "binaries in $KVTS_BIN: ${GROUPS_WANTED[*]}"
