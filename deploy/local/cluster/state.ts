@@ -22,6 +22,9 @@ export const requiredBinaries = [
   "cni/bridge",
   "cni/host-local",
   "cni/loopback",
+  "cni/static",
+  // the node agents' primary CNI, delegating to the plugins above (deploy/local/node-agent/runtime/multus-config.ts)
+  "cni/multus",
 ];
 
 export function missingBinaries(l: Layout): string[] {

@@ -38,6 +38,12 @@ describe("parseFlags", () => {
     });
   });
 
+  it("reads multus's kubeconfig, and refuses an empty one", () => {
+    expect(parseFlags([...required, "--multus-kubeconfig", "/m"]).multusKubeconfig).toBe("/m");
+    expect(parseFlags(required).multusKubeconfig).toBeUndefined();
+    expect(() => parseFlags([...required, "--multus-kubeconfig", ""])).toThrow(/--multus-kubeconfig:/);
+  });
+
   it("reads kubelet's DNS flags", () => {
     const flags = parseFlags([
       ...required,

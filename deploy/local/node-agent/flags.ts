@@ -8,6 +8,9 @@ import { parseQuantity } from "./quantity.js";
 // --cluster-dns, --cluster-domain, --resolv-conf and --max-pods are kubelet's flags, with its defaults.
 // --cpus and --memory declare the node's size: every simulated node shares one machine, so its
 // capacity is what the cluster says it is, not what the machine has.
+// --multus-kubeconfig is multus's identity (the pods' CNI runs through multus, which reads their
+// NetworkAttachmentDefinitions and writes their network-status); without it multus runs only the
+// cluster network.
 
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 const CIDR = /^(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})\/(\d{1,2})$/;
@@ -31,6 +34,7 @@ const flagsSchema = z.object({
   node: required().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a DNS-1123 subdomain"),
   podCIDR: required().regex(CIDR, "must be an IPv4 CIDR such as 10.244.1.0/24"),
   kubeconfig: required().min(1),
+  multusKubeconfig: z.string().min(1).optional(),
   stateDir: required().min(1),
   caCert: required().min(1),
   caKey: required().min(1),
@@ -78,6 +82,7 @@ export function parseFlags(argv: string[]): AgentFlags {
       node: { type: "string" },
       "pod-cidr": { type: "string" },
       kubeconfig: { type: "string" },
+      "multus-kubeconfig": { type: "string" },
       "state-dir": { type: "string" },
       "ca-cert": { type: "string" },
       "ca-key": { type: "string" },
@@ -98,6 +103,7 @@ export function parseFlags(argv: string[]): AgentFlags {
     node: values.node,
     podCIDR: values["pod-cidr"],
     kubeconfig: values.kubeconfig,
+    multusKubeconfig: values["multus-kubeconfig"],
     stateDir: values["state-dir"],
     caCert: values["ca-cert"],
     caKey: values["ca-key"],

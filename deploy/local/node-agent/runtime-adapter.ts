@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { AgentFlags } from "./flags.js";
 import type { Logger } from "./logger.js";
 import type { PodRuntime } from "./pod-runtime.js";
@@ -19,6 +20,9 @@ export async function createPodRuntime(flags: AgentFlags, log: Logger): Promise<
     nodeName: flags.node,
     stateDir: flags.stateDir,
     podCidr: flags.podCIDR,
+    ...(flags.multusKubeconfig !== undefined
+      ? { multusKubeconfig: path.resolve(flags.multusKubeconfig) }
+      : {}),
   });
   if (runtime.nodeIP !== flags.nodeIP) {
     throw new Error(`--node-ip ${flags.nodeIP} differs from the node bridge's address ${runtime.nodeIP}`);

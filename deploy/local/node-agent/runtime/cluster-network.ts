@@ -4,12 +4,13 @@ import type { RunCommand } from "./exec.js";
 import { GUARD_COUNTERS, renderGuardRuleset } from "./guard-ruleset.js";
 import type { GuardCounter } from "./guard-ruleset.js";
 import { IpTool } from "./ip-tool.js";
+import { ensureSecondaryBridge } from "./secondary-bridges.js";
 import { serviceSinkName, validateClusterNetworkConfig } from "./cluster-network-config.js";
 import type { ClusterNetworkConfig } from "./cluster-network-config.js";
 
 // The host-wide part of the cluster network, shared by every node agent on the machine: the nftables guard
-// that keeps pod and guest traffic inside the machine, blackhole routes for unused cluster ranges, and the
-// sink for service addresses. `ensure` is idempotent (each node agent may call it); `teardown` removes all
+// that keeps pod and guest traffic inside the machine, blackhole routes for unused cluster ranges, the
+// sink for service addresses, and the bridges of the secondary networks (secondary-bridges.ts). `ensure` is idempotent (each node agent may call it); `teardown` removes all
 // of it and is meant for `make down` once no node is left.
 
 const counterSchema = z.looseObject({
@@ -35,9 +36,12 @@ export class ClusterNetwork {
       await this.ip.ensureBridge(sink);
       for (const range of this.config.serviceRanges) await this.ip.replaceRoute([range, "dev", sink]);
     }
+    for (const bridge of this.config.secondaryBridges ?? [])
+      await ensureSecondaryBridge(this.ip, bridge.name);
   }
 
   async teardown(): Promise<void> {
+    for (const bridge of this.config.secondaryBridges ?? []) await this.ip.deleteLink(bridge.name);
     await this.ip.deleteLink(serviceSinkName(this.config));
     for (const range of this.config.blackholeRanges) await this.ip.deleteRoute(["blackhole", range]);
     try {

@@ -184,6 +184,24 @@ describe("Cni", () => {
     expect(await cni.cachedNetworks()).toEqual([]);
   });
 
+  it("kills a plugin that does not answer in time together with the delegate it started", async () => {
+    // a meta plugin (as multus) whose delegate hangs: both must go when the deadline passes
+    const delegatePid = path.join(base, "delegate.pid");
+    await writeFile(path.join(binDir, "first"), `#!/bin/sh\nsleep 300 &\necho $! > ${delegatePid}\nwait\n`);
+    await chmod(path.join(binDir, "first"), 0o755);
+    const cni = new Cni({ binDir, cacheDir: path.join(base, "cache"), timeoutMs: 500 });
+    const started = Date.now();
+    await expect(cni.add(LIST, RT)).rejects.toThrow(
+      'plugin type="first" failed (add): no answer within 0.5s: killed with its children',
+    );
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const pid = Number(await readFile(delegatePid, "utf8"));
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
+    // gone, or a zombie waiting for init to reap it
+    expect(stat === undefined || stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")).toBe(true);
+    expect(await cni.cachedNetworks()).toEqual([]);
+  });
+
   it("names a missing plugin and the folder it was looked for in", async () => {
     const cni = new Cni({ binDir, cacheDir: path.join(base, "cache") });
     await expect(cni.add(LIST, RT)).rejects.toThrow(

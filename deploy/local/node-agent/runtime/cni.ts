@@ -59,7 +59,8 @@ export interface CniOptions {
   binDir: string;
   /** libcni's cache directory; results are kept under <cacheDir>/results. */
   cacheDir: string;
-  /** Per plugin call; the bridge plugin alone may wait ~2.5 s for its port. */
+  /** Deadline of each plugin call (multus's includes its delegates'); the bridge plugin alone may wait
+   * ~2.5 s for its port. Default 60 s. */
   timeoutMs?: number;
 }
 
@@ -219,7 +220,11 @@ async function readCacheFile(file: string): Promise<CachedNetwork | undefined> {
   }
 }
 
-/** One plugin run: stdin in, stdout back; a non-zero exit becomes the plugin's own error. */
+/**
+ * One plugin run: stdin in, stdout back; a non-zero exit becomes the plugin's own error. The plugin leads a
+ * process group of its own, so a deadline kills what it started too (multus runs its delegates as children,
+ * and a delegate that hangs would otherwise outlive the multus process the deadline killed).
+ */
 function runPlugin(
   binary: string,
   env: Record<string, string>,
@@ -227,13 +232,25 @@ function runPlugin(
   timeoutMs: number,
 ): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, [], { env, stdio: ["pipe", "pipe", "pipe"], timeout: timeoutMs });
+    const child = spawn(binary, [], { env, stdio: ["pipe", "pipe", "pipe"], detached: true });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
+    let timedOut = false;
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid);
+    }, timeoutMs);
     child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
-    child.on("error", reject);
+    child.on("error", (error) => {
+      clearTimeout(deadline);
+      reject(error);
+    });
     child.on("close", (code, signal) => {
+      clearTimeout(deadline);
+      if (timedOut) {
+        return reject(new CniPluginError(`no answer within ${timeoutMs / 1000}s: killed with its children`));
+      }
       const out = Buffer.concat(stdout).toString("utf8");
       if (code === 0) return resolve(out);
       const exit = signal ? `signal: ${signal}` : `exit status ${code}`;
@@ -243,4 +260,14 @@ function runPlugin(
     child.stdin.on("error", () => undefined);
     child.stdin.end(stdin);
   });
+}
+
+/** SIGKILL to the group of the plugin we spawned, while it still runs (so the group's ID is still ours). */
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // the group is empty already
+  }
 }

@@ -15,8 +15,11 @@ describe("renderGuardRuleset", () => {
   });
 
   it("lists the sources to police and the destinations they may reach", () => {
-    expect(lines).toContain("elements = { 10.244.0.0/16 }");
-    expect(lines).toContain("elements = { 10.243.0.0/16, 10.244.0.0/16, 10.96.0.0/16, 127.0.0.0/8 }");
+    // pods' and the secondary networks' addresses
+    expect(lines).toContain("elements = { 10.244.0.0/16, 10.245.0.0/16 }");
+    expect(lines).toContain(
+      "elements = { 10.243.0.0/16, 10.244.0.0/16, 10.245.0.0/16, 10.96.0.0/16, 127.0.0.0/8 }",
+    );
   });
 
   it.each([
@@ -46,6 +49,12 @@ describe("validateClusterNetworkConfig", () => {
     [{ interfacePrefix: "a very long prefix" }, /interface prefix/],
     [{ podRanges: [] }, /podRanges/],
     [{ clusterRanges: ["10.0.0.0"] }, /invalid CIDR/],
+    [{ secondaryBridges: [{ name: "br-sec1", subnet: "10.245.1.0/24" }] }, /must start with "kvts-"/],
+    [{ secondaryBridges: [{ name: "kvts-secondary-1", subnet: "10.245.1.0/24" }] }, /at most 15/],
+    [
+      { secondaryBridges: [{ name: "kvts-sec1", subnet: "192.168.1.0/24" }] },
+      /outside the guarded pod ranges/,
+    ],
   ])("rejects %j", (override, message) => {
     expect(() => validateClusterNetworkConfig({ ...LOCAL_CLUSTER_NETWORK, ...override })).toThrow(message);
   });

@@ -36,10 +36,11 @@ const PREFIX = `kt${ID}-`;
 const CLUSTER: ClusterNetworkConfig = {
   tableName: `kvts_test_${ID}`,
   interfacePrefix: PREFIX,
-  podRanges: ["10.244.200.0/23"],
-  clusterRanges: ["10.244.200.0/23", "10.244.203.0/24", "127.0.0.0/8"],
-  blackholeRanges: ["10.244.200.0/23"],
+  podRanges: ["10.244.200.0/23", "10.244.206.0/24"],
+  clusterRanges: ["10.244.200.0/23", "10.244.203.0/24", "10.244.206.0/24", "127.0.0.0/8"],
+  blackholeRanges: ["10.244.200.0/23", "10.244.206.0/24"],
   serviceRanges: ["10.244.203.0/24"],
+  secondaryBridges: [{ name: `${PREFIX}sec1`, subnet: "10.244.206.0/24" }],
 };
 /** TEST-NET-1; here also the uplink's gateway, so a safety table below makes sure nothing reaches it. */
 const OUTSIDE = "192.0.2.1";
@@ -159,6 +160,11 @@ describe.runIf(canRun)("NodeRuntime as root", () => {
     );
     expect(inPod).toContain(`inet ${serverIP}/24`);
     expect(inPod).toContain(`default via ${node1.nodeIP} dev eth0`);
+    // through multus (no kubeconfig here, so the cluster network only): its per-sandbox delegate cache
+    // and the node conflist's result in its own libcni cache, both under the node's state directory
+    const multusDir = path.join(node1.layout.cniDir, "multus");
+    expect(existsSync(path.join(multusDir, server.uid))).toBe(true);
+    expect(existsSync(path.join(multusDir, "results", `${bridge}-${server.uid}-eth0`))).toBe(true);
     // a second sandbox call (a restarted pod worker) adopts it rather than adding again
     expect((await node1.runSandbox({ ...server, hostNetwork: false, dns: NO_DNS })).podIPs).toEqual([
       serverIP,
@@ -385,8 +391,24 @@ describe.runIf(canRun)("NodeRuntime as root", () => {
     sh(`ip netns delete ${netnsName(PREFIX, pod.uid)}`);
     await node2.removePod(pod);
     expect(existsSync(reservation)).toBe(false);
+    // multus's DEL consumed its own cache for the sandbox, and libcni's for the delegate
+    const multusDir = path.join(node2.layout.cniDir, "multus");
+    expect(existsSync(path.join(multusDir, pod.uid))).toBe(false);
+    expect(await readdir(path.join(multusDir, "results"))).not.toContain(
+      `${PREFIX}${NODES[1]}-${pod.uid}-eth0`,
+    );
     await node2.removePod(pod); // CNI DEL is idempotent
     expect(sh("ip netns list")).not.toContain(netnsName(PREFIX, pod.uid));
+  });
+
+  it("makes the secondary networks' bridge without any host address", async () => {
+    const bridge = `${PREFIX}sec1`;
+    // administratively up (without ports it has no carrier yet)
+    expect(sh(`ip -o link show dev ${bridge}`)).toMatch(/<[^>]*\bUP\b[^>]*>/);
+    expect(sh(`ip -o addr show dev ${bridge}`)).toBe("");
+    expect((await readFile(`/proc/sys/net/ipv6/conf/${bridge}/disable_ipv6`, "utf8")).trim()).toBe("1");
+    // routed nowhere from the host: the blackhole covers its range
+    expect(sh("ip route show type blackhole")).toContain("10.244.206.0/24");
   });
 
   it("tears everything down: no namespace, link, route, mount, table or process is left", async () => {
@@ -407,7 +429,7 @@ describe.runIf(canRun)("NodeRuntime as root", () => {
     const links = sh("ip -o link show");
     expect(links).not.toContain(PREFIX);
     for (const veth of hostVeths) expect(links).not.toContain(`${veth}@`);
-    expect(sh("ip route show")).not.toMatch(/10\.244\.20[0-3]\./);
+    expect(sh("ip route show")).not.toMatch(/10\.244\.20[0-6]\./);
     expect(await readFile("/proc/self/mountinfo", "utf8")).not.toContain(base);
     expect(sh("nft list tables")).not.toContain(CLUSTER.tableName);
     for (const pid of pids) expect(await processGone(pid)).toBe(true);

@@ -18,6 +18,7 @@ import type {
 import { CgroupTree } from "./cgroup.js";
 import { Cni } from "./cni.js";
 import { CNI_PLUGIN_TYPES, renderNodeConflist } from "./cni-config.js";
+import { MULTUS_PLUGIN_TYPE, renderMultusConflist } from "./multus-config.js";
 import type { Conflist } from "./cni-config.js";
 import { LOCAL_CLUSTER_NETWORK } from "./cluster-network-config.js";
 import type { ClusterNetworkConfig } from "./cluster-network-config.js";
@@ -70,6 +71,11 @@ export interface NodeRuntimeConfig {
   /** The CNI plugins' directory (CNI_PATH); default `${XDG_CACHE_HOME:-~/.cache}/kubevirt-ts/bin/cni`,
    * where deploy/local/build-binaries.sh builds them. */
   cniBinDir?: string;
+  /** Multus's kubeconfig (its identity for reading NetworkAttachmentDefinitions and writing the pods'
+   * network-status); without one, multus runs the cluster network only. */
+  multusKubeconfig?: string;
+  /** The deadline of each CNI plugin call (multus with its delegates); default 60 s. */
+  cniTimeoutMs?: number;
   tools?: HostTools;
   run?: RunCommand;
 }
@@ -91,7 +97,10 @@ export class NodeRuntime implements PodRuntime {
   readonly clusterNetwork: ClusterNetwork;
   readonly images: ImageStore;
   private readonly sandboxes: PodSandboxes;
+  /** The node's own network (bridge + host-local + loopback), multus's clusterNetwork. */
   private readonly conflist: Conflist;
+  /** What the sandboxes run: multus, delegating to `conflist` and to the pods' attachments. */
+  private readonly multusConflist: Conflist;
   private readonly cniBinDir: string;
   private readonly volumes: PodVolumes;
   private readonly records: PodRecords;
@@ -119,8 +128,19 @@ export class NodeRuntime implements PodRuntime {
       guardedRanges: cluster.podRanges,
     });
     this.cniBinDir = config.cniBinDir ?? path.join(defaultCacheDir(), "bin", "cni");
-    const cni = new Cni({ binDir: this.cniBinDir, cacheDir: path.join(this.layout.cniDir, "cache") });
-    this.sandboxes = new PodSandboxes(this.network, cni, this.conflist, cluster.interfacePrefix, run);
+    this.multusConflist = renderMultusConflist({
+      clusterNetworkFile: this.conflistFile,
+      clusterNetwork: this.conflist,
+      ...(config.multusKubeconfig !== undefined ? { kubeconfig: config.multusKubeconfig } : {}),
+      stateDir: path.join(this.layout.cniDir, "multus"),
+      binDir: this.cniBinDir,
+    });
+    const cni = new Cni({
+      binDir: this.cniBinDir,
+      cacheDir: path.join(this.layout.cniDir, "cache"),
+      ...(config.cniTimeoutMs !== undefined ? { timeoutMs: config.cniTimeoutMs } : {}),
+    });
+    this.sandboxes = new PodSandboxes(this.network, cni, this.multusConflist, cluster.interfacePrefix, run);
     this.volumes = new PodVolumes(this.layout, run);
     this.records = new PodRecords(this.layout);
     this.images = new ImageStore(config.images);
@@ -140,7 +160,7 @@ export class NodeRuntime implements PodRuntime {
     const runtime = new NodeRuntime(config);
     await runtime.checkCniPlugins();
     await runtime.layout.ensure();
-    await runtime.writeConflist();
+    await runtime.writeConflists();
     await runtime.ensureNodeMounts();
     if (config.ensureClusterNetwork ?? true) await runtime.clusterNetwork.ensure();
     await runtime.network.ensure();
@@ -372,20 +392,26 @@ export class NodeRuntime implements PodRuntime {
 
   /** The plugins the conflist names, checked up front so a missing build fails the node, not each pod. */
   private async checkCniPlugins(): Promise<void> {
-    for (const plugin of CNI_PLUGIN_TYPES) {
+    for (const plugin of [...CNI_PLUGIN_TYPES, MULTUS_PLUGIN_TYPE]) {
       const file = path.join(this.cniBinDir, plugin);
       await access(file).catch(() => {
         throw new Error(
-          `the CNI plugin ${file} is missing: build it with deploy/local/build-binaries.sh cni-plugins`,
+          `the CNI plugin ${file} is missing: build it with deploy/local/build-binaries.sh cni-plugins multus`,
         );
       });
     }
   }
 
-  /** The node's network configuration where a node keeps it (/etc/cni/net.d), for whoever looks. */
-  private async writeConflist(): Promise<void> {
-    const file = path.join(this.layout.cniDir, "net.d", `10-${this.conflist.name}.conflist`);
-    await this.writePodFile(file, `${JSON.stringify(this.conflist, null, 2)}\n`);
+  /** The node's network configurations where a node keeps them (/etc/cni/net.d): multus reads the node
+   * conflist there on every ADD; its own (00-, as its thin entrypoint names it) is for whoever looks. */
+  private async writeConflists(): Promise<void> {
+    await this.writePodFile(this.conflistFile, `${JSON.stringify(this.conflist, null, 2)}\n`);
+    const multusFile = path.join(this.layout.cniDir, "net.d", "00-multus.conflist");
+    await this.writePodFile(multusFile, `${JSON.stringify(this.multusConflist, null, 2)}\n`);
+  }
+
+  private get conflistFile(): string {
+    return path.join(this.layout.cniDir, "net.d", `10-${this.conflist.name}.conflist`);
   }
 
   private get run(): RunCommand {

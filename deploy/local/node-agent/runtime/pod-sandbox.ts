@@ -8,10 +8,11 @@ import { netnsName } from "./names.js";
 import type { NodeNetwork } from "./node-network.js";
 
 // A pod's network, set up as kubelet's container runtime does it: a named network namespace, then CNI ADD
-// of the node's network list (bridge + host-local + loopback, cni-config.ts) with the pod UID as the
-// sandbox ID, and the pod IP taken from the result. The result is cached with the configuration used
-// (cni.ts), so `ensure` after an agent restart adopts a sandbox that is still whole, and teardown's DEL
-// undoes exactly what ADD did.
+// of the node's primary network list (multus, multus-config.ts, which delegates eth0 to the node conflist
+// and the pod's attachments to their NetworkAttachmentDefinitions) with the pod UID as the sandbox ID, and
+// the pod IP taken from the result (multus answers with the cluster network's). The result is cached with
+// the configuration used (cni.ts), so `ensure` after an agent restart adopts a sandbox that is still whole,
+// and teardown's DEL undoes exactly what ADD did, through whichever list ADD ran.
 
 export interface SandboxRequest {
   podUID: string;
@@ -89,12 +90,19 @@ export class PodSandboxes {
   /** UIDs of the pods with a cached network here, so a restarted agent can remove them. */
   async recordedPods(): Promise<string[]> {
     const networks = await this.cni.cachedNetworks();
-    return networks.filter((n) => n.networkName === this.conflist.name).map((n) => n.containerID);
+    return [...new Set(networks.map((n) => n.containerID))];
   }
 
+  /**
+   * DEL of every network list ADD ran for the sandbox, each with its cached configuration (also a list an
+   * earlier agent ran, e.g. the bare node conflist before multus), or of the current list when none is
+   * cached (an ADD that never finished: multus then undoes what its own cache says it started).
+   */
   private async del(rt: CniRuntimeConf): Promise<void> {
     try {
-      await this.cni.del(this.conflist, rt);
+      const cached = (await this.cni.cachedNetworks()).filter((n) => n.containerID === rt.containerID);
+      for (const network of cached) await this.cni.del(network.config, { ...rt, ifName: network.ifName });
+      if (cached.length === 0) await this.cni.del(this.conflist, rt);
     } catch (error) {
       throw new PodSandboxSetupError(
         `failed to destroy network for sandbox "${rt.containerID}": ${(error as Error).message}`,
