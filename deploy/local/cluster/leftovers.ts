@@ -11,6 +11,7 @@ import { loopDevicesUnder } from "./loop-devices.js";
 import { mountsUnder } from "./mounts.js";
 import { netnsNames } from "./node-cleanup.js";
 import { runCommand } from "./run-command.js";
+import { secondaryLeases } from "./secondary-networks.js";
 import { runningPid } from "./supervisor.js";
 import { topology } from "./topology.js";
 
@@ -40,6 +41,8 @@ export async function leftovers(l: Layout): Promise<string[]> {
   }
   found.push(...(await mountsUnder(l.stateDir)).map((point) => `mount ${point}`));
   found.push(...(await loopDevicesUnder(l.stateDir)).map((device) => `loop device ${device}`));
+  // the secondary bridges (kvts-sec*) are links with the prefix above; their NADs' reservations live here
+  found.push(...(await secondaryLeases()).map((file) => `host-local reservation ${file}`));
   for (const dir of [l.pkiDir, l.etcdDataDir, l.logsDir, l.pidsDir, l.configDir, l.nodesDir, l.storageDir]) {
     if (existsSync(dir)) found.push(`folder ${dir}`);
   }

@@ -1,5 +1,6 @@
 // Removes what the node agents made on the host once every node process is gone: pod network
-// namespaces, node bridges, the cluster-wide guard table, blackhole routes and the service sink.
+// namespaces, node bridges, the cluster-wide guard table, blackhole routes, the service sink and the
+// secondary networks' bridges.
 // The names come from the node runtime's own definitions, so only this cluster's objects match.
 import { ClusterNetwork } from "../node-agent/runtime/cluster-network.js";
 import { LOCAL_CLUSTER_NETWORK } from "../node-agent/runtime/cluster-network-config.js";

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import type { Layout } from "./layout.js";
 import { binary, componentKubeconfig } from "./layout.js";
+import { MULTUS_USER } from "./multus.js";
 import { defaultNodeSize, nodeSizeFlags, type NodeSize } from "./node-size.js";
 import { pkiFiles } from "./pki.js";
 import type { ProcessSpec } from "./supervisor.js";
@@ -32,6 +33,8 @@ export function nodeAgent(l: Layout, node: NodeSpec, size: NodeSize = defaultNod
       ...["--node", node.name],
       ...["--pod-cidr", node.podCIDR],
       ...["--kubeconfig", componentKubeconfig(l, node.name)],
+      // multus's own identity (user multus, bound to its ClusterRole: multus.ts)
+      ...["--multus-kubeconfig", componentKubeconfig(l, MULTUS_USER)],
       ...["--state-dir", nodeStateDir(l, node)],
       // the agent signs its kubelet serving certificate (logs endpoint) with the cluster CA
       ...["--ca-cert", pki.ca.cert],

@@ -29,6 +29,8 @@ export const clientIdentities: ClientIdentity[] = [
   { name: "kube-controller-manager", commonName: "system:kube-controller-manager" },
   { name: "kube-scheduler", commonName: "system:kube-scheduler" },
   { name: "kube-proxy", commonName: "system:kube-proxy" },
+  // the node agents' multus (its ClusterRole binds this user: multus.ts)
+  { name: "multus", commonName: "multus" },
   ...topology.nodes.map((node) => ({
     name: node.name,
     commonName: `system:node:${node.name}`,

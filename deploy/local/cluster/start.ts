@@ -9,6 +9,7 @@ import type { Layout } from "./layout.js";
 import { logFile } from "./layout.js";
 import { kubeProxy, nodeAgent, nodeAgentAvailable, nodeAgentMain, writeKubeProxyConfig } from "./nodes.js";
 import { defaultNodeSize, type NodeSize } from "./node-size.js";
+import { installMultusAPI } from "./multus.js";
 import { missingBinaries, prepareState } from "./state.js";
 import type { ProcessSpec } from "./supervisor.js";
 import { runningPid, startProcess } from "./supervisor.js";
@@ -63,6 +64,8 @@ export async function startControlPlane(l: Layout, say: Say): Promise<{ alreadyR
     await ensureRunning(l, kubeControllerManager(l), () => loopbackHealthz(10257), say),
     await ensureRunning(l, kubeScheduler(l), () => loopbackHealthz(10259), say),
   ];
+  // before any node runs a pod: multus reads NetworkAttachmentDefinitions with its own identity
+  await installMultusAPI(l);
   return { alreadyRunning: !started.some(Boolean) };
 }
 

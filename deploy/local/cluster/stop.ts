@@ -15,6 +15,7 @@ import { unmountAllUnder } from "./mounts.js";
 import { removeNodeNetworks } from "./node-cleanup.js";
 import { kubeProxy, nodeAgent } from "./nodes.js";
 import { runCommand } from "./run-command.js";
+import { removeSecondaryLeases } from "./secondary-networks.js";
 import type { Say } from "./start.js";
 import { stopProcess } from "./supervisor.js";
 import { topology } from "./topology.js";
@@ -23,6 +24,8 @@ export async function stopCluster(l: Layout, say: Say): Promise<void> {
   await stopKubeProxy(l, say);
   for (const node of topology.nodes) await stopNamed(l, nodeAgent(l, node).name, say, 30_000);
   await removeNodeNetworks();
+  // what the node agents' DELs did not release (an agent killed mid-way): no node is left to use it
+  await removeSecondaryLeases();
   for (const spec of controlPlane(l).reverse()) await stopNamed(l, spec.name, say);
   await stopUnrecorded(l, say);
   await unmountAllUnder(l.stateDir);
