@@ -29,6 +29,8 @@ export interface ResourceOptions {
   /** `developerConfiguration.cpuAllocationRatio`: vCPUs per requested CPU. */
   cpuAllocationRatio: number;
   memoryOverhead: Quantity;
+  /** Network name → the device-plugin resource its NAD names ("" for none); upstream's WithNetworkResources. */
+  networkResources?: ReadonlyMap<string, string>;
 }
 
 /** A copy of a user resource list, each quantity written as Go writes it back. */
@@ -99,6 +101,20 @@ function sortedByName(list: ResourceList): ResourceList {
   return Object.fromEntries(Object.entries(list).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
+/** One of the NAD's resource per network using it, requested and limited alike (upstream's bumpResources). */
+function addNetworkResources(
+  requests: ResourceList,
+  limits: ResourceList,
+  networkResources: ReadonlyMap<string, string> | undefined,
+): void {
+  const one = parseQuantity("1");
+  for (const resourceName of networkResources?.values() ?? []) {
+    if (!resourceName) continue;
+    requests[resourceName] = addQuantity(requests[resourceName], one);
+    limits[resourceName] = addQuantity(limits[resourceName], one);
+  }
+}
+
 export function renderResources(vmi: VirtualMachineInstance, options: ResourceOptions): ResourceRequirements {
   const requests = canonicalList(vmi.spec.domain.resources?.requests);
   const limits = canonicalList(vmi.spec.domain.resources?.limits);
@@ -119,8 +135,7 @@ export function renderResources(vmi: VirtualMachineInstance, options: ResourceOp
   addMemoryOverhead(vmi, requests, limits, options.memoryOverhead);
 
   // What the user asked for explicitly wins over what was calculated.
-  return {
-    limits: sortedByName(limits),
-    requests: sortedByName({ ...calculatedRequests, ...requests }),
-  };
+  const allRequests = { ...calculatedRequests, ...requests };
+  addNetworkResources(allRequests, limits, options.networkResources);
+  return { limits: sortedByName(limits), requests: sortedByName(allRequests) };
 }

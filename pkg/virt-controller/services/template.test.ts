@@ -79,7 +79,7 @@ function render(
     (namespace, name) =>
       pvcs.find((pvc) => pvc.metadata.namespace === namespace && pvc.metadata.name === name),
     () => 0.5,
-  ).renderLaunchManifest(vmi);
+  ).renderLaunchManifestWith(vmi, new Map());
 }
 
 const compute = (pod: Pod) => {
@@ -132,6 +132,9 @@ describe("launcher Pod metadata", () => {
       "descheduler.alpha.kubernetes.io/request-evict-only": "",
       // 248Mi fixed + 4 vCPUs × 8Mi + 32Mi video + 4Mi page tables for 2Gi
       "kubevirt.io/memory-overhead-bytes": String(316 * 1024 * 1024),
+      // Masquerade: istio must leave the in-pod bridge alone.
+      "traffic.sidecar.istio.io/kubevirtInterfaces": "k6t-eth0",
+      "istio.io/reroute-virtual-interfaces": "k6t-eth0",
     });
   });
 

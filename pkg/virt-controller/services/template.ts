@@ -22,6 +22,9 @@ import { renderVolumes, serviceAccountOfVolumes } from "./render-volumes.js";
 import type { PVCLookup } from "../../api/core/v1/persistentvolumeclaim.js";
 import { serialConsoleLogContainer } from "./serial-console-log.js";
 import { unsupportedFeatures } from "./unsupported.js";
+import { networkToResource, type NADGetter } from "../../network/multus/nad.js";
+import { generateNetworkAnnotations } from "../../network/pod/annotations/generator.js";
+import { FeatureGate } from "../../virt-config/featuregate/feature-gates.js";
 
 /** Upstream's wording for every rendering failure: "failed to render launch manifest: <why>". */
 export class LaunchManifestError extends Error {
@@ -81,6 +84,23 @@ function imagePullSecrets(
   return names.length > 0 ? names.map((name) => ({ name })) : undefined;
 }
 
+/**
+ * Upstream v1.8.4 turns a Beta gate on only when the KubeVirt CR lists it; our isFeatureGateEnabled
+ * has Beta gates on by default, which would skip the NAD reads (and their RBAC is deployed anyway).
+ */
+function externalNetResourceInjection(config: ClusterConfig): boolean {
+  const developer = config.getConfig().developerConfiguration;
+  return (
+    (developer?.featureGates ?? []).includes(FeatureGate.ExternalNetResourceInjection) &&
+    config.isFeatureGateEnabled(FeatureGate.ExternalNetResourceInjection)
+  );
+}
+
+/** Without an apiserver client no NAD can be read: a VMI on a multus network cannot be rendered. */
+const refuseNADs: NADGetter = async (namespace, name) => {
+  throw new Error(`no client to read network attachment definition ${namespace}/${name}`);
+};
+
 export class TemplateService {
   constructor(
     private readonly settings: LauncherSettings,
@@ -88,20 +108,43 @@ export class TemplateService {
     /** virt-controller's PVC cache: a claim's volumeMode decides between a mount and a block device. */
     private readonly pvcs: PVCLookup,
     private readonly random: () => number = Math.random,
+    /** A GET of a NetworkAttachmentDefinition through the apiserver (upstream reads one per render). */
+    private readonly getNAD: NADGetter = refuseNADs,
   ) {}
 
   get launcherImage(): string {
     return this.settings.launcherImage;
   }
 
-  /** The launcher Pod for a VMI (named by the apiserver from generateName); throws LaunchManifestError. */
-  renderLaunchManifest(vmi: VirtualMachineInstance): Pod {
+  /**
+   * The launcher Pod for a VMI (named by the apiserver from generateName); rejects with
+   * LaunchManifestError. Reads the NADs of its multus networks for their device-plugin resources,
+   * unless the ExternalNetResourceInjection gate leaves that to someone else.
+   */
+  async renderLaunchManifest(vmi: VirtualMachineInstance): Promise<Pod> {
     const config = this.clusterConfig();
+    this.refuseUnrenderable(vmi, config);
+    let networkResources = new Map<string, string>();
+    if (!externalNetResourceInjection(config)) {
+      networkResources = await networkToResource(this.getNAD, vmi).catch((err: unknown) => {
+        throw new LaunchManifestError(err instanceof Error ? err.message : String(err));
+      });
+    }
+    return this.renderLaunchManifestWith(vmi, networkResources);
+  }
+
+  private refuseUnrenderable(vmi: VirtualMachineInstance, config: ClusterConfig): void {
     const refused = unsupportedFeatures(vmi, config);
     if (refused.length > 0) throw new LaunchManifestError(refused.join("; "));
     if (!vmi.metadata?.name || !vmi.metadata.namespace || !vmi.metadata.uid) {
       throw new LaunchManifestError("the VMI has no name, namespace or uid");
     }
+  }
+
+  /** The Pod once the NADs are read: network name → the resourceName its NAD asks for ("" for none). */
+  renderLaunchManifestWith(vmi: VirtualMachineInstance, networkResources: ReadonlyMap<string, string>): Pod {
+    const config = this.clusterConfig();
+    this.refuseUnrenderable(vmi, config);
     const context = renderContext(vmi, config, this.settings);
     const arch = vmi.spec.architecture || config.getDefaultArchitecture() || "amd64";
     const overhead = getMemoryOverhead(vmi, arch, config.getConfig().additionalGuestMemoryOverheadRatio);
@@ -110,6 +153,7 @@ export class TemplateService {
       memoryOvercommit: config.getMemoryOvercommit(),
       cpuAllocationRatio: config.getCPUAllocationRatio(),
       memoryOverhead: overhead,
+      networkResources,
     });
     const volumes = renderVolumes(vmi, this.settings, this.pvcs);
     const compute = renderComputeContainer(context, {
@@ -148,11 +192,16 @@ export class TemplateService {
     if (pullSecrets) spec.imagePullSecrets = pullSecrets;
     const runtimeClass = config.getConfig().defaultRuntimeClass;
     if (runtimeClass) spec.runtimeClassName = runtimeClass;
-    return {
-      apiVersion: "v1",
-      kind: "Pod",
-      metadata: launcherMetadata(vmi, overhead.value()),
-      spec,
-    };
+    const metadata = launcherMetadata(vmi, overhead.value());
+    metadata.annotations = { ...metadata.annotations, ...this.networkAnnotations(vmi, config) };
+    return { apiVersion: "v1", kind: "Pod", metadata, spec };
+  }
+
+  private networkAnnotations(vmi: VirtualMachineInstance, config: ClusterConfig): Record<string, string> {
+    try {
+      return generateNetworkAnnotations(vmi, config.getConfig().network?.binding);
+    } catch (err) {
+      throw new LaunchManifestError(err instanceof Error ? err.message : String(err));
+    }
   }
 }

@@ -26,6 +26,7 @@ import type { ControllerRevision } from "../watch/vm/vm-revision.js";
 import { VMController, type VMControllerDeps } from "../watch/vm/vm.js";
 import { VMIController } from "../watch/vmi/vmi.js";
 import { FakeApiServer } from "../../controller/testing/fake-apiserver.js";
+import { networkAttachmentDefinitionsGVR } from "../../network/multus/nad.js";
 
 export const Tables = {
   vms: "kubevirt.io/virtualmachines",
@@ -76,6 +77,7 @@ export async function startControllerEnv(
     logger,
     indexers: { [ControllerUIDIndex]: byControllerUID },
   });
+  const nads = client.resource(networkAttachmentDefinitionsGVR);
   const events: string[] = [];
   const recorder = {
     event: (_obj: KubeObject, type: EventType, reason: string, message: string) => {
@@ -101,6 +103,7 @@ export async function startControllerEnv(
     () => config,
     (namespace, name) => pvcs.getByName(namespace, name),
     () => 0,
+    (namespace, name) => nads.get(namespace, name),
   );
   const vmiController = new VMIController({
     client,

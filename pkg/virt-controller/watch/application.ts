@@ -36,6 +36,7 @@ import { VMIController } from "./vmi/vmi.js";
 import { NodeController, type Node } from "./node/node.js";
 import { ReplicaSetController } from "./replicaset/replicaset.js";
 import { PoolController } from "./pool/pool.js";
+import { networkAttachmentDefinitionsGVR } from "../../network/multus/nad.js";
 
 export const LeaseName = "virt-controller";
 export const ComponentName = "virt-controller";
@@ -174,10 +175,13 @@ export class VirtControllerApp {
     // Every informer, queue and pending sleep listens for the end of leadership.
     setMaxListeners(100, signal);
     const informers = this.newInformers();
+    const nads = this.client.resource(networkAttachmentDefinitionsGVR);
     const templateService = new TemplateService(
       this.options.launcher,
       () => this.config.current(),
       (namespace, name) => informers.pvcs.getByName(namespace, name),
+      Math.random,
+      (namespace, name) => nads.get(namespace, name),
     );
     const vmController = new VMController({
       client: this.client,

@@ -2,10 +2,7 @@
 // of the VMI, its Pods and the sync result: the phase up to Scheduled (virt-handler owns it from there),
 // conditions, active Pods, the launcher image, the node, and the finalizers that hold a VMI until its
 // Pods are gone.
-import type {
-  VirtualMachineInstance,
-  VirtualMachineInstanceNetworkInterface,
-} from "../../../api/generated/v1.js";
+import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
 import {
   ComputeContainerName,
   DeprecatedVirtualMachineInstanceFinalizer,
@@ -17,6 +14,8 @@ import {
 } from "../../../util/constants.js";
 import { MemoryOverheadAnnotation } from "../../services/pod-metadata.js";
 import type { Pod } from "../../../api/core/v1/pod.js";
+import type { Logger } from "../../../controller/log.js";
+import { updateVMIStatus } from "../../../network/controllers/vmi.js";
 import { bytesQuantity } from "../../../util/quantity-math.js";
 import { removeCondition, syncFailureCondition } from "../../../controller/conditions.js";
 import { isPodDownOrGoingDown, isPodReady } from "../common/pod-state.js";
@@ -41,9 +40,6 @@ import {
   VMIPhase,
 } from "../../../controller/vmi-phase.js";
 
-/** The Pod interface the primary (pod) network is attached to when multus does not say otherwise. */
-export const PrimaryPodInterfaceName = "eth0";
-
 export interface VMIStatusInput {
   vmi: VirtualMachineInstance;
   /** The VMI's current launcher Pod (currentVMIPod). */
@@ -58,6 +54,7 @@ export interface VMIStatusInput {
   /** virt-controller's PVC cache, for the claims' info in the volume status. */
   pvcs: PVCLookup;
   now: number;
+  log?: Logger;
 }
 
 export interface VMIStatusResult {
@@ -123,18 +120,13 @@ function updateVolumeStatus(vmi: VirtualMachineInstance, pvcs: PVCLookup): void 
   status.volumeStatus = next.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** The primary interface sits on the Pod's eth0; interfaces virt-handler found outside the spec stay. */
-function updateNetworkStatus(vmi: VirtualMachineInstance): void {
-  const status = (vmi.status ??= {});
-  const networks = new Set((vmi.spec.networks ?? []).map((network) => network.name));
-  const primary = (vmi.spec.networks ?? []).find((network) => network.pod !== undefined);
-  const interfaces: VirtualMachineInstanceNetworkInterface[] = [];
-  if (primary) {
-    const existing = status.interfaces?.find((iface) => iface.name === primary.name);
-    interfaces.push({ ...(existing ?? { name: primary.name }), podInterfaceName: PrimaryPodInterfaceName });
+/** The interfaces as the Pod's multus network-status shows them (upstream logs a failure and goes on). */
+function updateNetworkStatus(vmi: VirtualMachineInstance, pod: Pod, log: Logger | undefined): void {
+  try {
+    updateVMIStatus(vmi, pod, log);
+  } catch (err) {
+    log?.error({ err }, "failed to update the interface status");
   }
-  interfaces.push(...(status.interfaces ?? []).filter((iface) => !networks.has(iface.name ?? "")));
-  if (interfaces.length > 0 || status.interfaces !== undefined) status.interfaces = interfaces;
 }
 
 /** ErrImagePull / ImagePullBackOff of any container become the sync error, shown on the VMI. */
@@ -150,9 +142,9 @@ function containerImageError(pod: Pod): SyncError | undefined {
 }
 
 /** The Pod is up and the VMI is handed to virt-handler on the Pod's node. */
-function handOver(vmi: VirtualMachineInstance, pod: Pod, pvcs: PVCLookup): void {
-  updateVolumeStatus(vmi, pvcs);
-  updateNetworkStatus(vmi);
+function handOver(vmi: VirtualMachineInstance, pod: Pod, input: VMIStatusInput): void {
+  updateVolumeStatus(vmi, input.pvcs);
+  updateNetworkStatus(vmi, pod, input.log);
   const status = (vmi.status ??= {});
   status.phase = VMIPhase.Scheduled;
   setLabel(vmi, NodeNameLabel, pod.spec.nodeName ?? "");
@@ -187,7 +179,7 @@ function scheduling(result: VMIStatusResult, input: VMIStatusInput, podExists: b
   else delete status.qosClass;
   syncPodScheduledCondition(status, pod);
   result.syncError = containerImageError(pod) ?? result.syncError;
-  if (isPodReady(pod) && !isMarkedForDeletion(input.vmi)) handOver(vmi, pod, input.pvcs);
+  if (isPodReady(pod) && !isMarkedForDeletion(input.vmi)) handOver(vmi, pod, input);
   else if (isPodDownOrGoingDown(pod)) status.phase = VMIPhase.Failed;
 }
 
@@ -251,7 +243,7 @@ export function computeVMIStatus(input: VMIStatusInput): VMIStatusResult {
     if (!podExists) status.phase = VMIPhase.Failed;
     else {
       updateVolumeStatus(vmi, input.pvcs);
-      if (isRunning(original)) updateNetworkStatus(vmi);
+      if (isRunning(original) && input.pod) updateNetworkStatus(vmi, input.pod, input.log);
     }
   } else if (isWaitingForSync(original)) {
     if (isMarkedForDeletion(original)) removeRemovalFinalizers(vmi, input.hasOwnerVM);

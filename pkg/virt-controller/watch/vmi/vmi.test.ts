@@ -128,6 +128,54 @@ describe("creating the launcher Pod", () => {
   });
 });
 
+describe("a VMI on multus networks", () => {
+  const nads = "k8s.cni.cncf.io/network-attachment-definitions";
+  const withSecondaryNetwork = (fixture: StoredVMI) => {
+    fixture.spec.domain.devices.interfaces?.push({ name: "attachnet1", bridge: {} });
+    fixture.spec.networks?.push({ name: "attachnet1", multus: { networkName: "ns1/attachnet1" } });
+  };
+
+  it("fails to render while the NAD is missing: Synchronized=False with upstream's message, no Pod", async () => {
+    await seedVMI({ phase: "Pending" }, withSecondaryNetwork);
+    const message =
+      "failed to render launch manifest: failed to locate network attachment definition ns1/attachnet1";
+    await expect(env.vmiController.execute(key)).rejects.toThrow(message);
+    await env.server.settle();
+    expect(pods()).toHaveLength(0);
+    expect(vmi()?.status?.conditions).toContainEqual(
+      expect.objectContaining({ type: "Synchronized", status: "False", reason: "FailedCreate", message }),
+    );
+  });
+
+  it("asks multus for the network once the NAD exists, and reports the pod interfaces multus made", async () => {
+    env.server.seed(nads, {
+      apiVersion: "k8s.cni.cncf.io/v1",
+      kind: "NetworkAttachmentDefinition",
+      metadata: { name: "attachnet1", namespace: "ns1" },
+    });
+    await seedVMI({ phase: "Pending" }, withSecondaryNetwork);
+    await syncUntilStable();
+    expect(onlyPod().metadata.annotations?.["k8s.v1.cni.cncf.io/networks"]).toBe(
+      '[{"name":"attachnet1","namespace":"ns1","interface":"pod17274e5ba35"}]',
+    );
+    env.server.mutate<Pod>(Tables.pods, "default", onlyPod().metadata.name ?? "", (pod) => {
+      pod.metadata.annotations = {
+        ...pod.metadata.annotations,
+        "k8s.v1.cni.cncf.io/network-status": JSON.stringify([
+          { name: "kindnet", interface: "eth0", default: true },
+          { name: "ns1/attachnet1", interface: "pod17274e5ba35" },
+        ]),
+      };
+    });
+    await podReports(runningPodStatus);
+    await sync();
+    expect(vmi()?.status?.interfaces).toEqual([
+      { name: "default", podInterfaceName: "eth0" },
+      { name: "attachnet1", infoSource: "multus-status", podInterfaceName: "pod17274e5ba35" },
+    ]);
+  });
+});
+
 /** A claim as the apiserver stores it; `Pending` is a WaitForFirstConsumer claim before scheduling. */
 function seedPVC(name: string, phase: "Bound" | "Pending", volumeMode?: "Block" | "Filesystem"): void {
   env.server.seed(Tables.pvcs, {

@@ -239,7 +239,7 @@ export class VMIController {
     }
     let manifest: Pod;
     try {
-      manifest = this.deps.templateService.renderLaunchManifest(vmi);
+      manifest = await this.deps.templateService.renderLaunchManifest(vmi);
     } catch (err) {
       if (err instanceof LaunchManifestError) throw new SyncError(err.message, FailedCreatePodReason);
       if (err instanceof PvcNotFoundError) {
@@ -326,6 +326,7 @@ export class VMIController {
       hasOwnerVM: this.hasOwnerVM(vmi),
       pvcs: (namespace, name) => this.deps.pvcs.getByName(namespace, name),
       now,
+      log: this.logger,
     });
     const temporary = pod?.metadata.annotations?.["kubevirt.io/ephemeral-provisioning"] !== undefined;
     if (pod && !temporary) await this.syncPod(next, pod, now);
