@@ -61,15 +61,23 @@ interface PreparedInterface {
 }
 
 export class NetPod {
-  private readonly plans: InterfacePlan[];
+  private plans: InterfacePlan[];
 
   constructor(private readonly config: NetPodConfig) {
     this.plans = planInterfaces(config.vmiInterfaces, config.vmiNetworks, config.vmiInterfaceStatuses);
   }
 
+  /** Plans again with the pod's links in view: ordinal secondary names (net1, ...) show there. */
+  private replan(status: Status): void {
+    const { vmiInterfaces, vmiNetworks, vmiInterfaceStatuses } = this.config;
+    const linkNames = status.interfaces.map((iface) => iface.name);
+    this.plans = planInterfaces(vmiInterfaces, vmiNetworks, vmiInterfaceStatuses, linkNames);
+  }
+
   async setup(): Promise<void> {
     if (this.plans.length === 0) return;
     const status = await readStatus(this.config.exec);
+    this.replan(status);
     const prepared: PreparedInterface[] = [];
     for (const plan of this.plans) prepared.push(await this.discover(plan, status));
     try {
@@ -83,6 +91,8 @@ export class NetPod {
 
   /** Undoes the setup: the pod interfaces as CNI made them, no KubeVirt link, NAT or cache left. */
   async teardown(): Promise<void> {
+    if (this.plans.length === 0) return;
+    this.replan(await readStatus(this.config.exec));
     for (const plan of [...this.plans].reverse()) {
       const cache = this.podCache(plan);
       const cached = await cache.read();

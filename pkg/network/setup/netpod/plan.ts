@@ -4,7 +4,13 @@ import type {
   VirtualMachineInstanceNetworkInterface,
 } from "../../../api/generated/v1.js";
 import { generateTapDeviceName } from "../../link/names.js";
-import { createHashedNetworkNameScheme, lookUpDefaultNetwork } from "../../namescheme/namescheme.js";
+import {
+  createHashedNetworkNameScheme,
+  createOrdinalNetworkNameScheme,
+  isSecondaryMultusNetwork,
+  ordinalSecondaryInterfaceName,
+  updatePrimaryPodIfaceNameFromVMIStatus,
+} from "../../namescheme/namescheme.js";
 import type { BindingLinkNames } from "./bridge.js";
 
 // Which VMI interfaces the pod network setup handles, and the names of their links.
@@ -19,16 +25,44 @@ export interface InterfacePlan extends BindingLinkNames {
 
 const NOT_YET_SUPPORTED = ["passtBinding", "binding", "slirp", "macvtap", "passt"] as const;
 
+/**
+ * Whether the pod names its secondary interfaces net1, net2, ... (made by an older KubeVirt): upstream
+ * looks at the pod's links; before they are read, what virt-controller reported for the secondary
+ * networks (their podInterfaceName, from multus' network-status) tells the same.
+ */
+function usesOrdinalNames(
+  networks: readonly Network[],
+  statuses: readonly VirtualMachineInstanceNetworkInterface[],
+  podLinkNames: readonly string[] | undefined,
+): boolean {
+  if (podLinkNames) return podLinkNames.some(ordinalSecondaryInterfaceName);
+  const secondary = new Set(networks.filter(isSecondaryMultusNetwork).map((network) => network.name));
+  return statuses.some(
+    (status) =>
+      secondary.has(status.name ?? "") && ordinalSecondaryInterfaceName(status.podInterfaceName ?? ""),
+  );
+}
+
+/** Network name → pod interface name; the primary's as virt-controller reported it (it may not be eth0). */
+export function podInterfaceNames(
+  networks: readonly Network[],
+  statuses: readonly VirtualMachineInstanceNetworkInterface[] = [],
+  podLinkNames?: readonly string[],
+): Map<string, string> {
+  const scheme = usesOrdinalNames(networks, statuses, podLinkNames)
+    ? createOrdinalNetworkNameScheme(networks)
+    : createHashedNetworkNameScheme(networks);
+  return updatePrimaryPodIfaceNameFromVMIStatus(scheme, networks, statuses);
+}
+
 /** The interfaces to prepare, in VMI order; SR-IOV ones need no pod network setup and are skipped. */
 export function planInterfaces(
   interfaces: readonly VMIInterface[],
   networks: readonly Network[],
   statuses: readonly VirtualMachineInstanceNetworkInterface[] = [],
+  podLinkNames?: readonly string[],
 ): InterfacePlan[] {
-  const podIfaceNames = createHashedNetworkNameScheme(networks);
-  const primary = lookUpDefaultNetwork(networks);
-  const primaryStatusName = statuses.find((status) => status.name === primary?.name)?.podInterfaceName;
-  if (primary && primaryStatusName) podIfaceNames.set(primary.name, primaryStatusName);
+  const podIfaceNames = podInterfaceNames(networks, statuses, podLinkNames);
 
   const plans: InterfacePlan[] = [];
   interfaces.forEach((vmiIface, vmiIfaceIndex) => {
