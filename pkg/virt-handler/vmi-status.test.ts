@@ -64,6 +64,109 @@ describe("VMI status from the launcher", () => {
     ]);
   });
 
+  it("merges the multus source and keeps the pod interface names virt-controller reported, pod network first", () => {
+    const nic = (name: string, mac: string) => ({
+      type: "ethernet",
+      mac: { mac },
+      alias: { name, userDefined: true },
+    });
+    // The domain lists a secondary interface before the pod network's; the agent knows two of them.
+    const domain = {
+      ...runningDomain,
+      spec: {
+        devices: {
+          interfaces: [
+            nic("attachnet1", "02:00:00:00:00:01"),
+            nic("default", "02:00:00:aa:bb:cc"),
+            nic("attachnet2", "02:00:00:00:00:02"),
+          ],
+        },
+      },
+      status: {
+        status: "Running",
+        reason: "Unknown",
+        interfaces: [
+          { mac: "02:00:00:aa:bb:cc", ip: "10.0.2.2", ips: ["10.0.2.2"], interfaceName: "eth0" },
+          { mac: "02:00:00:00:00:01", ip: "192.168.10.2", ips: ["192.168.10.2"], interfaceName: "eth1" },
+        ],
+      },
+    } as unknown as DomainObject;
+    const before: VirtualMachineInstance = {
+      ...vmi({
+        phase: "Running",
+        interfaces: [
+          { name: "default", podInterfaceName: "eth0" },
+          { name: "attachnet1", infoSource: "multus-status", podInterfaceName: "pod17274e5ba35" },
+          { name: "attachnet2", infoSource: "multus-status", podInterfaceName: "pode937a4d0f8b" },
+        ],
+      }),
+      spec: {
+        domain: {
+          devices: {
+            interfaces: [
+              { name: "default", masquerade: {} },
+              { name: "attachnet1", bridge: {} },
+              { name: "attachnet2", bridge: {} },
+            ],
+          },
+        },
+        networks: [
+          { name: "default", pod: {} },
+          { name: "attachnet1", multus: { networkName: "ns1/attachnet1" } },
+          { name: "attachnet2", multus: { networkName: "attachnet2" } },
+        ],
+      },
+    };
+    const interfaces = computeStatus(before, domain, false).interfaces;
+    expect(
+      interfaces?.map(({ name, infoSource, podInterfaceName }) => ({ name, infoSource, podInterfaceName })),
+    ).toEqual([
+      { name: "default", infoSource: "domain, guest-agent", podInterfaceName: "eth0" },
+      {
+        name: "attachnet1",
+        infoSource: "domain, guest-agent, multus-status",
+        podInterfaceName: "pod17274e5ba35",
+      },
+      { name: "attachnet2", infoSource: "domain, multus-status", podInterfaceName: "pode937a4d0f8b" },
+    ]);
+    expect(interfaces?.[1]).toMatchObject({ interfaceName: "eth1", ipAddress: "192.168.10.2" });
+  });
+
+  it("lists a multus interface the domain does not have yet, and a pod network entry it dropped", () => {
+    const before: VirtualMachineInstance = {
+      ...vmi({
+        phase: "Running",
+        interfaces: [
+          { name: "default", podInterfaceName: "eth0", ipAddress: "10.0.2.2" },
+          { name: "attachnet1", infoSource: "multus-status", podInterfaceName: "pod17274e5ba35" },
+        ],
+      }),
+      spec: {
+        domain: {
+          devices: {
+            interfaces: [
+              { name: "default", masquerade: {} },
+              { name: "attachnet1", bridge: {} },
+            ],
+          },
+        },
+        networks: [
+          { name: "default", pod: {} },
+          { name: "attachnet1", multus: { networkName: "attachnet1" } },
+        ],
+      },
+    };
+    const empty = {
+      ...runningDomain,
+      spec: { devices: {} },
+      status: { status: "Running", reason: "Unknown" },
+    };
+    expect(computeStatus(before, empty as unknown as DomainObject, false).interfaces).toEqual([
+      { name: "default", podInterfaceName: "eth0" },
+      { name: "attachnet1", infoSource: "multus-status", podInterfaceName: "pod17274e5ba35" },
+    ]);
+  });
+
   it("patches only what changed, guarded by the resourceVersion read", () => {
     const desired = computeStatus(vmi({ phase: "Scheduled" }), runningDomain, false);
     expect(statusPatch(vmi({ phase: "Scheduled" }), desired)).toEqual({

@@ -14,7 +14,13 @@ import type { GuestAgentInfo } from "../api/guest-agent-info.js";
 import { withLiveMigrationConditions, type MigratabilityContext } from "./migration-conditions.js";
 import { hasCondition, removeCondition, syncFailureCondition, timestamp } from "../controller/conditions.js";
 import { SyncError } from "../controller/sync-error.js";
-import { ifacesStatusFromGuestAgent } from "../network/setup/netstat.js";
+import {
+  ifacesStatusFromGuestAgent,
+  ifacesStatusFromMultus,
+  movePrimaryIfaceStatusToFront,
+  restorePodIfaceNames,
+  restorePrimaryIfaceStatus,
+} from "../network/setup/netstat.js";
 import { INFO_SOURCE_DOMAIN } from "../network/vmispec/infosource.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
 import { FS_THAWED } from "../virt-launcher/virtwrap/api/domain-object.js";
@@ -72,31 +78,34 @@ export type PodInterfaceIPs = ReadonlyMap<string, { podIP?: string; podIPs?: str
 
 /**
  * Upstream's netstat: the pod network's interfaces report the pod's IPs the setup cached (the guest's own
- * with the bridge binding; with masquerade what the pod is reached at), and keep the pod interface name
- * virt-controller recorded.
+ * with the bridge binding; with masquerade what the pod is reached at).
  */
-function withPodInterfaceData(
-  interfaces: ReportedInterface[],
-  vmi: VirtualMachineInstance,
-  podIPs: PodInterfaceIPs,
-): ReportedInterface[] {
-  const previous = new Map((vmi.status?.interfaces ?? []).map((iface) => [iface.name, iface]));
+function withPodInterfaceData(interfaces: ReportedInterface[], podIPs: PodInterfaceIPs): ReportedInterface[] {
   return interfaces.map((iface) => {
     const cached = iface.name === undefined ? undefined : podIPs.get(iface.name);
-    const podInterfaceName = previous.get(iface.name)?.podInterfaceName;
     return {
       ...iface,
       ...(cached?.podIP ? { ipAddress: cached.podIP, ipAddresses: cached.podIPs ?? [cached.podIP] } : {}),
-      ...(podInterfaceName ? { podInterfaceName } : {}),
     };
   });
 }
 
-/** Upstream netstat's UpdateStatus: domain, then the pod's cached IPs, then what the guest agent adds. */
+/**
+ * Upstream netstat's UpdateStatus: domain, then the pod's cached IPs, then what the guest agent adds; the
+ * pod network's entry first, the multus source and the pod interface names virt-controller reported kept.
+ */
 function interfacesStatus(vmi: VirtualMachineInstance, domain: DomainObject, podIPs: PodInterfaceIPs) {
   const specByName = new Map((vmi.spec.domain.devices.interfaces ?? []).map((iface) => [iface.name, iface]));
-  const fromPod = withPodInterfaceData(interfacesOf(domain), vmi, podIPs);
-  return ifacesStatusFromGuestAgent(fromPod, domain.status.interfaces ?? [], specByName);
+  const previous = vmi.status?.interfaces ?? [];
+  const fromPod = withPodInterfaceData(interfacesOf(domain), podIPs);
+  let statuses = ifacesStatusFromGuestAgent(fromPod, domain.status.interfaces ?? [], specByName);
+  const podNetwork = (vmi.spec.networks ?? []).find((network) => network.pod !== undefined);
+  if (podNetwork) {
+    statuses = restorePrimaryIfaceStatus(statuses, previous, podNetwork.name);
+    statuses = movePrimaryIfaceStatusToFront(statuses, podNetwork.name);
+  }
+  statuses = ifacesStatusFromMultus(statuses, previous, specByName);
+  return restorePodIfaceNames(statuses, previous);
 }
 
 export function computeStatus(

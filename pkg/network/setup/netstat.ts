@@ -6,7 +6,13 @@
 import { isIPv4, isIPv6 } from "node:net";
 import type { Interface, VirtualMachineInstanceNetworkInterface } from "../../api/generated/v1.js";
 import type { InterfaceStatus } from "../../virt-launcher/virtwrap/api/domain-object.js";
-import { INFO_SOURCE_DOMAIN_AND_GA, INFO_SOURCE_GUEST_AGENT } from "../vmispec/infosource.js";
+import {
+  addInfoSource,
+  containsInfoSource,
+  INFO_SOURCE_DOMAIN_AND_GA,
+  INFO_SOURCE_GUEST_AGENT,
+  INFO_SOURCE_MULTUS_STATUS,
+} from "../vmispec/infosource.js";
 
 const GUEST_ONLY_INTERFACE_LIMIT = 10;
 
@@ -77,4 +83,69 @@ export function ifacesStatusFromGuestAgent(
     });
   }
   return result;
+}
+
+// The rest of upstream's NetStat.UpdateStatus, after the domain, pod cache and guest agent parts.
+
+type IfaceStatus = VirtualMachineInstanceNetworkInterface;
+
+/** A pod network interface the domain no longer shows (being hot-unplugged, say) keeps a bare entry. */
+export function restorePrimaryIfaceStatus(
+  statuses: readonly IfaceStatus[],
+  previous: readonly IfaceStatus[],
+  primaryNetworkName: string,
+): IfaceStatus[] {
+  if (statuses.some((status) => status.name === primaryNetworkName)) return [...statuses];
+  const before = previous.find((status) => status.name === primaryNetworkName);
+  return before ? [{ name: before.name }, ...statuses] : [...statuses];
+}
+
+export function movePrimaryIfaceStatusToFront(
+  statuses: readonly IfaceStatus[],
+  primaryNetworkName: string,
+): IfaceStatus[] {
+  const index = statuses.findIndex((status) => status.name === primaryNetworkName);
+  if (index <= 0) return [...statuses];
+  return [statuses[index]!, ...statuses.slice(0, index), ...statuses.slice(index + 1)];
+}
+
+/**
+ * Interfaces virt-controller saw in multus' network-status keep that source; one the domain does not
+ * show (yet) is still listed, as long as the spec has it.
+ */
+export function ifacesStatusFromMultus(
+  statuses: readonly IfaceStatus[],
+  previous: readonly IfaceStatus[],
+  specByName: ReadonlyMap<string, Interface>,
+): IfaceStatus[] {
+  const result = [...statuses];
+  const fromMultus = previous.filter((status) =>
+    containsInfoSource(status.infoSource, INFO_SOURCE_MULTUS_STATUS),
+  );
+  for (const { name = "" } of fromMultus) {
+    const index = result.findIndex((status) => status.name === name);
+    const known = index < 0 ? undefined : result[index];
+    if (known) {
+      result[index] = { ...known, infoSource: addInfoSource(known.infoSource, INFO_SOURCE_MULTUS_STATUS) };
+    } else if (specByName.has(name)) {
+      result.push({ name, infoSource: INFO_SOURCE_MULTUS_STATUS });
+    }
+  }
+  return result;
+}
+
+/** The pod interface names are virt-controller's to report: each named entry keeps its last one. */
+export function restorePodIfaceNames(
+  statuses: readonly IfaceStatus[],
+  previous: readonly IfaceStatus[],
+): IfaceStatus[] {
+  const reported = new Map(
+    previous.filter((status) => status.name).map((status) => [status.name, status.podInterfaceName]),
+  );
+  return statuses.map((status) => {
+    if (!status.name) return status;
+    const { podInterfaceName: _ours, ...rest } = status;
+    const podInterfaceName = reported.get(status.name);
+    return podInterfaceName ? { ...rest, podInterfaceName } : rest;
+  });
 }
