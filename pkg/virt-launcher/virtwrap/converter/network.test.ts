@@ -105,6 +105,49 @@ describe("interfaces", () => {
   });
 });
 
+describe("secondary multus networks", () => {
+  it("attach each bridge binding to its own tap, as ethernet interfaces libvirt leaves alone", () => {
+    const vmi = vmiWith(
+      [
+        { name: "default", masquerade: {} },
+        { name: "attachnet1", bridge: {} },
+        { name: "attachnet2", bridge: {}, macAddress: "02:00:00:00:00:02" },
+      ],
+      [
+        podNetwork,
+        { name: "attachnet1", multus: { networkName: "ns1/attachnet1" } },
+        { name: "attachnet2", multus: { networkName: "attachnet2" } },
+      ],
+    );
+    const plumbing = new Map<string, InterfacePlumbing>([
+      ["default", { tapDevice: "tap0" }],
+      ["attachnet1", { tapDevice: "tap17274e5ba35", mac: "02:42:c0:a8:0a:02", mtu: 1300 }],
+      ["attachnet2", { tapDevice: "tape937a4d0f8b", mac: "02:42:c0:a8:0b:02", mtu: 1500 }],
+    ]);
+    const xml = domainXMLOf(vmi, { interfaces: plumbing });
+    expect(xml).toContain(
+      '<interface type="ethernet"><target dev="tap17274e5ba35" managed="no"/>' +
+        '<model type="virtio-non-transitional"/><mac address="02:42:c0:a8:0a:02"/><mtu size="1300"/>' +
+        '<alias name="ua-attachnet1"/><rom enabled="no"/></interface>',
+    );
+    // The VMI's MAC wins over the pod interface's.
+    expect(xml).toContain(
+      '<interface type="ethernet"><target dev="tape937a4d0f8b" managed="no"/>' +
+        '<model type="virtio-non-transitional"/><mac address="02:00:00:00:00:02"/><mtu size="1500"/>' +
+        '<alias name="ua-attachnet2"/><rom enabled="no"/></interface>',
+    );
+    expect(xml.indexOf("ua-default")).toBeLessThan(xml.indexOf("ua-attachnet1"));
+  });
+
+  it("get upstream's tap names by default", () => {
+    const vmi = vmiWith(
+      [{ name: "attachnet1", bridge: {} }],
+      [{ name: "attachnet1", multus: { networkName: "ns1/attachnet1" } }],
+    );
+    expect(domainXMLOf(vmi)).toContain('<target dev="tap17274e5ba35" managed="no"/>');
+  });
+});
+
 describe("generated MACs", () => {
   it("are unicast, locally administered and stable per VMI and interface", () => {
     const vmi = vmiWith([{ name: "default", masquerade: {} }]);

@@ -103,4 +103,90 @@ describe("the launcher's side of the pod network", () => {
     ]);
     expect(existsSync(join(privateDir, "dhcp_started-eth0"))).toBe(true);
   });
+
+  describe("a VMI on the pod network and two secondary bridge networks", () => {
+    const vmi: VirtualMachineInstance = {
+      metadata: { name: "testvmi", namespace: "default", uid: "uid-1" },
+      spec: {
+        domain: {
+          devices: {
+            interfaces: [
+              { name: "default", masquerade: {} },
+              { name: "attachnet1", bridge: {} },
+              { name: "attachnet2", bridge: {} },
+            ],
+          },
+        },
+        networks: [
+          { name: "default", pod: {} },
+          { name: "attachnet1", multus: { networkName: "ns1/attachnet1" } },
+          { name: "attachnet2", multus: { networkName: "attachnet2" } },
+        ],
+      },
+    };
+    const secondary = (podIface: string, tap: string, bridge: string) => ({
+      name: podIface,
+      ip: "192.168.10.2/24",
+      mac: "02:42:c0:a8:0a:02",
+      advertisingIPAddr: "169.254.75.11",
+      mtu: 1300,
+      ipamDisabled: false,
+      tapName: tap,
+      bridgeName: bridge,
+    });
+    const starter = (privateDir: string, started: DhcpServerConfig[]) => ({
+      privateDir,
+      log: silentLogger,
+      resolvConfPath: join(privateDir, "none"),
+      start: (config: DhcpServerConfig) => {
+        started.push(config);
+        return Promise.resolve({ close: () => Promise.resolve() });
+      },
+    });
+
+    it("plugs each into its tap and serves DHCP on each interface with a cached IP", async () => {
+      const privateDir = mkdtempSync(join(tmpdir(), "kvts-net-"));
+      await interfaceCacheFile(privateDir, "eth0").write({
+        ...cached,
+        ip: "10.0.2.2/24",
+        gateway: "10.0.2.1",
+      });
+      await interfaceCacheFile(privateDir, "pod17274e5ba35").write(
+        secondary("pod17274e5ba35", "tap17274e5ba35", "k6t-17274e5ba35"),
+      );
+      await interfaceCacheFile(privateDir, "pode937a4d0f8b").write({ ipamDisabled: true });
+      const interfaces = await readPodInterfaces(vmi, privateDir);
+      expect(interfaces.map(({ podInterfaceName }) => podInterfaceName)).toEqual([
+        "eth0",
+        "pod17274e5ba35",
+        "pode937a4d0f8b",
+      ]);
+      expect([...interfacePlumbing(interfaces)].map(([name, { tapDevice }]) => [name, tapDevice])).toEqual([
+        ["default", "tap0"],
+        ["attachnet1", "tap17274e5ba35"],
+        ["attachnet2", "tape937a4d0f8b"],
+      ]);
+      const started: DhcpServerConfig[] = [];
+      const spec = { devices: { interfaces: [] } } as unknown as DomainSpec;
+      expect(await startDhcpServers(vmi, spec, interfaces, starter(privateDir, started))).toHaveLength(2);
+      expect(started.map(({ clientIP, serverIP, mtu }) => [clientIP, serverIP, mtu])).toEqual([
+        ["10.0.2.2", "169.254.75.10", 1450],
+        ["192.168.10.2", "169.254.75.11", 1300],
+      ]);
+      expect(existsSync(join(privateDir, "dhcp_started-pod17274e5ba35"))).toBe(true);
+    });
+
+    it("finds the ordinal pod interfaces (net1, net2) of a pod made by an older release", async () => {
+      const privateDir = mkdtempSync(join(tmpdir(), "kvts-net-"));
+      await interfaceCacheFile(privateDir, "net1").write(secondary("net1", "tap1", "k6t-net1"));
+      await interfaceCacheFile(privateDir, "net2").write({ ipamDisabled: true });
+      const interfaces = await readPodInterfaces(vmi, privateDir);
+      expect(interfaces.map(({ podInterfaceName }) => podInterfaceName)).toEqual(["eth0", "net1", "net2"]);
+      expect([...interfacePlumbing(interfaces)].map(([, { tapDevice }]) => tapDevice)).toEqual([
+        "tap0",
+        "tap1",
+        "tap2",
+      ]);
+    });
+  });
 });

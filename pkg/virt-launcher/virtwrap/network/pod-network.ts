@@ -13,10 +13,10 @@ import { ensureDhcpServerStarted, generateDhcpServerConfig } from "../../../netw
 import type { DhcpServer } from "../../../network/dhcp/server.js";
 import type { DhcpServerConfig } from "../../../network/dhcp/server-config.js";
 import { sanitizeHostname } from "../../../network/dns/resolveconf.js";
-import { createHashedNetworkNameScheme } from "../../../network/namescheme/namescheme.js";
+import { generateTapDeviceName } from "../../../network/link/names.js";
+import { hashedPodInterfaceName, ordinalPodInterfaceName } from "../../../network/namescheme/namescheme.js";
 import type { DomainSpec } from "../api/schema.js";
 import type { InterfacePlumbing } from "../converter/context.js";
-import { tapDeviceName } from "../converter/context.js";
 
 export interface PodInterface {
   iface: Interface;
@@ -39,18 +39,32 @@ export function interfaceCacheFile(privateDir: string, podInterfaceName: string)
   return new JsonCacheFile(join(privateDir, `vif-cache-${podInterfaceName}.json`), DHCPConfigSchema);
 }
 
-/** Every bound interface of the VMI with the config virt-handler cached for it. */
+/**
+ * Every bound interface of the VMI with the config virt-handler cached for it. Like upstream's link
+ * discovery, the hashed name (or the primary's as virt-controller reported it) is tried first, then the
+ * ordinal one (net1, ...) of pods made by older releases: the first that virt-handler cached wins.
+ */
 export async function readPodInterfaces(
   vmi: VirtualMachineInstance,
   privateDir: string,
 ): Promise<PodInterface[]> {
-  const scheme = createHashedNetworkNameScheme(vmi.spec.networks ?? []);
+  const networks = vmi.spec.networks ?? [];
+  const statuses = vmi.status?.interfaces ?? [];
   const found: PodInterface[] = [];
   for (const { iface, network } of boundInterfaces(vmi)) {
-    const podInterfaceName = scheme.get(network.name);
-    if (!podInterfaceName) continue;
-    const cached = await interfaceCacheFile(privateDir, podInterfaceName).read();
-    found.push({ iface, network, podInterfaceName, cached });
+    const candidates = [
+      hashedPodInterfaceName(network, statuses),
+      ordinalPodInterfaceName(network.name, networks),
+    ].filter((name) => name !== "");
+    let entry: PodInterface = { iface, network, podInterfaceName: candidates[0] ?? "", cached: undefined };
+    for (const podInterfaceName of candidates) {
+      const cached = await interfaceCacheFile(privateDir, podInterfaceName).read();
+      if (cached) {
+        entry = { iface, network, podInterfaceName, cached };
+        break;
+      }
+    }
+    found.push(entry);
   }
   return found;
 }
@@ -58,10 +72,10 @@ export async function readPodInterfaces(
 /** The converter's view: which tap each interface uses, with the MAC and MTU virt-handler chose. */
 export function interfacePlumbing(interfaces: readonly PodInterface[]): Map<string, InterfacePlumbing> {
   return new Map(
-    interfaces.map(({ iface, network, cached }) => [
+    interfaces.map(({ iface, network, podInterfaceName, cached }) => [
       iface.name,
       {
-        tapDevice: cached?.tapName ?? tapDeviceName(network),
+        tapDevice: cached?.tapName ?? generateTapDeviceName(podInterfaceName, network),
         ...(cached?.mac ? { mac: cached.mac } : {}),
         ...(cached?.mtu !== undefined ? { mtu: cached.mtu } : {}),
       },
