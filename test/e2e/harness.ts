@@ -129,16 +129,29 @@ export async function vmStatusColumn(name: string): Promise<string | undefined> 
 }
 
 /** Waits for VMI `name` to run (up to `timeoutMs`) and answers the name of its virt-launcher pod. */
-export async function runningLauncher(name: string, timeoutMs: number): Promise<string> {
+export async function runningLauncher(
+  name: string,
+  timeoutMs: number,
+  namespace = "default",
+): Promise<string> {
   await eventually(
-    async () => expect(await jsonpath("vmi", name, "{.status.phase}")).toBe("Running"),
+    async () => expect(await jsonpath("vmi", name, "{.status.phase}", namespace)).toBe("Running"),
     timeoutMs,
     1_000,
   );
-  const uid = await jsonpath("vmi", name, "{.metadata.uid}");
+  const uid = await jsonpath("vmi", name, "{.metadata.uid}", namespace);
   const selector = `kubevirt.io/created-by=${uid}`;
   const launcher = (
-    await kubectlOk(["get", "pods", "-l", selector, "-o", "jsonpath={.items[0].metadata.name}"])
+    await kubectlOk([
+      "-n",
+      namespace,
+      "get",
+      "pods",
+      "-l",
+      selector,
+      "-o",
+      "jsonpath={.items[0].metadata.name}",
+    ])
   ).trim();
   expect(launcher).toMatch(/^virt-launcher-/);
   return launcher;

@@ -62,6 +62,7 @@ describe("the article's VM boots from a Block PVC (examples/seed-vm)", () => {
   const namespace = "wq-test";
   afterAll(async () => {
     await kubectl(["delete", "namespace", namespace, "--ignore-not-found", "--wait=true", "--timeout=180s"]);
+    await kubectl(["delete", "namespace", "mec-nets", "--ignore-not-found", "--wait=true", "--timeout=60s"]);
   });
 
   it("fills the PVC with a Job, runs the VM, and QEMU opens /dev/bootdisk as a block device", async () => {
@@ -78,15 +79,27 @@ describe("the article's VM boots from a Block PVC (examples/seed-vm)", () => {
     ]);
     expect(await jsonpath("pvc", "ecs-s4-1-bootpvc-4rbd2e", "{.status.phase}", namespace)).toBe("Bound");
 
-    // The article's manifest as written names multus networks, which are not built yet: refused, naming them.
-    const asWritten = await kubectl(["apply", "-f", join(SEED_DIR, "vm.yaml")]);
-    expect(asWritten.code).toBe(1);
-    expect(asWritten.stderr).toContain("spec.template.spec.networks[0]");
-
-    await kubectlOk(["apply", "-f", join(SEED_DIR, "vm-pod-network.yaml")]);
+    // The article's manifest as written: its two bridge interfaces on the multus networks of 03-networks.yaml.
+    await kubectlOk(["apply", "-f", join(SEED_DIR, "03-networks.yaml")]);
+    await kubectlOk(["apply", "-f", join(SEED_DIR, "vm.yaml")]);
     await eventually(
       async () => expect(await jsonpath("vmi", "ecs-s4-1", "{.status.phase}", namespace)).toBe("Running"),
       BOOT_TIMEOUT_MS,
+      2_000,
+    );
+    await eventually(
+      async () => {
+        const interfaces = JSON.parse(
+          (await jsonpath("vmi", "ecs-s4-1", "{.status.interfaces}", namespace)) || "[]",
+        ) as Array<{ name: string; ipAddress?: string; infoSource?: string }>;
+        expect(interfaces.map((iface) => iface.name).sort()).toEqual(["attachnet1", "attachnet2"]);
+        for (const [index, iface] of ["attachnet1", "attachnet2"].entries()) {
+          const status = interfaces.find((candidate) => candidate.name === iface);
+          expect(status?.infoSource).toContain("multus-status");
+          expect(status?.ipAddress).toMatch(new RegExp(`^10\\.245\\.${index + 1}\\.1\\d\\d$`));
+        }
+      },
+      120_000,
       2_000,
     );
     const uid = await jsonpath("vmi", "ecs-s4-1", "{.metadata.uid}", namespace);
