@@ -4,7 +4,7 @@ import { MULTUS_NETWORK_NAME, renderMultusConflist } from "./multus-config.js";
 const NODE_CONFLIST = { cniVersion: "1.0.0", name: "kvts-node01", plugins: [{ type: "bridge" }] };
 
 const CONFIG = {
-  clusterNetworkFile: "/state/node01/runtime/cni/net.d/10-kvts-node01.conflist",
+  clusterNetworkDir: "/state/node01/runtime/cni/net.d",
   clusterNetwork: NODE_CONFLIST,
   kubeconfig: "/repo/.local/config/multus.kubeconfig",
   stateDir: "/state/node01/runtime/cni/multus",
@@ -12,7 +12,7 @@ const CONFIG = {
 };
 
 describe("renderMultusConflist", () => {
-  it("runs the thin plugin with the node conflist as cluster network and all its state in the node's dir", () => {
+  it("runs the thin plugin with the node conflist's folder as cluster network and all its state in the node's dir", () => {
     expect(renderMultusConflist(CONFIG)).toEqual({
       cniVersion: "1.0.0",
       name: MULTUS_NETWORK_NAME,
@@ -20,7 +20,7 @@ describe("renderMultusConflist", () => {
         {
           type: "multus",
           kubeconfig: "/repo/.local/config/multus.kubeconfig",
-          clusterNetwork: "/state/node01/runtime/cni/net.d/10-kvts-node01.conflist",
+          clusterNetwork: "/state/node01/runtime/cni/net.d",
           cniDir: "/state/node01/runtime/cni/multus",
           confDir: "/state/node01/runtime/cni/multus/net.d",
           binDir: "/cache/kubevirt-ts/bin/cni",
@@ -46,11 +46,11 @@ describe("renderMultusConflist", () => {
   });
 
   it.each([
+    [{ clusterNetworkDir: "net.d" }, /clusterNetworkDir "net.d" must be an absolute path/],
     [
-      { clusterNetworkFile: "10-kvts-node01.conflist" },
-      /clusterNetworkFile "10-kvts-node01.conflist" must be an absolute path/,
+      { clusterNetworkDir: "/state/node01/runtime/cni/multus/net.d" },
+      /multus's own configuration folder cannot be its cluster network's/,
     ],
-    [{ clusterNetworkFile: "/net.d/10-kvts-node01.conf" }, /must be a .conflist file/],
     [{ stateDir: "state" }, /stateDir "state" must be an absolute path/],
     [{ kubeconfig: "multus.kubeconfig" }, /kubeconfig "multus.kubeconfig" must be an absolute path/],
   ])("refuses %j", (override, message) => {

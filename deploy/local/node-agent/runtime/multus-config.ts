@@ -3,7 +3,7 @@ import { CNI_VERSION, CniConfigError } from "./cni-config.js";
 import type { Conflist } from "./cni-config.js";
 
 // The node's primary CNI configuration: multus's thin plugin, as its thin entrypoint would write it to a
-// node's /etc/cni/net.d (00-multus.conf), with the node conflist as `clusterNetwork`. Multus runs that
+// node's /etc/cni/net.d (00-multus.conf), with the node conflist as its cluster network. Multus runs that
 // conflist for eth0, then each NetworkAttachmentDefinition a pod's k8s.v1.cni.cncf.io/networks
 // annotation names (net1, net2, ...), and writes the pod's k8s.v1.cni.cncf.io/network-status annotation.
 // Every directory it keeps state in lies under the node's own state directory: two nodes on one machine
@@ -14,10 +14,15 @@ export const MULTUS_NETWORK_NAME = "multus-cni-network";
 export const MULTUS_PLUGIN_TYPE = "multus";
 
 export interface MultusConfig {
-  /** The node conflist multus delegates the cluster network (eth0) to: an absolute `.conflist` path. */
-  clusterNetworkFile: string;
-  /** That file's content: without a kubeconfig multus resolves no clusterNetwork, so it is given inline
-   * as the one delegate (upstream's `delegates` form). */
+  /**
+   * The folder holding the node conflist and nothing else, multus's `clusterNetwork` (it takes the folder's
+   * first configuration for eth0). A folder rather than the file itself: multus v4.2.2 keeps a `.conflist`
+   * file's plugins only as far as it parses them, so its DEL would run bridge and host-local without their
+   * settings (and fail); a folder's configuration is kept as written.
+   */
+  clusterNetworkDir: string;
+  /** The node conflist: without a kubeconfig multus resolves no clusterNetwork, so it is given inline as
+   * the one delegate (upstream's `delegates` form). */
   clusterNetwork: Conflist;
   /** Multus's identity towards the apiserver; without it multus reads no annotation and runs only the
    * cluster network. */
@@ -31,7 +36,7 @@ export interface MultusConfig {
 
 export function renderMultusConflist(config: MultusConfig): Conflist {
   for (const [field, value] of [
-    ["clusterNetworkFile", config.clusterNetworkFile],
+    ["clusterNetworkDir", config.clusterNetworkDir],
     ["stateDir", config.stateDir],
     ["binDir", config.binDir],
     ...(config.kubeconfig !== undefined ? [["kubeconfig", config.kubeconfig]] : []),
@@ -39,9 +44,8 @@ export function renderMultusConflist(config: MultusConfig): Conflist {
     if (!path.isAbsolute(value))
       throw new CniConfigError(`multus ${field} "${value}" must be an absolute path`);
   }
-  // multus loads a path ending in .conflist as a list; any other file as a single plugin's configuration
-  if (!config.clusterNetworkFile.endsWith(".conflist")) {
-    throw new CniConfigError(`multus clusterNetwork "${config.clusterNetworkFile}" must be a .conflist file`);
+  if (path.resolve(config.clusterNetworkDir) === path.resolve(config.stateDir, "net.d")) {
+    throw new CniConfigError("multus's own configuration folder cannot be its cluster network's");
   }
   return {
     cniVersion: CNI_VERSION,
@@ -50,7 +54,7 @@ export function renderMultusConflist(config: MultusConfig): Conflist {
       {
         type: MULTUS_PLUGIN_TYPE,
         ...(config.kubeconfig !== undefined
-          ? { kubeconfig: config.kubeconfig, clusterNetwork: config.clusterNetworkFile }
+          ? { kubeconfig: config.kubeconfig, clusterNetwork: config.clusterNetworkDir }
           : { delegates: [config.clusterNetwork] }),
         cniDir: config.stateDir,
         confDir: path.join(config.stateDir, "net.d"),

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { access, chown, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { access, chown, mkdir, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Duplex } from "node:stream";
 import { ImagePullError } from "../pod-runtime.js";
@@ -129,7 +129,7 @@ export class NodeRuntime implements PodRuntime {
     });
     this.cniBinDir = config.cniBinDir ?? path.join(defaultCacheDir(), "bin", "cni");
     this.multusConflist = renderMultusConflist({
-      clusterNetworkFile: this.conflistFile,
+      clusterNetworkDir: this.clusterNetworkDir,
       clusterNetwork: this.conflist,
       ...(config.multusKubeconfig !== undefined ? { kubeconfig: config.multusKubeconfig } : {}),
       stateDir: path.join(this.layout.cniDir, "multus"),
@@ -402,16 +402,24 @@ export class NodeRuntime implements PodRuntime {
     }
   }
 
-  /** The node's network configurations where a node keeps them (/etc/cni/net.d): multus reads the node
-   * conflist there on every ADD; its own (00-, as its thin entrypoint names it) is for whoever looks. */
+  /** The node's network configurations: the node conflist alone in net.d, the folder multus reads for
+   * eth0 on every ADD (a second file there could be taken instead); multus's own beside it, for whoever
+   * looks (00-, as its thin entrypoint names it). */
   private async writeConflists(): Promise<void> {
+    for (const name of await readdir(this.clusterNetworkDir).catch((): string[] => [])) {
+      if (name !== path.basename(this.conflistFile)) await rm(path.join(this.clusterNetworkDir, name));
+    }
     await this.writePodFile(this.conflistFile, `${JSON.stringify(this.conflist, null, 2)}\n`);
-    const multusFile = path.join(this.layout.cniDir, "net.d", "00-multus.conflist");
+    const multusFile = path.join(this.layout.cniDir, "00-multus.conflist");
     await this.writePodFile(multusFile, `${JSON.stringify(this.multusConflist, null, 2)}\n`);
   }
 
+  private get clusterNetworkDir(): string {
+    return path.join(this.layout.cniDir, "net.d");
+  }
+
   private get conflistFile(): string {
-    return path.join(this.layout.cniDir, "net.d", `10-${this.conflist.name}.conflist`);
+    return path.join(this.clusterNetworkDir, `10-${this.conflist.name}.conflist`);
   }
 
   private get run(): RunCommand {

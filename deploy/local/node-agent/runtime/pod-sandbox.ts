@@ -72,8 +72,10 @@ export class PodSandboxes {
       const result = await this.cni.add(this.conflist, rt);
       return this.sandbox(request.podUID, netns, podAddresses(result, POD_INTERFACE));
     } catch (error) {
-      // as containerd does after a failed setup: DEL releases whatever the plugins got to
+      // as containerd does after a failed setup: DEL releases whatever the plugins got to, and the
+      // namespace goes with the sandbox (the next attempt makes a fresh one)
       await this.del(rt).catch(() => undefined);
+      await this.ip.deleteNetns(netns).catch(() => undefined);
       throw new PodSandboxSetupError(
         `failed to setup network for sandbox "${request.podUID}": ${(error as Error).message}`,
       );
