@@ -229,6 +229,8 @@ describe("a VM with the pod network and two multus bridge networks", () => {
 
 describe("a VM naming a NetworkAttachmentDefinition that does not exist", () => {
   const name = "e2e-multus-missing";
+  // Upstream fails the launcher Pod's rendering (it reads each NAD for its resource name) and reports it in
+  // the VMI's Synchronized condition only: v1.8.4 records no event for a failed render.
   it("is not started: the VMI reads FailedCreate with upstream's message", async () => {
     await applyObject(multusVM(name, ["absent"]));
     await eventually(
@@ -246,17 +248,6 @@ describe("a VM naming a NetworkAttachmentDefinition that does not exist", () => 
       120_000,
       2_000,
     );
-    const events = await kubectlOk([
-      "-n",
-      NAMESPACE,
-      "get",
-      "events",
-      "--field-selector",
-      `involvedObject.kind=VirtualMachineInstance,involvedObject.name=${name},reason=FailedCreate`,
-      "-o",
-      "jsonpath={.items[*].message}",
-    ]);
-    expect(events).toContain(`failed to locate network attachment definition ${NAMESPACE}/absent`);
     const pods = await kubectlOk([
       "-n",
       NAMESPACE,
