@@ -36,6 +36,9 @@ export class FakePodRuntime implements PodRuntime {
   readonly stoppedSandboxes: string[] = [];
   /** The last sandbox request per pod UID (its DNS config, host network). */
   readonly sandboxRequests = new Map<string, SandboxRequest>();
+  /** runSandbox calls so far, and the error the next ones throw (a CNI failure) while set. */
+  sandboxAttempts = 0;
+  sandboxFailure: Error | undefined;
   /** Containers whose processes ignore SIGTERM. */
   readonly stubborn = new Set<string>();
   recovered: RecoveredContainer[] = [];
@@ -47,6 +50,8 @@ export class FakePodRuntime implements PodRuntime {
 
   async runSandbox(req: SandboxRequest): Promise<Sandbox> {
     this.sandboxRequests.set(req.uid, req);
+    this.sandboxAttempts += 1;
+    if (this.sandboxFailure) throw this.sandboxFailure;
     const existing = this.sandboxes.get(req.uid);
     if (existing) return existing;
     const sandbox = { podIPs: [req.hostNetwork ? "10.244.1.1" : `10.244.1.${this.nextIP++}`] };

@@ -11,7 +11,7 @@ import type { ContainerStatus, Pod } from "./k8s-types.js";
 import { silentLogger } from "./logger.js";
 import { PodDNSConfigurer } from "./pod-dns.js";
 import { PodStateStore } from "./pod-state-store.js";
-import { PodWorker, type DeviceAllocator, type PodWorkerDeps } from "./pod-worker.js";
+import { PodWorker, RETRY_MS, type DeviceAllocator, type PodWorkerDeps } from "./pod-worker.js";
 import { ServiceAccountTokens } from "./service-account-tokens.js";
 import type { ProbeRunner } from "./probe-runner.js";
 
@@ -130,6 +130,30 @@ const busybox = (name: string, extra: Record<string, unknown> = {}) => ({
 });
 
 describe("PodWorker", () => {
+  it("reports a failed sandbox as kubelet does and tries again only after the back-off", async () => {
+    const h = await harness({ containers: [busybox("app")] });
+    const events: string[] = [];
+    h.deps.events = { record: (_pod, type, reason, message) => events.push(`${type} ${reason}: ${message}`) };
+    h.runtime.sandboxFailure = new Error('plugin type="multus" failed (add): no such network');
+    expect(await h.sync()).toEqual({ requeueAfterMs: RETRY_MS });
+    expect(events).toEqual([
+      'Warning FailedCreatePodSandBox: Failed to create pod sandbox: plugin type="multus" failed (add): no such network',
+    ]);
+    expect(await h.container("app")).toMatchObject({ state: { waiting: { reason: "ContainerCreating" } } });
+    // a sync the pod's own status change causes does not run the plugins again
+    h.clock.t += 3_000;
+    expect(await h.sync()).toMatchObject({ requeueAfterMs: RETRY_MS - 3_000 });
+    expect(h.runtime.sandboxAttempts).toBe(1);
+    h.clock.t += RETRY_MS - 3_000;
+    await h.sync();
+    expect(h.runtime.sandboxAttempts).toBe(2);
+    h.runtime.sandboxFailure = undefined;
+    h.clock.t += RETRY_MS;
+    await h.sync();
+    expect(h.runtime.sandboxAttempts).toBe(3);
+    expect(h.runtime.running("app")).toBeDefined();
+  });
+
   it("runs a pod: sandbox IP, started container, Running and Ready", async () => {
     const h = await harness({
       containers: [

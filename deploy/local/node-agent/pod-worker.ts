@@ -87,6 +87,8 @@ export class PodWorker {
   private readonly resolvedClaims = new Map<string, PersistentVolumeSource>();
   private volumesRenderedAt: number | undefined;
   private sandboxEnsured = false;
+  /** When a failed sandbox may be tried again (kubelet's pod worker back-off after a sync error). */
+  private sandboxRetryAt: number | undefined;
   private lastStatus: string | undefined;
   private lastSaved: string | undefined;
   private podIPs: string[] = [];
@@ -259,9 +261,15 @@ export class PodWorker {
     return { blocked: false, wakeMs: wake };
   }
 
-  /** Creates the sandbox once per worker (the runtime re-adopts an existing one); a delay when it failed. */
+  /**
+   * Creates the sandbox once per worker (the runtime re-adopts an existing one); a delay when it failed. A
+   * failed attempt is not repeated before RETRY_MS even when the pod changes meanwhile (the agent's own
+   * status write, a CNI plugin's annotation): each attempt runs the CNI plugins again.
+   */
   private async ensureSandbox(): Promise<number | undefined> {
     if (this.sandboxEnsured) return undefined;
+    const waitMs = (this.sandboxRetryAt ?? 0) - this.now().getTime();
+    if (waitMs > 0) return waitMs;
     try {
       const ref = podRef(this.pod);
       const dns = await this.deps.dns.forPod(this.pod);
@@ -283,6 +291,7 @@ export class PodWorker {
         `Failed to create pod sandbox: ${message}`,
       );
       this.markWaiting("ContainerCreating", message);
+      this.sandboxRetryAt = this.now().getTime() + RETRY_MS;
       return RETRY_MS;
     }
     this.startTime ??= this.pod.status?.startTime ?? apiTime(this.now());
