@@ -188,6 +188,25 @@ describe("multus on the local cluster", () => {
     ]);
   });
 
+  it("keeps the secondary segments inside the machine: no host address, routed nowhere, guarded", async () => {
+    for (const segment of SECONDARY_NETWORKS) {
+      const addresses = await runCommand("ip", ["-o", "addr", "show", "dev", segment.bridge]);
+      expect(addresses.code).toBe(0);
+      expect(addresses.stdout).toBe("");
+      // the kernel refuses a route to any address of it (a blackhole, not the uplink's default route)
+      const route = await runCommand("ip", ["route", "get", segment.subnet.replace(/0\/24$/, "7")]);
+      expect(route.code).not.toBe(0);
+    }
+    expect((await runCommand("ip", ["route", "show", "type", "blackhole"])).stdout).toContain(
+      "10.245.0.0/16",
+    );
+    const table = `inet ${LOCAL_CLUSTER_NETWORK.tableName}`;
+    for (const set of ["pod_ranges", "cluster_ranges"]) {
+      const listing = await runCommand("nft", ["list", "set", ...table.split(" "), set]);
+      expect(listing.stdout).toContain("10.245.0.0/16");
+    }
+  });
+
   it("gives a plain pod its IP from the cluster network through multus", async () => {
     await kubectlOk(["apply", "-f", "-"], JSON.stringify(pod("plain", undefined, NODE_A.name)));
     const json = await runningPod("plain");
