@@ -26,9 +26,10 @@ host-deps:
 binaries:
 	bash deploy/local/build-binaries.sh
 
-# The reference CNI plugins alone (bridge, host-local, loopback): the runtime's tests set pod networks up with them.
+# The reference CNI plugins (bridge, host-local, loopback, static) and multus alone: the runtime's tests set pod
+# networks up with them.
 cni-plugins:
-	bash deploy/local/build-binaries.sh cni-plugins
+	bash deploy/local/build-binaries.sh cni-plugins multus
 
 # The test guest containerDisk (kernel + busybox from Debian packages); cached, rebuilt when its recipe changes.
 guest: host-deps
