@@ -18,7 +18,8 @@ export interface MultusConfig {
    * The folder holding the node conflist and nothing else, multus's `clusterNetwork` (it takes the folder's
    * first configuration for eth0). A folder rather than the file itself: multus v4.2.2 keeps a `.conflist`
    * file's plugins only as far as it parses them, so its DEL would run bridge and host-local without their
-   * settings (and fail); a folder's configuration is kept as written.
+   * settings (and fail; upstream's k8snetworkplumbingwg/multus-cni#1521 fixes that after v4.2.2); a
+   * folder's configuration is kept as written.
    */
   clusterNetworkDir: string;
   /** The node conflist: without a kubeconfig multus resolves no clusterNetwork, so it is given inline as
