@@ -82,11 +82,7 @@ describe("the article's VM boots from a Block PVC (examples/seed-vm)", () => {
     // The article's manifest as written: its two bridge interfaces on the multus networks of 03-networks.yaml.
     await kubectlOk(["apply", "-f", join(SEED_DIR, "03-networks.yaml")]);
     await kubectlOk(["apply", "-f", join(SEED_DIR, "vm.yaml")]);
-    await eventually(
-      async () => expect(await jsonpath("vmi", "ecs-s4-1", "{.status.phase}", namespace)).toBe("Running"),
-      BOOT_TIMEOUT_MS,
-      2_000,
-    );
+    const launcher = await runningLauncher("ecs-s4-1", BOOT_TIMEOUT_MS, namespace);
     await eventually(
       async () => {
         const interfaces = JSON.parse(
@@ -102,19 +98,6 @@ describe("the article's VM boots from a Block PVC (examples/seed-vm)", () => {
       120_000,
       2_000,
     );
-    const uid = await jsonpath("vmi", "ecs-s4-1", "{.metadata.uid}", namespace);
-    const launcher = (
-      await kubectlOk([
-        "-n",
-        namespace,
-        "get",
-        "pods",
-        "-l",
-        `kubevirt.io/created-by=${uid}`,
-        "-o",
-        "jsonpath={.items[0].metadata.name}",
-      ])
-    ).trim();
     const devicePath = await jsonpath(
       "pod",
       launcher,
