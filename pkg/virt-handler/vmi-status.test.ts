@@ -2,6 +2,11 @@ import { describe, expect, it } from "vitest";
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
 import { SYNC_FAILED_REASON, computeStatus, statusPatch, type GuestAgentReport } from "./vmi-status.js";
+import {
+  ATTACHNET1_POD_IFACE,
+  ATTACHNET2_POD_IFACE,
+  podAndTwoBridgeNetworks,
+} from "../network/testing/multus-fixture.js";
 
 const vmi = (status: VirtualMachineInstance["status"]): VirtualMachineInstance => ({
   metadata: { name: "testvmi", namespace: "default", resourceVersion: "42" },
@@ -65,6 +70,7 @@ describe("VMI status from the launcher", () => {
   });
 
   it("merges the multus source and keeps the pod interface names virt-controller reported, pod network first", () => {
+    const layout = podAndTwoBridgeNetworks();
     const nic = (name: string, mac: string) => ({
       type: "ethernet",
       mac: { mac },
@@ -96,26 +102,11 @@ describe("VMI status from the launcher", () => {
         phase: "Running",
         interfaces: [
           { name: "default", podInterfaceName: "eth0" },
-          { name: "attachnet1", infoSource: "multus-status", podInterfaceName: "pod17274e5ba35" },
-          { name: "attachnet2", infoSource: "multus-status", podInterfaceName: "pode937a4d0f8b" },
+          { name: "attachnet1", infoSource: "multus-status", podInterfaceName: ATTACHNET1_POD_IFACE },
+          { name: "attachnet2", infoSource: "multus-status", podInterfaceName: ATTACHNET2_POD_IFACE },
         ],
       }),
-      spec: {
-        domain: {
-          devices: {
-            interfaces: [
-              { name: "default", masquerade: {} },
-              { name: "attachnet1", bridge: {} },
-              { name: "attachnet2", bridge: {} },
-            ],
-          },
-        },
-        networks: [
-          { name: "default", pod: {} },
-          { name: "attachnet1", multus: { networkName: "ns1/attachnet1" } },
-          { name: "attachnet2", multus: { networkName: "attachnet2" } },
-        ],
-      },
+      spec: { domain: { devices: { interfaces: layout.interfaces } }, networks: layout.networks },
     };
     const interfaces = computeStatus(before, domain, false).interfaces;
     expect(
@@ -125,9 +116,9 @@ describe("VMI status from the launcher", () => {
       {
         name: "attachnet1",
         infoSource: "domain, guest-agent, multus-status",
-        podInterfaceName: "pod17274e5ba35",
+        podInterfaceName: ATTACHNET1_POD_IFACE,
       },
-      { name: "attachnet2", infoSource: "domain, multus-status", podInterfaceName: "pode937a4d0f8b" },
+      { name: "attachnet2", infoSource: "domain, multus-status", podInterfaceName: ATTACHNET2_POD_IFACE },
     ]);
     expect(interfaces?.[1]).toMatchObject({ interfaceName: "eth1", ipAddress: "192.168.10.2" });
   });
@@ -138,7 +129,7 @@ describe("VMI status from the launcher", () => {
         phase: "Running",
         interfaces: [
           { name: "default", podInterfaceName: "eth0", ipAddress: "10.0.2.2" },
-          { name: "attachnet1", infoSource: "multus-status", podInterfaceName: "pod17274e5ba35" },
+          { name: "attachnet1", infoSource: "multus-status", podInterfaceName: ATTACHNET1_POD_IFACE },
         ],
       }),
       spec: {
@@ -163,7 +154,7 @@ describe("VMI status from the launcher", () => {
     };
     expect(computeStatus(before, empty as unknown as DomainObject, false).interfaces).toEqual([
       { name: "default", podInterfaceName: "eth0" },
-      { name: "attachnet1", infoSource: "multus-status", podInterfaceName: "pod17274e5ba35" },
+      { name: "attachnet1", infoSource: "multus-status", podInterfaceName: ATTACHNET1_POD_IFACE },
     ]);
   });
 

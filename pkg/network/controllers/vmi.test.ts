@@ -2,20 +2,18 @@ import { describe, expect, it } from "vitest";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { NETWORK_STATUS_ANNOTATION } from "../multus/status.js";
 import { updateVMIStatus } from "./vmi.js";
-
-const HASHED_1 = "pod17274e5ba35";
-const HASHED_2 = "pode937a4d0f8b";
+import {
+  ATTACHNET1_POD_IFACE,
+  ATTACHNET2_POD_IFACE,
+  podAndTwoBridgeNetworks,
+} from "../testing/multus-fixture.js";
 
 function vmi(status?: VirtualMachineInstance["status"]): VirtualMachineInstance {
   return {
     metadata: { name: "testvmi", namespace: "default" },
     spec: {
       domain: { devices: {} },
-      networks: [
-        { name: "default", pod: {} },
-        { name: "attachnet1", multus: { networkName: "ns1/attachnet1" } },
-        { name: "attachnet2", multus: { networkName: "attachnet2" } },
-      ],
+      networks: podAndTwoBridgeNetworks().networks,
     },
     ...(status ? { status } : {}),
   };
@@ -32,14 +30,14 @@ describe("VMI interfaces from the launcher Pod's network-status", () => {
       target,
       podWith([
         { name: "kindnet", interface: "eth0", default: true },
-        { name: "ns1/attachnet1", interface: HASHED_1 },
-        { name: "default/attachnet2", interface: HASHED_2 },
+        { name: "ns1/attachnet1", interface: ATTACHNET1_POD_IFACE },
+        { name: "default/attachnet2", interface: ATTACHNET2_POD_IFACE },
       ]),
     );
     expect(target.status?.interfaces).toEqual([
       { name: "default", podInterfaceName: "eth0" },
-      { name: "attachnet1", infoSource: "multus-status", podInterfaceName: HASHED_1 },
-      { name: "attachnet2", infoSource: "multus-status", podInterfaceName: HASHED_2 },
+      { name: "attachnet1", infoSource: "multus-status", podInterfaceName: ATTACHNET1_POD_IFACE },
+      { name: "attachnet2", infoSource: "multus-status", podInterfaceName: ATTACHNET2_POD_IFACE },
     ]);
   });
 
@@ -79,7 +77,7 @@ describe("VMI interfaces from the launcher Pod's network-status", () => {
       target,
       podWith([
         { name: "kindnet", interface: "eth0", default: true },
-        { name: "ns1/attachnet1", interface: HASHED_1 },
+        { name: "ns1/attachnet1", interface: ATTACHNET1_POD_IFACE },
       ]),
     );
     expect(target.status?.interfaces).toEqual([
@@ -94,9 +92,9 @@ describe("VMI interfaces from the launcher Pod's network-status", () => {
         name: "attachnet1",
         ipAddress: "192.168.1.5",
         infoSource: "domain, guest-agent, multus-status",
-        podInterfaceName: HASHED_1,
+        podInterfaceName: ATTACHNET1_POD_IFACE,
       },
-      { name: "attachnet2", infoSource: "domain", podInterfaceName: HASHED_2 },
+      { name: "attachnet2", infoSource: "domain", podInterfaceName: ATTACHNET2_POD_IFACE },
       { interfaceName: "lo0", infoSource: "guest-agent" },
     ]);
   });

@@ -7,6 +7,7 @@ import type { ClusterConfig } from "../../virt-config/cluster-config.js";
 import { RESOURCE_NAME_ANNOTATION } from "../../network/multus/nad.js";
 import type { LauncherSettings } from "./render-context.js";
 import { LaunchManifestError, TemplateService } from "./template.js";
+import { podAndTwoBridgeNetworks } from "../../network/testing/multus-fixture.js";
 
 const settings: LauncherSettings = {
   launcherImage: "kubevirt/virt-launcher:devel",
@@ -19,26 +20,15 @@ const settings: LauncherSettings = {
 };
 
 function multusVMI(): VirtualMachineInstance {
+  const { interfaces, networks } = podAndTwoBridgeNetworks();
+  interfaces[2]!.macAddress = "02:00:00:00:00:02";
   return {
     apiVersion: "kubevirt.io/v1",
     kind: "VirtualMachineInstance",
     metadata: { name: "testvmi", namespace: "default", uid: "1234" },
     spec: {
-      domain: {
-        devices: {
-          interfaces: [
-            { name: "default", masquerade: {} },
-            { name: "attachnet1", bridge: {} },
-            { name: "attachnet2", bridge: {}, macAddress: "02:00:00:00:00:02" },
-          ],
-        },
-        memory: { guest: "128Mi" },
-      },
-      networks: [
-        { name: "default", pod: {} },
-        { name: "attachnet1", multus: { networkName: "ns1/attachnet1" } },
-        { name: "attachnet2", multus: { networkName: "attachnet2" } },
-      ],
+      domain: { devices: { interfaces }, memory: { guest: "128Mi" } },
+      networks,
     },
   };
 }

@@ -7,6 +7,7 @@ import { silentLogger } from "../../../controller/log.js";
 import type { DhcpServerConfig } from "../../../network/dhcp/server-config.js";
 import type { DomainSpec } from "../api/schema.js";
 import { interfaceCacheFile, interfacePlumbing, readPodInterfaces, startDhcpServers } from "./pod-network.js";
+import { podAndTwoBridgeNetworks } from "../../../network/testing/multus-fixture.js";
 
 function vmiWithPodNetwork(binding: "masquerade" | "bridge"): VirtualMachineInstance {
   return {
@@ -105,23 +106,12 @@ describe("the launcher's side of the pod network", () => {
   });
 
   describe("a VMI on the pod network and two secondary bridge networks", () => {
+    const layout = podAndTwoBridgeNetworks();
     const vmi: VirtualMachineInstance = {
       metadata: { name: "testvmi", namespace: "default", uid: "uid-1" },
       spec: {
-        domain: {
-          devices: {
-            interfaces: [
-              { name: "default", masquerade: {} },
-              { name: "attachnet1", bridge: {} },
-              { name: "attachnet2", bridge: {} },
-            ],
-          },
-        },
-        networks: [
-          { name: "default", pod: {} },
-          { name: "attachnet1", multus: { networkName: "ns1/attachnet1" } },
-          { name: "attachnet2", multus: { networkName: "attachnet2" } },
-        ],
+        domain: { devices: { interfaces: layout.interfaces } },
+        networks: layout.networks,
       },
     };
     const secondary = (podIface: string, tap: string, bridge: string) => ({
