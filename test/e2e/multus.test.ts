@@ -38,8 +38,15 @@ function attachmentDefinition(name: string, bridge: string, subnet: string) {
   };
 }
 
-/** The first /26 of a /24 segment: the seed VM's example networks use another part of the same bridges. */
+/** Quarters of a /24 segment: the seed VM's example networks (examples/seed-vm) hand out .200-.250 of the same bridges. */
 const firstQuarter = (subnet: string) => subnet.replace(/\.0\/24$/, ".0/26");
+const secondQuarter = (subnet: string) => subnet.replace(/\.0\/24$/, ".64/26");
+/** Whether `address` lies in quarter `index` (0-3) of the /24 `subnet`. */
+function inQuarter(address: string, subnet: string, index: number): boolean {
+  const prefix = subnet.replace(/\.0\/24$/, ".");
+  const host = Number(address.startsWith(prefix) ? address.slice(prefix.length) : NaN);
+  return host >= index * 64 && host < (index + 1) * 64;
+}
 
 function multusVM(name: string, networkNames: readonly string[]): VirtualMachine {
   const vm = testGuestVM(name, { podNetwork: "masquerade" });
@@ -224,6 +231,49 @@ describe("a VM with the pod network and two multus bridge networks", () => {
       }
     },
     BOOT_TIMEOUT_MS + 240_000,
+  );
+});
+
+describe("a VM whose only network is a multus default network", () => {
+  const name = "e2e-multus-default";
+  // multus looks a default network without a namespace up in its own namespace (kube-system), as it does
+  // on any cluster: the VM names the NAD with its namespace.
+  it(
+    "runs on that network in place of the cluster network: the Pod's and the guest's address are from it",
+    async () => {
+      await applyObject(attachmentDefinition("orange", GREEN.bridge, secondQuarter(GREEN.subnet)));
+      const vm = testGuestVM(name);
+      vm.metadata = { ...vm.metadata, namespace: NAMESPACE };
+      const spec = vm.spec.template!.spec!;
+      spec.domain.devices.interfaces = [{ name: "orange", bridge: {} }];
+      spec.networks = [{ name: "orange", multus: { default: true, networkName: `${NAMESPACE}/orange` } }];
+      await applyObject(vm);
+      const pod = await runningLauncher(name, BOOT_TIMEOUT_MS, NAMESPACE);
+      expect(
+        await inNamespace("pod", pod, "{.metadata.annotations.v1\\.multus-cni\\.io/default-network}"),
+      ).toBe(`${NAMESPACE}/orange`);
+      const podIP = await inNamespace("pod", pod, "{.status.podIP}");
+      expect(inQuarter(podIP, GREEN.subnet, 1)).toBe(true);
+      const primary = (await networkStatus(pod)).find((status) => status.default === true);
+      expect(primary).toMatchObject({ name: `${NAMESPACE}/orange`, interface: "eth0" });
+      // the guest asks for its address by DHCP and its agent reports it
+      await eventually(
+        async () => {
+          const interfaces = JSON.parse(await inNamespace("vmi", name, "{.status.interfaces}")) as Array<{
+            name: string;
+            ipAddress?: string;
+            podInterfaceName?: string;
+            infoSource?: string;
+          }>;
+          expect(interfaces).toHaveLength(1);
+          expect(interfaces[0]).toMatchObject({ name: "orange", ipAddress: podIP, podInterfaceName: "eth0" });
+          expect(interfaces[0]!.infoSource).toContain("guest-agent");
+        },
+        BOOT_TIMEOUT_MS,
+        3_000,
+      );
+    },
+    BOOT_TIMEOUT_MS * 2,
   );
 });
 

@@ -92,7 +92,7 @@ describe("the article's VM boots from a Block PVC (examples/seed-vm)", () => {
         for (const [index, iface] of ["attachnet1", "attachnet2"].entries()) {
           const status = interfaces.find((candidate) => candidate.name === iface);
           expect(status?.infoSource).toContain("multus-status");
-          expect(status?.ipAddress).toMatch(new RegExp(`^10\\.245\\.${index + 1}\\.1\\d\\d$`));
+          expect(status?.ipAddress).toMatch(new RegExp(`^10\\.245\\.${index + 1}\\.2[0-5]\\d$`));
         }
       },
       120_000,
