@@ -242,8 +242,11 @@ describe("report", () => {
   });
 
   it("names processes shortly", () => {
-    expect(shortCommand(sample(1, "node", [...NODE, "/w/cmd/virt-tail/main.ts", "--logfile", "x"], 0))).toBe(
-      "node virt-tail",
+    expect(
+      shortCommand(sample(1, "node", [...NODE, "/w/cmd/virt-launcher-monitor/main.ts", "--uid", "x"], 0)),
+    ).toBe("node virt-launcher-monitor");
+    expect(shortCommand(sample(1, "virt-tail", ["/usr/bin/virt-tail", "--logfile", "x"], 0))).toBe(
+      "virt-tail",
     );
     expect(shortCommand(sample(1, "node", ["/usr/bin/node", "/x/server.js"], 0))).toBe("node server.js");
     expect(shortCommand(sample(1, "sh", ["/bin/sh", "-c", "x"], 0), true)).toBe("sh (supervisor)");

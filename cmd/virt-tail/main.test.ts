@@ -248,7 +248,7 @@ describe("virt-tail's command line", () => {
     for (let batch = 0; batch < 12; batch++) {
       const runs = Array.from({ length: 10 }, () => {
         const args = Array.from({ length: random(6) }, () => pieces[random(pieces.length)] ?? "");
-        const env =
+        const env: Record<string, string> =
           random(3) === 0 ? { VIRT_LAUNCHER_LOG_VERBOSITY: ["7", "", "-2", "x"][random(4)] ?? "" } : {};
         return { args, tail: run(args, env) };
       });

@@ -65,11 +65,19 @@ it("the launcher image holds every command the launcher Pod runs", () => {
   // compute: virt-launcher-monitor; guest-console-log: virt-tail; containerDisk: container-disk (copied).
   const final = parseDockerfile(readFileSync(join(repoRoot, "Dockerfile.virt-launcher"), "utf8")).at(-1)!;
   const scripts = runScripts(final).join("\n");
-  for (const command of ["virt-launcher-monitor", "virt-tail"]) {
-    expect(scripts).toContain(`> /usr/bin/${command}`);
-    expect(scripts).toContain(`dist/cmd/${command}/main.js`);
-    expect(existsSync(join(repoRoot, "cmd", command, "main.ts")), command).toBe(true);
+  expect(scripts).toContain("> /usr/bin/virt-launcher-monitor");
+  expect(scripts).toContain("dist/cmd/virt-launcher-monitor/main.js");
+  expect(existsSync(join(repoRoot, "cmd/virt-launcher-monitor/main.ts"))).toBe(true);
+  // The C programs, built in a gcc stage from cmd/<name>/main.c and copied in; no Node wrapper for them.
+  const stages = parseDockerfile(readFileSync(join(repoRoot, "Dockerfile.virt-launcher"), "utf8"));
+  for (const command of ["container-disk", "virt-tail"]) {
+    const copy = copiesOf(final).find((c) => c.destination === `/usr/bin/${command}`);
+    const built = stages.find((stage) => stage.name !== undefined && stage.name === copy?.from);
+    expect(built && runScripts(built).join("\n"), command).toMatch(
+      new RegExp(`gcc -static .*-o /${command} `),
+    );
+    expect(scripts, command).not.toContain(`> /usr/bin/${command}`);
+    expect(existsSync(join(repoRoot, "cmd", command, "main.c")), command).toBe(true);
   }
-  expect(copiesOf(final).some((copy) => copy.destination === "/usr/bin/container-disk")).toBe(true);
   expect(scripts).toMatch(/setcap cap_net_bind_service\+ep/);
 });

@@ -5,7 +5,13 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isDynamicElf } from "./busybox-image.js";
 import { parseImageReference } from "./image-reference.js";
-import { IMAGE_RULES, ImageStore, LocalImagePullError, matchLocalImage } from "./image-store.js";
+import {
+  IMAGE_RULES,
+  ImageStore,
+  LocalImagePullError,
+  matchLocalImage,
+  NATIVE_BINARIES,
+} from "./image-store.js";
 import { PERSONALITIES, personalityRoot } from "../../guest/test-guest.js";
 import { runnable } from "../../../../pkg/testutils/requirement.js";
 
@@ -17,11 +23,13 @@ beforeAll(async () => {
   cacheDir = await mkdtemp(path.join(os.tmpdir(), "kvts-images-"));
   // A checkout with only the C sources the store compiles.
   checkout = path.join(cacheDir, "checkout");
-  await mkdir(path.join(checkout, "cmd/container-disk"), { recursive: true });
-  await copyFile(
-    new URL("../../../../cmd/container-disk/main.c", import.meta.url),
-    path.join(checkout, "cmd/container-disk/main.c"),
-  );
+  for (const name of NATIVE_BINARIES) {
+    await mkdir(path.join(checkout, "cmd", name), { recursive: true });
+    await copyFile(
+      new URL(`../../../../cmd/${name}/main.c`, import.meta.url),
+      path.join(checkout, "cmd", name, "main.c"),
+    );
+  }
   store = new ImageStore({ cacheDir, checkoutDir: checkout });
 });
 
@@ -122,29 +130,34 @@ describe("ImageStore.pull", () => {
     expect(image.rootfs).toEqual({ kind: "host" });
     expect(image.entrypoint).toEqual(["/usr/bin/virt-launcher"]);
     expect(image.executables.map((file) => file.path)).toContain("/usr/bin/virt-launcher-monitor");
-    const wrapper = image.executables.find((file) => file.path === "/usr/bin/virt-tail");
+    const wrapper = image.executables.find((file) => file.path === "/usr/bin/virt-launcher-monitor");
     expect(wrapper && "content" in wrapper && wrapper.content).toMatch(
       /^#!\/bin\/sh\nexec '.*node.*' '--import' 'file:\/\/.*tsx.*' /,
     );
     expect(wrapper && "content" in wrapper && wrapper.content).toContain(
-      `'${checkout}/cmd/virt-tail/main.ts' "$@"`,
+      `'${checkout}/cmd/virt-launcher-monitor/main.ts' "$@"`,
     );
-    expect(image.entryPoints["/usr/bin/virt-tail"]).toBe(`${checkout}/cmd/virt-tail/main.ts`);
+    expect(image.entryPoints["/usr/bin/virt-launcher-monitor"]).toBe(
+      `${checkout}/cmd/virt-launcher-monitor/main.ts`,
+    );
     expect(image.imageID).toMatch(/^quay\.io\/kubevirt\/virt-launcher@sha256:[0-9a-f]{64}$/);
   });
 
-  it("carries container-disk as a static binary compiled from cmd/container-disk/main.c, once", async () => {
-    const first = await store.pull("quay.io/kubevirt/virt-launcher:v1.5.0");
-    const binary = first.executables.find((file) => file.path === "/usr/bin/container-disk");
-    expect(binary && "source" in binary).toBe(true);
-    const source = binary && "source" in binary ? binary.source : "";
-    expect(source.startsWith(path.join(cacheDir, "bin", "container-disk-"))).toBe(true);
-    const head = await readFile(source);
-    expect(isDynamicElf(head.subarray(0, 4096))).toBe(false);
-    expect(first.entryPoints["/usr/bin/container-disk"]).toBeUndefined();
-    const again = await store.pull("virt-launcher");
-    expect(again.executables.find((file) => file.path === "/usr/bin/container-disk")).toEqual(binary);
-  });
+  it.each(["container-disk", "virt-tail"])(
+    "carries %s as a static binary compiled from its cmd/<name>/main.c, once",
+    async (name) => {
+      const first = await store.pull("quay.io/kubevirt/virt-launcher:v1.5.0");
+      const binary = first.executables.find((file) => file.path === `/usr/bin/${name}`);
+      expect(binary && "source" in binary).toBe(true);
+      const source = binary && "source" in binary ? binary.source : "";
+      expect(source.startsWith(path.join(cacheDir, "bin", `${name}-`))).toBe(true);
+      const head = await readFile(source);
+      expect(isDynamicElf(head.subarray(0, 4096))).toBe(false);
+      expect(first.entryPoints[`/usr/bin/${name}`]).toBeUndefined();
+      const again = await store.pull("virt-launcher");
+      expect(again.executables.find((file) => file.path === `/usr/bin/${name}`)).toEqual(binary);
+    },
+  );
 
   it("gives the launcher image upstream's qemu user (uid 107) on top of the host's accounts", async () => {
     const image = await store.pull("quay.io/kubevirt/virt-launcher:v1.5.0");

@@ -36,8 +36,11 @@ export const COMPONENT_BINARIES: Readonly<Record<string, readonly string[]>> = {
   ],
 };
 
-/** Binaries built from cmd/<binary>/main.c rather than run through tsx: they run where no node exists. */
-export const NATIVE_BINARIES: ReadonlySet<string> = new Set(["container-disk"]);
+/**
+ * Binaries built from cmd/<binary>/main.c rather than run through tsx: container-disk runs where no node
+ * exists, virt-tail runs in every launcher Pod and only tails a file, so Node's ~70 MiB would be waste.
+ */
+export const NATIVE_BINARIES: ReadonlySet<string> = new Set(["container-disk", "virt-tail"]);
 
 /** Scripts an upstream component image ships, by image name: the path in the image and its file here. */
 export const COMPONENT_SCRIPTS: Readonly<Record<string, ReadonlyArray<{ path: string; file: string }>>> = {
