@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { appendFile, mkdir, mkdtemp, rename, rm, truncate, unlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -20,7 +20,12 @@ beforeAll(async () => {
   });
 }, 60_000);
 
+const started = new Set<ChildProcess>();
+
 afterAll(async () => {
+  // A failed test leaves its virt-tail running; nothing else would stop it.
+  for (const child of started)
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -34,6 +39,7 @@ function run(args: string[], env: Record<string, string> = {}, command: string[]
     stdio: ["ignore", "pipe", "pipe"],
     env: { PATH: "/usr/bin:/bin", ...env },
   });
+  started.add(child);
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
