@@ -545,6 +545,7 @@ int main(int argc, char **argv) {
         if (result == STOPPED) return 0;
         INFO_V(4, "tail error: chan closed");
         INFO_V(3, "tail error: %s", t.reason);
+        /* Unlike upstream's plain sleep, a SIGTERM here ends it at once rather than after the pause. */
         struct pollfd signalled = {signal_fd, POLLIN, 0};
         if (poll(&signalled, 1, 1000) > 0) return 0;
     }
