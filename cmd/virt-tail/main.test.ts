@@ -1,9 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFile, mkdir, mkdtemp, rename, rm, truncate, unlink, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureNativeBinary } from "../../deploy/local/node-agent/runtime/native-binary.js";
 
@@ -34,8 +32,8 @@ interface Exit {
   signal: NodeJS.Signals | null;
 }
 
-function run(args: string[], env: Record<string, string> = {}, command: string[] = [binary]) {
-  const child = spawn(command[0] ?? binary, [...command.slice(1), ...args], {
+function run(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(binary, args, {
     stdio: ["ignore", "pipe", "pipe"],
     env: { PATH: "/usr/bin:/bin", ...env },
   });
@@ -268,20 +266,5 @@ describe("virt-tail's command line", () => {
         expect([0, 1, 2], JSON.stringify(args)).toContain(exit.code);
       }
     }
-  }, 60_000);
-});
-
-describe("cmd/virt-tail/main.ts, the hand-over for node agents of an earlier checkout", () => {
-  it("runs the C program with its arguments and ends as it ends", async () => {
-    const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-    const log = path.join(dir, "handed-over-log");
-    const command = [process.execPath, "--import", tsx, path.join(import.meta.dirname, "main.ts")];
-    const tail = run(["--logfile", log], { TMPDIR: dir }, command);
-    await writeFile(log, "through the hand-over\n");
-    await until("the line", () => tail.out() === "through the hand-over\n");
-    await stop(tail);
-    const bad = run(["--logfile"], { TMPDIR: dir }, command);
-    expect(await bad.exited).toEqual({ code: 2, signal: null });
-    expect(bad.err()).toContain("flag needs an argument: --logfile");
   }, 60_000);
 });
