@@ -5,19 +5,9 @@ import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { clusterWith } from "../../defaults/testing.js";
 import type { ClusterConfig } from "../../virt-config/cluster-config.js";
 import { RESOURCE_NAME_ANNOTATION } from "../../network/multus/nad.js";
-import type { LauncherSettings } from "./render-context.js";
+import { TestLauncherSettings } from "../testing/controller-env.js";
 import { LaunchManifestError, TemplateService } from "./template.js";
 import { podAndTwoBridgeNetworks } from "../../network/testing/multus-fixture.js";
-
-const settings: LauncherSettings = {
-  launcherImage: "kubevirt/virt-launcher:devel",
-  launcherQemuTimeoutSeconds: 240,
-  virtShareDir: "/var/run/kubevirt",
-  ephemeralDiskDir: "/var/run/kubevirt-ephemeral-disks",
-  containerDiskDir: "/var/run/kubevirt/container-disks",
-  hotplugDiskDir: "/var/run/kubevirt/hotplug-disks",
-  imagePullSecret: "",
-};
 
 function multusVMI(): VirtualMachineInstance {
   const { interfaces, networks } = podAndTwoBridgeNetworks();
@@ -37,7 +27,7 @@ function multusVMI(): VirtualMachineInstance {
 function serviceWith(nads: Record<string, Record<string, string>>, config: ClusterConfig = clusterWith()) {
   const asked: string[] = [];
   const service = new TemplateService(
-    settings,
+    TestLauncherSettings,
     () => config,
     () => undefined,
     () => 0,
