@@ -130,18 +130,27 @@ async function bridgePorts(bridge: string): Promise<string[]> {
 }
 
 /** Every interface on the secondary bridges and the node bridges, and every reservation of both. */
+/**
+ * The secondary segments as this file alone uses them: host-local's reservations and the bridges' ports.
+ * The node bridges are left out: other integration files' pods come and go there meanwhile (sandboxTraces
+ * checks them for one pod).
+ */
 async function hostNetworkState(): Promise<Record<string, string[]>> {
   const state: Record<string, string[]> = { leases: await secondaryLeases() };
   for (const segment of SECONDARY_NETWORKS) state[segment.bridge] = await bridgePorts(segment.bridge);
+  return state;
+}
+
+/** host-local's reservations on the node networks (one file per address, naming the sandbox). */
+async function nodeNetworkLeases(): Promise<string[]> {
+  const leases: string[] = [];
   for (const node of topology.nodes) {
     const bridge = `${LOCAL_CLUSTER_NETWORK.interfacePrefix}${node.name}`;
-    state[bridge] = await bridgePorts(bridge);
-    const networks = path.join(new NodeLayout(nodeStateDir(cluster, node)).cniDir, "networks", bridge);
-    state[`${bridge} leases`] = (await readdir(networks).catch((): string[] => []))
-      .filter((f) => /^\d/.test(f))
-      .sort();
+    const dir = path.join(new NodeLayout(nodeStateDir(cluster, node)).cniDir, "networks", bridge);
+    const files = await readdir(dir).catch((): string[] => []);
+    leases.push(...files.filter((file) => /^\d/.test(file)).map((file) => path.join(dir, file)));
   }
-  return state;
+  return leases;
 }
 
 /** What a sandbox could leave behind: its namespace, multus's cache, any reservation naming its UID. */
@@ -155,8 +164,9 @@ async function sandboxTraces(uid: string): Promise<string[]> {
     const files = await readdir(path.join(cniDir, "multus")).catch((): string[] => []);
     if (files.includes(uid)) traces.push(`multus cache of ${uid} on ${node.name}`);
   }
-  for (const lease of await secondaryLeases()) {
-    if ((await readFile(lease, "utf8")).startsWith(uid)) traces.push(`reservation ${lease}`);
+  const leases = [...(await secondaryLeases()), ...(await nodeNetworkLeases())];
+  for (const lease of leases) {
+    if ((await readFile(lease, "utf8").catch(() => "")).startsWith(uid)) traces.push(`reservation ${lease}`);
   }
   return traces;
 }
