@@ -36,6 +36,9 @@ const ACCEPTED = [
   "vmi-fedora.yaml",
   "vmi-masquerade.yaml",
   "vmi-migratable.yaml",
+  // secondary networks on multus; admission does not look for their NetworkAttachmentDefinitions, as upstream
+  "vmi-multus-multiple-net.yaml",
+  "vmi-multus-ptp.yaml",
   "vmi-nocloud.yaml",
   "vmi-preset-small.yaml", // kubectl prints the CRD's deprecation warning for it
   "vmi-pvc.yaml",
