@@ -114,11 +114,12 @@ export async function jsonpath(
 }
 
 /** `status/reason` of an object's condition of `type`; "/" when it has none. */
-export const conditionOf = (kind: string, name: string, type: string) =>
+export const conditionOf = (kind: string, name: string, type: string, namespace = "default") =>
   jsonpath(
     kind,
     name,
     `{.status.conditions[?(@.type=="${type}")].status}/{.status.conditions[?(@.type=="${type}")].reason}`,
+    namespace,
   );
 
 /** The STATUS column of `kubectl get vm NAME`, as a user reads it. */

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ConsoleSession,
   applyObject,
+  conditionOf,
   eventually,
   jsonpath,
   kubectl,
@@ -19,6 +20,8 @@ import { generateHashedInterfaceName } from "../../pkg/network/namescheme/namesc
 import { SECONDARY_NETWORKS, bridgeNetworkConfig } from "../../deploy/local/cluster/secondary-networks.js";
 import type { SecondaryNetwork } from "../../deploy/local/cluster/secondary-networks.js";
 import type { VirtualMachine } from "../../pkg/api/generated/v1.js";
+import { networkStatusesFromPod } from "../../pkg/network/multus/status.js";
+import type { NetworkStatus } from "../../pkg/network/multus/status.js";
 
 const BOOT_TIMEOUT_MS = 300_000;
 const NAMESPACE = "e2e-multus";
@@ -85,20 +88,12 @@ afterAll(async () => {
   await kubectl(["delete", "namespace", NAMESPACE, "--ignore-not-found", "--wait=true", "--timeout=180s"]);
 });
 
-interface NetworkStatus {
-  name: string;
-  interface?: string;
-  ips?: string[];
-  default?: boolean;
-}
-
+/** The Pod's network-status as multus wrote it, read with the parser virt-controller uses. */
 async function networkStatus(pod: string): Promise<NetworkStatus[]> {
-  const raw = await inNamespace(
-    "pod",
-    pod,
-    "{.metadata.annotations.k8s\\.v1\\.cni\\.cncf\\.io/network-status}",
-  );
-  return raw === "" ? [] : (JSON.parse(raw) as NetworkStatus[]);
+  const json = await kubectl(["-n", NAMESPACE, "get", "pod", pod, "-o", "json"]);
+  return json.code === 0
+    ? networkStatusesFromPod(JSON.parse(json.stdout) as Parameters<typeof networkStatusesFromPod>[0])
+    : [];
 }
 
 describe("a VM with the pod network and two multus bridge networks", () => {
@@ -291,9 +286,7 @@ describe("a VM naming a NetworkAttachmentDefinition that does not exist", () => 
           '{.status.conditions[?(@.type=="Synchronized")].message}',
         );
         expect(message).toContain(`failed to locate network attachment definition ${NAMESPACE}/absent`);
-        expect(await inNamespace("vmi", name, '{.status.conditions[?(@.type=="Synchronized")].reason}')).toBe(
-          "FailedCreate",
-        );
+        expect(await conditionOf("vmi", name, "Synchronized", NAMESPACE)).toBe("False/FailedCreate");
       },
       120_000,
       2_000,

@@ -17,6 +17,8 @@ import { topology } from "../../deploy/local/cluster/topology.js";
 import { LOCAL_CLUSTER_NETWORK } from "../../deploy/local/node-agent/runtime/cluster-network-config.js";
 import { netnsName } from "../../deploy/local/node-agent/runtime/names.js";
 import { NodeLayout } from "../../deploy/local/node-agent/runtime/node-layout.js";
+import { networkStatusesFromPod } from "../../pkg/network/multus/status.js";
+import type { NetworkStatus } from "../../pkg/network/multus/status.js";
 import { cluster, ensureNodes, eventually, kubectl, kubectlOk } from "./harness.js";
 
 const NS = "multus-it";
@@ -40,14 +42,6 @@ interface PodJson {
   metadata: { name: string; uid: string; annotations?: Record<string, string> };
   spec: { nodeName?: string };
   status: { phase?: string; podIP?: string };
-}
-
-interface NetworkStatus {
-  name: string;
-  interface?: string;
-  ips?: string[];
-  mac?: string;
-  default?: boolean;
 }
 
 function nad(name: string, bridge: string, subnet: string): object {
@@ -99,7 +93,7 @@ async function runningPod(name: string): Promise<PodJson> {
 function networkStatus(json: PodJson): NetworkStatus[] {
   const text = json.metadata.annotations?.[STATUS_ANNOTATION];
   if (text === undefined) throw new Error(`${json.metadata.name} has no ${STATUS_ANNOTATION} annotation`);
-  return JSON.parse(text) as NetworkStatus[];
+  return networkStatusesFromPod(json);
 }
 
 /** `ip -4 -o addr` of an interface in the pod's network namespace, as the host sees it. */
