@@ -4,6 +4,8 @@ import type { DomainEvent } from "./client.js";
 import { LibvirtNotSupportedError, LibvirtProtocolError } from "./errors.js";
 import type { Packet } from "./framing.js";
 import {
+  VIR_DOMAIN_AFFECT_CONFIG,
+  VIR_DOMAIN_AFFECT_LIVE,
   VIR_DOMAIN_EVENT_ID_LIFECYCLE,
   VIR_DOMAIN_EVENT_STARTED,
   VIR_DOMAIN_EVENT_STARTED_BOOTED,
@@ -124,6 +126,31 @@ describe("LibvirtClient calls", () => {
     const thaw = await answerNext(remote.RemoteDomainFsthawRetCodec, { filesystems: 2 });
     expect(await thawed).toBe(2);
     expect(thaw.header.proc).toBe(remote.REMOTE_PROC_DOMAIN_FSTHAW);
+  });
+
+  it("domainAttachDeviceFlags and domainDetachDeviceFlags send the device XML with the flags", async () => {
+    const xml = '<disk type="file" device="disk"><target dev="sda" bus="scsi"/></disk>';
+    const flags = VIR_DOMAIN_AFFECT_LIVE | VIR_DOMAIN_AFFECT_CONFIG;
+    const attached = client.domainAttachDeviceFlags(dom, xml, flags);
+    const attach = await answerNext();
+    await attached;
+    expect(attach.header.proc).toBe(remote.REMOTE_PROC_DOMAIN_ATTACH_DEVICE_FLAGS);
+    expect(attach.header.proc).toBe(160);
+    expect(decodeXdr(remote.RemoteDomainAttachDeviceFlagsArgsCodec, attach.payload)).toEqual({
+      dom,
+      xml,
+      flags,
+    });
+    const detached = client.domainDetachDeviceFlags(dom, xml, flags);
+    const detach = await answerNext();
+    await detached;
+    expect(detach.header.proc).toBe(remote.REMOTE_PROC_DOMAIN_DETACH_DEVICE_FLAGS);
+    expect(detach.header.proc).toBe(161);
+    expect(decodeXdr(remote.RemoteDomainDetachDeviceFlagsArgsCodec, detach.payload)).toEqual({
+      dom,
+      xml,
+      flags,
+    });
   });
 
   it("qemuAgentCommand goes to the QEMU program with libvirt's default timeout", async () => {

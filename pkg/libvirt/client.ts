@@ -156,6 +156,19 @@ export class LibvirtClient {
     return this.rpc.remote("REMOTE_PROC_DOMAIN_UNDEFINE_FLAGS", { dom, flags });
   }
 
+  /**
+   * Adds a device to the domain from its XML (one `<disk>`, say); VIR_DOMAIN_AFFECT_LIVE and
+   * VIR_DOMAIN_AFFECT_CONFIG choose the running guest, the persistent definition, or both.
+   */
+  domainAttachDeviceFlags(dom: Domain, xml: string, flags = 0): Promise<void> {
+    return this.rpc.remote("REMOTE_PROC_DOMAIN_ATTACH_DEVICE_FLAGS", { dom, xml, flags });
+  }
+
+  /** Removes the device the XML matches (by alias, address or target), with the flags of domainAttachDeviceFlags. */
+  domainDetachDeviceFlags(dom: Domain, xml: string, flags = 0): Promise<void> {
+    return this.rpc.remote("REMOTE_PROC_DOMAIN_DETACH_DEVICE_FLAGS", { dom, xml, flags });
+  }
+
   /** Sends a QMP command (or HMP with VIR_DOMAIN_QEMU_MONITOR_COMMAND_HMP) and returns QEMU's answer. */
   async qemuDomainMonitorCommand(dom: Domain, command: string, flags = 0): Promise<string> {
     return (await this.rpc.qemu("QEMU_PROC_DOMAIN_MONITOR_COMMAND", { dom, cmd: command, flags })).result;
