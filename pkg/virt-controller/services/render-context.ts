@@ -39,7 +39,7 @@ export function renderContext(
 }
 
 /** Helper containers upstream sizes through `supportContainerResources` in the KubeVirt CR. */
-export type SupportContainerType = "container-disk" | "guest-console-log" | "sidecar";
+export type SupportContainerType = "container-disk" | "guest-console-log" | "sidecar" | "hotplug-disk";
 
 /** The configured request or limit of one resource of a helper container, when it is non-zero. */
 function supportContainerResource(

@@ -1,8 +1,9 @@
-// Upstream's TemplateService (template.go): renders the virt-launcher Pod of a VMI. A pure function of
-// the VMI, the cluster configuration and virt-controller's flags (plus a random source for the qemu
-// timeout jitter); anything it cannot render faithfully is refused with an error naming the field.
+// Upstream's TemplateService (template.go): renders the virt-launcher Pod of a VMI, and the attachment
+// pod of its hotplugged volumes (hotplug-attachment.ts). A pure function of the VMI, the cluster
+// configuration and virt-controller's flags (plus a random source for the qemu timeout jitter); anything
+// it cannot render faithfully is refused with an error naming the field.
 import type { V1PodSecurityContext, V1SeccompProfile } from "@kubernetes/client-node";
-import type { VirtualMachineInstance } from "../../api/generated/v1.js";
+import type { VirtualMachineInstance, Volume as VMIVolume } from "../../api/generated/v1.js";
 import type { ClusterConfig } from "../../virt-config/cluster-config.js";
 import { NonRootUID, VirtualMachineUnpausedCondition } from "../../util/constants.js";
 import {
@@ -19,12 +20,13 @@ import { launcherVerbosity, renderComputeContainer } from "./render-compute.js";
 import { renderContext, type LauncherSettings, type RenderContext } from "./render-context.js";
 import { renderResources } from "./render-resources.js";
 import { renderVolumes, serviceAccountOfVolumes } from "./render-volumes.js";
-import type { PVCLookup } from "../../api/core/v1/persistentvolumeclaim.js";
+import type { PersistentVolumeClaim, PVCLookup } from "../../api/core/v1/persistentvolumeclaim.js";
 import { serialConsoleLogContainer } from "./serial-console-log.js";
 import { unsupportedFeatures } from "./unsupported.js";
 import { networkToResource, type NADGetter } from "../../network/multus/nad.js";
 import { generateNetworkAnnotations } from "../../network/pod/annotations/generator.js";
 import { FeatureGate } from "../../virt-config/featuregate/feature-gates.js";
+import { renderHotplugAttachmentPod } from "./hotplug-attachment.js";
 
 /** Upstream's wording for every rendering failure: "failed to render launch manifest: <why>". */
 export class LaunchManifestError extends Error {
@@ -195,6 +197,22 @@ export class TemplateService {
     const metadata = launcherMetadata(vmi, overhead.value());
     metadata.annotations = { ...metadata.annotations, ...this.networkAnnotations(vmi, config) };
     return { apiVersion: "v1", kind: "Pod", metadata, spec };
+  }
+
+  /**
+   * The attachment pod holding a running VMI's ready hotplugged claims next to its launcher Pod
+   * (`ownerPod`); `claimMap` maps each volume's name to its claim.
+   */
+  renderHotplugAttachmentPod(
+    volumes: readonly VMIVolume[],
+    ownerPod: Pod,
+    vmi: VirtualMachineInstance,
+    claimMap: ReadonlyMap<string, PersistentVolumeClaim>,
+  ): Pod {
+    return renderHotplugAttachmentPod(volumes, ownerPod, vmi, claimMap, {
+      launcherImage: this.settings.launcherImage,
+      config: this.clusterConfig(),
+    });
   }
 
   private networkAnnotations(vmi: VirtualMachineInstance, config: ClusterConfig): Record<string, string> {
