@@ -83,3 +83,15 @@ export const ephemeralOverlayPath = (layout: LauncherLayout, volumeName: string)
 /** A hostDisk's image: virt-controller mounts the node directory holding it at the volume's mount dir. */
 export const hostDiskImagePath = (layout: LauncherLayout, volumeName: string, hostPath: string): string =>
   join(pvcMountDir(layout, volumeName), basename(hostPath));
+
+/**
+ * Where virt-handler hands hotplugged volumes to the launcher pod (upstream v1.HotplugDiskDir):
+ * `<share>/hotplug-disks`, the pod's `hotplug-disks` emptyDir.
+ */
+export const hotplugDiskDir = (layout: LauncherLayout): string => join(layout.virtShareDir, "hotplug-disks");
+/** A hotplugged Filesystem claim's disk.img, bind-mounted as `<volume>.img` (upstream GetHotplugFilesystemVolumePath). */
+export const hotplugFilesystemVolumePath = (layout: LauncherLayout, volumeName: string): string =>
+  join(hotplugDiskDir(layout), `${volumeName}.img`);
+/** A hotplugged Block claim's device node, `<volume>` (upstream GetHotplugBlockDeviceVolumePath). */
+export const hotplugBlockDeviceVolumePath = (layout: LauncherLayout, volumeName: string): string =>
+  join(hotplugDiskDir(layout), volumeName);

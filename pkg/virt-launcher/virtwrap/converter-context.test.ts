@@ -53,6 +53,19 @@ describe("the launcher's converter context", () => {
     expect(ours.serialConsoleSocket).toBe("/var/run/kubevirt-private/uid-1/virt-serial0");
     expect(ours.vncSocket).toBe(upstream.vncSocket);
     expect(ours.kernelBootDir).toBe(upstream.kernelBootDir);
+    expect(ours.hotplugDiskDir).toBe("/var/run/kubevirt/hotplug-disks");
+    expect(ours.hotplugDiskDir).toBe(upstream.hotplugDiskDir);
+  });
+
+  it("splits the volume statuses into hotplugged and permanent volumes, as upstream's manager", () => {
+    const hotplug = { name: "hp", target: "", hotplugVolume: {}, phase: "MountedToPod" };
+    const withStatus: VirtualMachineInstance = {
+      ...vmi,
+      status: { volumeStatus: [{ name: "rootdisk", target: "vda" }, hotplug] },
+    };
+    const context = launcherConverterContext(withStatus, DEFAULT_LAYOUT, inputs);
+    expect([...context.permanentVolumes]).toEqual(["rootdisk"]);
+    expect([...context.hotplugVolumes]).toEqual([["hp", hotplug]]);
   });
 
   it("follows a launcher's own dirs", () => {
@@ -65,6 +78,7 @@ describe("the launcher's converter context", () => {
     };
     const context = launcherConverterContext(vmi, layout, inputs);
     expect(context.serialConsoleSocket).toBe("/t/private/uid-1/virt-serial0");
+    expect(context.hotplugDiskDir).toBe("/t/share/hotplug-disks");
     expect(Object.fromEntries(context.volumes)).toEqual({
       cloudinit: { kind: "cloudInitNoCloud", isoPath: "/t/eph/cloud-init-data/default/testvmi/noCloud.iso" },
       rootdisk: {
@@ -110,15 +124,29 @@ describe("the launcher's converter context", () => {
 
     it("are the claim-backed volumes whose /dev/<volume> is a block device", () => {
       // A configMap or emptyDisk named like a device is not a claim, whatever /dev holds.
-      expect([...blockClaimVolumes(vmi, isBlock)].sort()).toEqual(["base", "blockclaim", "dv"]);
+      expect([...blockClaimVolumes(vmi, DEFAULT_LAYOUT, isBlock)].sort()).toEqual([
+        "base",
+        "blockclaim",
+        "dv",
+      ]);
     });
 
-    it("leave out hotplugged volumes, which virt-handler attaches elsewhere", () => {
+    it("are, for a hotplugged volume, the ones whose device virt-handler made in the hotplug dir", () => {
       const hotplugged: VirtualMachineInstance = {
         ...vmi,
-        status: { volumeStatus: [{ name: "dv", target: "", hotplugVolume: {} }] },
+        status: {
+          volumeStatus: [
+            { name: "dv", target: "", hotplugVolume: {} },
+            { name: "fsclaim", target: "", hotplugVolume: {} },
+          ],
+        },
       };
-      expect([...blockClaimVolumes(hotplugged, isBlock)].sort()).toEqual(["base", "blockclaim"]);
+      expect([...blockClaimVolumes(hotplugged, DEFAULT_LAYOUT, isBlock)].sort()).toEqual([
+        "base",
+        "blockclaim",
+      ]);
+      const inHotplugDir = (path: string): boolean => path === "/var/run/kubevirt/hotplug-disks/fsclaim";
+      expect([...blockClaimVolumes(hotplugged, DEFAULT_LAYOUT, inHotplugDir)]).toEqual(["fsclaim"]);
     });
 
     it("are found by stat in the launcher: a regular file or nothing at all is not a block device", () => {

@@ -15,6 +15,8 @@ import {
   emptyDiskDir,
   ephemeralOverlayPath,
   hostDiskImagePath,
+  hotplugBlockDeviceVolumePath,
+  hotplugDiskDir,
   pvcDiskImagePath,
   serialConsoleSocket,
   vncSocket,
@@ -22,7 +24,7 @@ import {
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { ConverterContext, InterfacePlumbing, VolumePaths } from "./converter/context.js";
-import { DefaultEmulatorPath } from "./converter/context.js";
+import { DefaultEmulatorPath, hotplugAndPermanentVolumes } from "./converter/context.js";
 
 export interface LauncherConverterInputs {
   allowEmulation: boolean;
@@ -48,21 +50,24 @@ export function isBlockDevice(path: string): boolean {
 
 /**
  * The claim-backed volumes (persistentVolumeClaim, dataVolume, ephemeral) whose claim is in Block
- * mode: the Pod's volumeDevices put a Block claim's device at /dev/<volume>, while a Filesystem
- * claim is mounted elsewhere (upstream manager isBlockDeviceVolume). Hotplugged volumes are not
- * attached this way and are not looked at.
+ * mode (upstream manager isBlockDeviceVolume and isHotplugBlockDeviceVolume): the Pod's volumeDevices
+ * put a Block claim's device at /dev/<volume>, while a Filesystem claim is mounted elsewhere; a
+ * hotplugged claim's device is the node virt-handler made in the hotplug dir.
  */
 export function blockClaimVolumes(
   vmi: VirtualMachineInstance,
+  layout: LauncherLayout,
   isBlock: (path: string) => boolean = isBlockDevice,
 ): Set<string> {
   const hotplugged = new Set(
     (vmi.status?.volumeStatus ?? []).filter((status) => status.hotplugVolume).map((status) => status.name),
   );
+  const devicePath = (name: string): string =>
+    hotplugged.has(name) ? hotplugBlockDeviceVolumePath(layout, name) : blockVolumeDevicePath(name);
   const names = (vmi.spec.volumes ?? [])
     .filter((volume) => volume.persistentVolumeClaim || volume.dataVolume || volume.ephemeral)
     .map((volume) => volume.name)
-    .filter((name) => !hotplugged.has(name) && isBlock(blockVolumeDevicePath(name)));
+    .filter((name) => isBlock(devicePath(name)));
   return new Set(names);
 }
 
@@ -130,6 +135,8 @@ export function launcherConverterContext(
     kernelBootDir: join(layout.containerDiskDir, KERNEL_BOOT_NAME),
     volumes: volumePaths(vmi, layout, inputs.containerDiskFormats),
     blockVolumes: inputs.blockVolumes,
+    ...hotplugAndPermanentVolumes(vmi),
+    hotplugDiskDir: hotplugDiskDir(layout),
     interfaces: inputs.interfaces,
     ...(smbios ? { smbios } : {}),
     memBalloonStatsPeriod: options?.MemBalloonStatsPeriod ?? 0,

@@ -89,7 +89,7 @@ export class LauncherDomainPreparation implements DomainPreparation {
       hypervisorDeviceAvailable: deviceUsableBy("/dev/kvm", identity.uid, identity.gid),
       containerDiskFormats: this.formats,
       interfaces: interfacePlumbing(this.podInterfaces),
-      blockVolumes: blockClaimVolumes(vmi),
+      blockVolumes: blockClaimVolumes(vmi, layout),
       options,
     };
   }

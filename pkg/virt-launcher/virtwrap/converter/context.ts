@@ -4,7 +4,7 @@
 // with upstream's paths inside the launcher pod.
 import { createHash } from "node:crypto";
 import { posix } from "node:path";
-import type { Network, VirtualMachineInstance } from "../../../api/generated/v1.js";
+import type { Network, VirtualMachineInstance, VolumeStatus } from "../../../api/generated/v1.js";
 import type { ConfigDiskKind } from "../../layout.js";
 
 /** A containerDisk: a writable qcow2 overlay whose backing file is the image from the container. */
@@ -80,9 +80,19 @@ export interface ConverterContext {
   volumes: ReadonlyMap<string, VolumePaths>;
   /**
    * Claim-backed volumes (persistentVolumeClaim, dataVolume, ephemeral) whose claim is in Block mode,
-   * as the launcher found them (upstream IsBlockPVC and IsBlockDV).
+   * as the launcher found them (upstream IsBlockPVC and IsBlockDV): a device at /dev/<volume>, or for a
+   * hotplugged volume in the hotplug dir.
    */
   blockVolumes: ReadonlySet<string>;
+  /** Hotplugged volumes (a status with `hotplugVolume`) by name, with that status (upstream HotplugVolumes). */
+  hotplugVolumes: ReadonlyMap<string, VolumeStatus>;
+  /**
+   * Volumes with a status that were not hotplugged (upstream PermanentVolumes). Only these and hotplugged
+   * volumes mounted in the pod become disks; while none has a status yet, every disk does.
+   */
+  permanentVolumes: ReadonlySet<string>;
+  /** Where virt-handler hands hotplugged volumes to the launcher pod (upstream v1.HotplugDiskDir). */
+  hotplugDiskDir: string;
   /** By interface name. */
   interfaces: ReadonlyMap<string, InterfacePlumbing>;
   smbios?: SMBios;
@@ -93,9 +103,27 @@ export interface ConverterContext {
   serialConsoleLogDisabled: boolean;
 }
 
+/**
+ * The VMI's volume statuses split as upstream's manager does for its converter context: hotplugged
+ * volumes with their status, and the others.
+ */
+export function hotplugAndPermanentVolumes(vmi: VirtualMachineInstance): {
+  hotplugVolumes: Map<string, VolumeStatus>;
+  permanentVolumes: Set<string>;
+} {
+  const hotplugVolumes = new Map<string, VolumeStatus>();
+  const permanentVolumes = new Set<string>();
+  for (const status of vmi.status?.volumeStatus ?? []) {
+    if (status.hotplugVolume) hotplugVolumes.set(status.name, status);
+    else permanentVolumes.add(status.name);
+  }
+  return { hotplugVolumes, permanentVolumes };
+}
+
 // Upstream's fixed directories inside the launcher pod.
 export const VirtPrivateDir = "/var/run/kubevirt-private";
 export const VirtShareDir = "/var/run/kubevirt";
+export const HotplugDiskDir = posix.join(VirtShareDir, "hotplug-disks");
 export const EphemeralDiskDir = "/var/run/kubevirt-ephemeral-disks";
 export const ContainerDiskDir = posix.join(VirtShareDir, "container-disks");
 export const KernelBootDir = posix.join(ContainerDiskDir, "kernel-boot");
@@ -211,6 +239,8 @@ export function upstreamLayoutContext(
     kernelBootDir: KernelBootDir,
     volumes: upstreamVolumePaths(vmi, options),
     blockVolumes: options.blockVolumes ?? new Set(),
+    ...hotplugAndPermanentVolumes(vmi),
+    hotplugDiskDir: HotplugDiskDir,
     interfaces: upstreamInterfaces(vmi),
     smbios: options.smbios,
     memBalloonStatsPeriod: DefaultMemBalloonStatsPeriod,

@@ -130,7 +130,13 @@ describe("disks", () => {
       ],
       [containerDisk, emptyDisk],
     );
-    vmi.status = { ...vmi.status, volumeStatus: [{ name: "scratch", target: "vda" }] };
+    vmi.status = {
+      ...vmi.status,
+      volumeStatus: [
+        { name: "root", target: "" },
+        { name: "scratch", target: "vda" },
+      ],
+    };
     const xml = domainXMLOf(vmi);
     expect(xml).toContain(
       '<target bus="virtio" dev="vdb"/><driver error_policy="stop" name="qemu" type="qcow2"',
@@ -201,6 +207,96 @@ describe("disks", () => {
     const vmi = vmiWith([{ name: "root", disk: { bus: "virtio" } }], [containerDisk]);
     expect(() => convertVMIToDomain(vmi, testContext(vmi, { volumes: new Map() }))).toThrow(
       "no disk info provided for volume root",
+    );
+  });
+});
+
+describe("hotplugged disks", () => {
+  const hotplugDir = "/var/run/kubevirt/hotplug-disks";
+  const hotplugVolume: Volume = {
+    name: "hp",
+    persistentVolumeClaim: { claimName: "hp-claim", hotpluggable: true },
+  };
+  const hotplugDV: Volume = { name: "hpdv", dataVolume: { name: "hpdv", hotpluggable: true } };
+
+  /** A running VMI with a containerDisk, and hotplugged volumes in the phase given. */
+  function hotplugVMI(
+    bus: string,
+    phase: string,
+    volumes: Volume[] = [hotplugVolume],
+  ): VirtualMachineInstance {
+    const vmi = vmiWith(
+      [
+        { name: "root", disk: { bus: "virtio" } },
+        ...volumes.map((volume) => ({ name: volume.name, disk: { bus } })),
+      ],
+      [containerDisk, ...volumes],
+    );
+    vmi.status = {
+      ...vmi.status,
+      volumeStatus: [
+        { name: "root", target: "vda" },
+        ...volumes.map((volume) => ({
+          name: volume.name,
+          target: "",
+          phase,
+          hotplugVolume: { attachPodName: "hp-volume-abcde", attachPodUID: "uid-2" },
+        })),
+      ],
+    };
+    return vmi;
+  }
+
+  it("a Filesystem claim is its disk.img, bind-mounted as <volume>.img in the hotplug dir", () => {
+    const xml = domainXMLOf(hotplugVMI("scsi", "MountedToPod"));
+    expect(xml).toContain(
+      `<disk device="disk" type="file"><source file="${hotplugDir}/hp.img"/><target bus="scsi" dev="sda"/>` +
+        '<driver error_policy="stop" name="qemu" type="raw" discard="unmap"/><alias name="ua-hp"/>' +
+        '<address type="drive" bus="0" controller="0" unit="0"/></disk>',
+    );
+  });
+
+  it("a Block claim is the device node <volume> virt-handler made in the hotplug dir", () => {
+    const xml = domainXMLOf(hotplugVMI("virtio", "Ready"), { blockVolumes: new Set(["hp"]) });
+    expect(xml).toContain(
+      `<disk device="disk" type="block" model="virtio-non-transitional"><source dev="${hotplugDir}/hp"/>` +
+        '<target bus="virtio" dev="vdb"/><driver error_policy="stop" name="qemu" type="raw" discard="unmap"/>' +
+        '<alias name="ua-hp"/></disk>',
+    );
+  });
+
+  it("a DataVolume likewise, in the launcher's own hotplug dir", () => {
+    const vmi = hotplugVMI("scsi", "MountedToPod", [hotplugDV]);
+    const xml = domainXMLOf(vmi, { hotplugDiskDir: "/t/share/hotplug-disks" });
+    expect(xml).toContain('<source file="/t/share/hotplug-disks/hpdv.img"/><target bus="scsi" dev="sda"/>');
+  });
+
+  it("keeps the target virt-handler recorded for it", () => {
+    const vmi = hotplugVMI("scsi", "Ready");
+    const status = vmi.status?.volumeStatus?.[1];
+    if (status) status.target = "sdc";
+    expect(domainXMLOf(vmi)).toContain(`<source file="${hotplugDir}/hp.img"/><target bus="scsi" dev="sdc"/>`);
+  });
+
+  it.each(["", "Pending", "Bound", "AttachedToNode", "Detaching", "UnMountedFromPod"])(
+    "is left out until it is mounted in the pod (phase %j)",
+    (phase) => {
+      const xml = domainXMLOf(hotplugVMI("scsi", phase));
+      expect(xml).not.toContain("hotplug-disks");
+      expect(xml).toContain('<alias name="ua-root"/>');
+    },
+  );
+
+  it("leaves out a disk whose volume has no status while others have one, as upstream", () => {
+    const vmi = hotplugVMI("scsi", "MountedToPod");
+    vmi.status = { ...vmi.status, volumeStatus: [{ name: "root", target: "vda" }] };
+    expect(domainXMLOf(vmi)).not.toContain('<alias name="ua-hp"/>');
+  });
+
+  it("refuses a hotplugged volume of a source that cannot be hotplugged", () => {
+    const vmi = hotplugVMI("scsi", "MountedToPod", [emptyDisk]);
+    expect(() => convertVMIToDomain(vmi, testContext(vmi))).toThrow(
+      "hotplug disk scratch references an unsupported source",
     );
   });
 });

@@ -8,11 +8,15 @@ import { cpuTopology, requestedVCPUs } from "./compute.js";
 import type { ConverterContext } from "./context.js";
 import { ConversionError, positiveInteger } from "./errors.js";
 import type { DiskWithDriver } from "./volume-sources.js";
-import { attachVolume } from "./volume-sources.js";
+import { attachHotplugVolume, attachVolume } from "./volume-sources.js";
 import { virtioModel } from "./virtio.js";
 
 const ErrorPolicies = ["stop", "ignore", "report", "enospace"];
 const DefaultErrorPolicy = "stop";
+
+/** Volume phases (upstream v1.VolumePhase) in which a hotplugged volume is in the launcher pod. */
+export const HotplugVolumeMounted = "MountedToPod";
+export const VolumeReady = "Ready";
 
 function prefixFromBus(bus: string | undefined, diskName: string): string {
   switch (bus) {
@@ -131,6 +135,11 @@ function setErrorPolicy(source: VMIDisk, disk: DiskWithDriver): void {
   disk.driver.errorPolicy = policy;
 }
 
+/**
+ * The VMI's disks. A hotplugged volume becomes a disk once virt-handler has mounted it in the pod
+ * (phase MountedToPod or Ready); any other volume once it has a status, or, before any volume has
+ * one, at once (upstream PermanentVolumes).
+ */
 export function configureDisks(
   vmi: VirtualMachineInstance,
   context: ConverterContext,
@@ -142,9 +151,12 @@ export function configureDisks(
   for (const source of vmi.spec.domain.devices.disks ?? []) {
     const disk = convertDiskDevice(vmi, source, namer);
     const volume = volumes.get(source.name);
-    if (volume) attachVolume(volume, context, disk);
-    else if (source.cdrom) attachNoMedium(disk);
-    else throw new ConversionError(`no matching volume with name ${source.name} found`);
+    const hotplugStatus = context.hotplugVolumes.get(source.name);
+    const emptyCDRom = volume === undefined && source.cdrom !== undefined;
+    if (emptyCDRom) attachNoMedium(disk);
+    else if (!volume) throw new ConversionError(`no matching volume with name ${source.name} found`);
+    else if (hotplugStatus) attachHotplugVolume(volume, context, disk);
+    else attachVolume(volume, context, disk);
     // libvirt passes SCSI commands through to a block device only.
     if (disk.device === "lun" && disk.type !== "block") {
       throw new ConversionError(
@@ -152,7 +164,11 @@ export function configureDisks(
       );
     }
     setErrorPolicy(source, disk);
-    disks.push(disk);
+    const { permanentVolumes } = context;
+    const permanentReady = permanentVolumes.has(source.name) || permanentVolumes.size === 0;
+    const phase = hotplugStatus?.phase;
+    const hotplugReady = phase === HotplugVolumeMounted || phase === VolumeReady;
+    if (permanentReady || hotplugReady || emptyCDRom) disks.push(disk);
   }
   if (disks.length > 0) spec.devices.disks = disks;
 }

@@ -1,6 +1,8 @@
 // Where a disk's data comes from (upstream converter.go Convert_v1_Volume_To_api_Disk and the
 // conversion of each volume source): the file or device the launcher has for the disk's volume, in
-// its format. The paths come from the context, which the launcher fills from its layout.
+// its format. The paths come from the context, which the launcher fills from its layout. Hotplugged
+// volumes (upstream Convert_v1_Hotplug_Volume_To_api_Disk) are in the hotplug dir instead.
+import { posix } from "node:path";
 import type { Volume } from "../../../api/generated/v1.js";
 import type { BackingStore, Disk, DiskDriver, DiskSource } from "../api/schema.js";
 import type { ClaimPaths, ConverterContext, EphemeralPaths, VolumePaths } from "./context.js";
@@ -110,5 +112,33 @@ export function attachVolume(volume: Volume, context: ConverterContext, disk: Di
       break;
     default:
       attachRaw(disk, "file", { file: paths.isoPath }, false);
+  }
+}
+
+/** A hotplugged Filesystem claim's image (upstream GetHotplugFilesystemVolumePath). */
+export function hotplugFilesystemVolumePath(hotplugDiskDir: string, volumeName: string): string {
+  return posix.join(hotplugDiskDir, `${volumeName}.img`);
+}
+
+/** A hotplugged Block claim's device node (upstream GetHotplugBlockDeviceVolumePath). */
+export function hotplugBlockDeviceVolumePath(hotplugDiskDir: string, volumeName: string): string {
+  return posix.join(hotplugDiskDir, volumeName);
+}
+
+/**
+ * A hotplugged claim as a raw disk: the device node virt-handler made for a Block claim, else the
+ * disk.img it bind-mounted (upstream ConvertHotplugVolumeSourceToDisk without changed block tracking;
+ * the CBT variant, a qcow2 overlay over the claim, is not ported since nothing here tracks changes).
+ */
+export function attachHotplugVolume(volume: Volume, context: ConverterContext, disk: DiskWithDriver): void {
+  // A hostDisk stands for a Filesystem claim virt-handler rewrote (upstream ReplacePVCByHostDisk).
+  if (!volume.hostDisk && !volume.persistentVolumeClaim && !volume.dataVolume) {
+    throw new ConversionError(`hotplug disk ${volume.name} references an unsupported source`);
+  }
+  const { hotplugDiskDir } = context;
+  if (context.blockVolumes.has(volume.name)) {
+    attachRaw(disk, "block", { dev: hotplugBlockDeviceVolumePath(hotplugDiskDir, volume.name) }, true);
+  } else {
+    attachRaw(disk, "file", { file: hotplugFilesystemVolumePath(hotplugDiskDir, volume.name) }, true);
   }
 }
