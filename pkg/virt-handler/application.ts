@@ -29,6 +29,7 @@ import { DEVICE_PLUGIN_SUBDIR } from "./device-manager/deviceplugin/v1beta1/api.
 import { DeviceController } from "./device-manager/device-controller.js";
 import { DEFAULT_HEARTBEAT_INTERVAL_MS, Heartbeat, type NodeMetadataPatch } from "./heartbeat/heartbeat.js";
 import { NodeContainerDiskMounter } from "./container-disk/mount.js";
+import { NodeHotplugVolumeMounter } from "./hotplug-disk/mount.js";
 import { SocketIsolationDetector } from "./isolation/detector.js";
 import { nodeMountCommand } from "./node-mount-command.js";
 import { nodeProcessPid } from "./node-process.js";
@@ -258,6 +259,13 @@ export class VirtHandlerApp {
         podsDir,
         recordDir: path.join(privateDir, "container-disk-mount-state"),
         detector: detector,
+        run: nodeMountCommand(`/proc/${nodePid}/ns/mnt`),
+        nodePid,
+      }),
+      hotplugVolumes: new NodeHotplugVolumeMounter({
+        podsDir,
+        recordDir: path.join(privateDir, "hotplug-volume-mount-state"),
+        detector,
         run: nodeMountCommand(`/proc/${nodePid}/ns/mnt`),
         nodePid,
       }),

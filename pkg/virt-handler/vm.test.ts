@@ -6,6 +6,7 @@ import type { LauncherCommands } from "./launcher-clients.js";
 import type { GuestAgentInfo } from "../api/guest-agent-info.js";
 import type { VMINetworkSetup } from "./network-setup.js";
 import { VirtualMachineController, type VMControllerOptions, type VMIEvents } from "./vm.js";
+import { HotplugMountError, SourceImageMissing } from "./hotplug-disk/mount.js";
 
 const NOW = Date.parse("2026-11-30T12:00:00Z");
 const clock: Clock = { now: () => NOW, sleep: async () => undefined };
@@ -472,5 +473,154 @@ describe("VirtualMachineController and Filesystem PVCs", () => {
     await expect(controller.sync("default/testvmi")).rejects.toThrow(message);
     expect(launcher.calls).toEqual(["CreateHostDisks"]);
     expect(events).toEqual([{ type: "Warning", reason: "SyncFailed", message }]);
+  });
+});
+
+describe("VirtualMachineController and hotplugged volumes", () => {
+  function withHotplug(phase: string, volumePhase: string, inSpec = true): VirtualMachineInstance {
+    const subject = vmi(phase);
+    subject.spec.volumes = inSpec
+      ? [{ name: "hp", persistentVolumeClaim: { claimName: "hp-claim", hotpluggable: true } }]
+      : [];
+    subject.status = {
+      ...subject.status,
+      volumeStatus: [
+        {
+          name: "hp",
+          target: "",
+          phase: volumePhase,
+          hotplugVolume: { attachPodName: "hp-volume-abcde", attachPodUID: "attach-uid" },
+          persistentVolumeClaimInfo: { claimName: "hp-claim", volumeMode: "Block" },
+        },
+      ],
+    };
+    return subject;
+  }
+
+  function withMounter(mounted: boolean, mountError?: Error) {
+    const launcher = new FakeLauncher();
+    const hotplugVolumes = {
+      mount: async () => {
+        launcher.calls.push("Mount");
+        if (mountError) throw mountError;
+      },
+      unmount: async () => {
+        launcher.calls.push("Unmount");
+      },
+      unmountAll: async () => {
+        launcher.calls.push("UnmountAll");
+      },
+      isMounted: async () => mounted,
+    };
+    return { launcher, ...setup(launcher, undefined, clock, { hotplugVolumes }) };
+  }
+
+  const volumeStatusOf = (patches: { patch: object }[]) =>
+    (patches.at(-1)?.patch as { status?: { volumeStatus?: unknown[] } } | undefined)?.status?.volumeStatus;
+
+  it("mounts a running VMI's hotplug volume before the sync and reports MountedToPod with its event", async () => {
+    const { launcher, patches, events, vmis, controller } = withMounter(true);
+    vmis.set(withHotplug("Running", "AttachedToNode"));
+    const result = await controller.sync("default/testvmi");
+    expect(launcher.calls).toEqual(["Mount", "SyncVirtualMachine", "Unmount"]);
+    expect(volumeStatusOf(patches)).toEqual([
+      expect.objectContaining({
+        name: "hp",
+        target: "",
+        phase: "MountedToPod",
+        reason: "VolumeMountedToPod",
+        message: "Volume hp has been mounted in virt-launcher pod",
+      }),
+    ]);
+    expect(events).toContainEqual({
+      type: "Normal",
+      reason: "VolumeMountedToPod",
+      message: "Volume hp has been mounted in virt-launcher pod",
+    });
+    // It waits for the launcher to attach it: looked at again within a second.
+    expect(result).toEqual({ requeueAfter: 1_000 });
+  });
+
+  it("reports Ready with the domain disk's target once the domain has it", async () => {
+    const { launcher, patches, vmis, controller } = withMounter(true);
+    launcher.domain = {
+      objectMeta: { name: "default_testvmi", namespace: "default" },
+      spec: {
+        devices: {
+          disks: [
+            {
+              device: "disk",
+              type: "block",
+              source: { dev: "/var/run/kubevirt/hotplug-disks/hp" },
+              target: { bus: "scsi", device: "sda" },
+              alias: { name: "hp", userDefined: true },
+            },
+          ],
+        },
+      },
+      status: { status: "Running", reason: "Unknown" },
+    } as unknown as DomainObject;
+    vmis.set(withHotplug("Running", "MountedToPod"));
+    const result = await controller.sync("default/testvmi");
+    expect(volumeStatusOf(patches)).toEqual([
+      expect.objectContaining({
+        name: "hp",
+        target: "sda",
+        phase: "Ready",
+        reason: "VolumeReady",
+        message: "Successfully attach hotplugged volume hp to VM",
+      }),
+    ]);
+    expect(result).toEqual({ requeueAfter: 5_000 });
+  });
+
+  it("reports UnMountedFromPod once a volume that left the spec is out of the pod", async () => {
+    const { launcher, patches, vmis, controller } = withMounter(false);
+    vmis.set(withHotplug("Running", "Ready", false));
+    await controller.sync("default/testvmi");
+    expect(launcher.calls).toEqual(["Mount", "SyncVirtualMachine", "Unmount"]);
+    expect(volumeStatusOf(patches)).toEqual([
+      expect.objectContaining({ phase: "UnMountedFromPod", reason: "VolumeUnMountedFromPod" }),
+    ]);
+  });
+
+  it("does not start a VMI until its hotplug volumes are in the pod", async () => {
+    const { launcher, vmis, controller } = withMounter(false);
+    vmis.set(withHotplug("Scheduled", "AttachedToNode"));
+    expect(await controller.sync("default/testvmi")).toEqual({ requeueAfter: 1_000 });
+    expect(launcher.calls).toEqual(["Mount"]);
+    vmis.set(withHotplug("Scheduled", "MountedToPod"));
+    await controller.sync("default/testvmi");
+    expect(launcher.calls).toEqual(["Mount", "Mount", "SyncVirtualMachine"]);
+  });
+
+  it("reports a claim without its disk image as HotplugFailed and still syncs", async () => {
+    const missing = new HotplugMountError(
+      "failed to mount filesystem hotplug volume hp: /hp/disk.img not found in pod attach-uid",
+      new SourceImageMissing("/hp/disk.img not found in pod attach-uid"),
+    );
+    const { launcher, events, vmis, controller } = withMounter(false, missing);
+    vmis.set(withHotplug("Running", "AttachedToNode"));
+    await controller.sync("default/testvmi");
+    expect(launcher.calls).toContain("SyncVirtualMachine");
+    expect(events).toContainEqual({ type: "Warning", reason: "HotplugFailed", message: missing.message });
+  });
+
+  it("fails the sync on any other mount failure", async () => {
+    const { launcher, vmis, controller } = withMounter(false, new Error("mount: permission denied"));
+    vmis.set(withHotplug("Running", "AttachedToNode"));
+    await expect(controller.sync("default/testvmi")).rejects.toThrow("mount: permission denied");
+    expect(launcher.calls).toEqual(["Mount"]);
+  });
+
+  it("takes every hotplug volume back when the VMI is gone", async () => {
+    const { launcher, vmis, controller } = withMounter(false);
+    const subject = withHotplug("Running", "Ready");
+    vmis.set(subject);
+    await controller.sync("default/testvmi");
+    launcher.domain = undefined;
+    vmis.remove(subject);
+    await controller.sync("default/testvmi");
+    expect(launcher.calls).toContain("UnmountAll");
   });
 });

@@ -21,6 +21,8 @@ import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.j
 import type { ContainerDiskMounter } from "./container-disk/mount.js";
 import { replacePVCByHostDisk } from "../host-disk/host-disk.js";
 import type { HostDiskSetup } from "./host-disks.js";
+import { HotplugMountError, type HotplugVolumeMounter } from "./hotplug-disk/mount.js";
+import { hotplugVolumesReady, updateVolumeStatuses, volumesToProbe } from "./volume-status.js";
 import { LauncherSocketWatch, type LauncherCommands, type LauncherConnector } from "./launcher-clients.js";
 import { errorMessage } from "../util/error-message.js";
 import type { VMINetworkSetup } from "./network-setup.js";
@@ -48,6 +50,8 @@ export interface VMControllerOptions {
   network?: VMINetworkSetup;
   /** Mounts containerDisk images for the launcher before a starting VMI's sync; absent: none. */
   containerDisks?: ContainerDiskMounter;
+  /** Hands hotplugged volumes from their attachment pods to the launcher pod; absent: none. */
+  hotplugVolumes?: HotplugVolumeMounter;
   /** Creates missing DiskOrCreate hostDisk images in the launcher pod; absent: none. */
   hostDisks?: HostDiskSetup;
   /** The pod IPs the network setup cached per interface, for `status.interfaces`; absent: none. */
@@ -74,6 +78,8 @@ interface Observed {
   launcher: LauncherCommands | undefined;
   domain: DomainObject | undefined;
   unresponsive: boolean;
+  /** A starting VMI waits for its hotplug volumes, or a hotplug volume for its mount or attach. */
+  waitingForVolumes?: boolean;
 }
 
 export class VirtualMachineController {
@@ -141,6 +147,7 @@ export class VirtualMachineController {
       // Thrown, so the queue retries the VMI with backoff.
       throw syncError;
     }
+    if (observed.waitingForVolumes) return { requeueAfter: this.opts.retryMs ?? 1_000 };
     return this.requeue(action, cached);
   }
 
@@ -168,14 +175,24 @@ export class VirtualMachineController {
         // The cached VMI is shared with the informer: the launcher's view is a copy.
         const launcherView = structuredClone(vmi);
         replacePVCByHostDisk(launcherView);
-        await this.prepareNetwork(vmi);
-        // Starting VMIs only (both steps are idempotent); a running one already has its disks.
-        if (vmi.status?.phase !== Phase.Running) {
+        const running = vmi.status?.phase === Phase.Running;
+        // Starting VMIs only (each step is idempotent); a running one already has its disks.
+        if (!running) {
           await this.opts.containerDisks?.mountAndVerify(vmi);
+          await this.mountHotplugVolumes(vmi);
+          if (!hotplugVolumesReady(vmi)) {
+            observed.waitingForVolumes = true;
+            return;
+          }
+          await this.prepareNetwork(vmi);
           await this.opts.hostDisks?.create(launcherView);
+        } else {
+          await this.mountHotplugVolumes(vmi);
         }
         await launcher.syncVirtualMachine(launcherView);
         observed.domain = await launcher.getDomain();
+        // Volumes that left the spec are detached by now: take them out of the pod.
+        if (running) await this.opts.hotplugVolumes?.unmount(vmi);
         return;
       }
       case "shutdown":
@@ -192,6 +209,35 @@ export class VirtualMachineController {
       default:
         return;
     }
+  }
+
+  /** A claim without its disk image is a HotplugFailed event, as upstream; other failures fail the sync. */
+  private async mountHotplugVolumes(vmi: VirtualMachineInstance): Promise<void> {
+    try {
+      await this.opts.hotplugVolumes?.mount(vmi);
+    } catch (error) {
+      if (!(error instanceof HotplugMountError) || !error.imageMissing) throw error;
+      this.opts.recorder?.event(vmi, "Warning", "HotplugFailed", error.message);
+    }
+  }
+
+  /** Targets from the domain and hotplug phases from the pod; undefined while no domain is known. */
+  private async volumeStatus(vmi: VirtualMachineInstance, observed: Observed) {
+    if (!observed.domain) return undefined;
+    const mounted = new Map<string, boolean>();
+    for (const name of volumesToProbe(vmi, observed.domain)) {
+      const answer = await this.opts.hotplugVolumes?.isMounted(vmi, name).catch((error: unknown) => {
+        this.opts.logger.error(
+          { err: error, vmi: keyOf(vmi), volume: name },
+          "error occurred while checking if volume is mounted",
+        );
+        return false;
+      });
+      mounted.set(name, answer ?? false);
+    }
+    const update = updateVolumeStatuses(vmi, observed.domain, mounted);
+    if (update.needsRefresh) observed.waitingForVolumes = true;
+    return update;
   }
 
   /** Starting VMIs only: a running one was prepared before it ran, even by an earlier handler. */
@@ -218,6 +264,9 @@ export class VirtualMachineController {
     await this.opts.containerDisks?.unmount(vmi).catch((error: unknown) => {
       this.opts.logger.error({ err: error, vmi: key }, "failed to unmount container disks");
     });
+    await this.opts.hotplugVolumes?.unmountAll(vmi).catch((error: unknown) => {
+      this.opts.logger.error({ err: error, vmi: key }, "failed to unmount hotplug volumes");
+    });
   }
 
   private async report(
@@ -235,6 +284,7 @@ export class VirtualMachineController {
             supportedVersions: this.opts.supportedAgentVersions?.() ?? SupportedGuestAgentVersions,
           }
         : undefined;
+    const volumes = await this.volumeStatus(vmi, observed);
     const desired = computeStatus(
       vmi,
       observed.domain,
@@ -250,7 +300,11 @@ export class VirtualMachineController {
       observed.domain &&
       evictionStrategyWarning(vmi, desired.conditions ?? [], this.opts.clusterEvictionStrategy?.());
     if (evictionWarning) this.opts.recorder?.event(vmi, "Warning", "Migrated", evictionWarning);
+    if (volumes) desired.volumeStatus = volumes.volumeStatus;
     const patch = statusPatch(vmi, desired);
+    for (const { reason, message } of volumes?.events ?? []) {
+      this.opts.recorder?.event(vmi, "Normal", reason, message);
+    }
     if (!patch) return;
     await this.opts.patchStatus(vmi.metadata?.namespace ?? "", vmi.metadata?.name ?? "", patch);
   }

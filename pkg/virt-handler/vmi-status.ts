@@ -5,6 +5,7 @@
 // resourceVersion read, so a stale cache fails instead of overwriting newer status.
 import { isDeepStrictEqual } from "node:util";
 import type {
+  VolumeStatus,
   VirtualMachineInstance,
   VirtualMachineInstanceCondition,
   VirtualMachineInstanceGuestOSInfo,
@@ -45,6 +46,8 @@ export interface ReportedStatus {
   fsFreezeStatus?: string | null;
   /** LiveMigration, or BlockMigration when a disk is local to the node. */
   migrationMethod?: string;
+  /** Targets and hotplug phases from the domain (./volume-status.ts); absent: unchanged. */
+  volumeStatus?: VolumeStatus[];
 }
 
 /** What the launcher's GetGuestInfo said, asked while the agent is connected, for the supported check. */
@@ -292,6 +295,9 @@ export function statusPatch(vmi: VirtualMachineInstance, desired: ReportedStatus
   }
   if (!isDeepStrictEqual(vmi.status?.conditions ?? [], desired.conditions)) {
     status["conditions"] = desired.conditions;
+  }
+  if (desired.volumeStatus && !isDeepStrictEqual(vmi.status?.volumeStatus ?? [], desired.volumeStatus)) {
+    status["volumeStatus"] = desired.volumeStatus;
   }
   if (desired.migrationMethod && vmi.status?.migrationMethod !== desired.migrationMethod)
     status["migrationMethod"] = desired.migrationMethod;

@@ -1,4 +1,4 @@
-// What virt-handler mounted for a VMI's containerDisks (upstream's vmiMountTargetRecord checkpoint), kept
+// What virt-handler mounted for a VMI's containerDisks or hotplug volumes (upstream's vmiMountTargetRecord checkpoint), kept
 // in the handler's private dir and written before mounting, so a restarted handler neither mounts twice
 // nor forgets a mount it must undo.
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
@@ -6,7 +6,7 @@ import { posix } from "node:path";
 import { z } from "zod";
 
 const recordSchema = z.object({
-  mountTargetEntries: z.array(z.object({ targetFile: z.string(), socketFile: z.string() })),
+  mountTargetEntries: z.array(z.object({ targetFile: z.string(), socketFile: z.string().optional() })),
 });
 
 export type MountRecord = z.infer<typeof recordSchema>;
