@@ -43,6 +43,7 @@ const input = (partial: Partial<VMIStatusInput>): VMIStatusInput => ({
   vmi: vmi("Pending"),
   pod: undefined,
   ownedPods: [],
+  attachmentPods: [],
   syncError: undefined,
   launcherImage: "virt-launcher:new",
   hasOwnerVM: true,

@@ -21,7 +21,7 @@ import { removeCondition, syncFailureCondition } from "../../../controller/condi
 import { isPodDownOrGoingDown, isPodReady } from "../common/pod-state.js";
 import { SyncError } from "../../../controller/sync-error.js";
 import type { PVCLookup } from "../../../api/core/v1/persistentvolumeclaim.js";
-import { persistentVolumeClaimInfo, pvcNameFromVirtVolume } from "../../../storage/types/pvc.js";
+import { updateVolumeStatus, type VMIEvent } from "./storage.js";
 import { FailedPvcNotFoundReason } from "./datavolumes.js";
 import {
   syncEvictionCondition,
@@ -46,6 +46,8 @@ export interface VMIStatusInput {
   pod: Pod | undefined;
   /** Every Pod the VMI controls. */
   ownedPods: readonly Pod[];
+  /** The Pods the launcher Pod controls: the attachment pods of its hotplugged volumes. */
+  attachmentPods: readonly Pod[];
   syncError: SyncError | undefined;
   /** The image this virt-controller renders launchers with. */
   launcherImage: string;
@@ -62,6 +64,8 @@ export interface VMIStatusResult {
   vmi: VirtualMachineInstance;
   /** The sync error, replaced by an image pull error seen on the Pod. */
   syncError: SyncError | undefined;
+  /** Events to record on the VMI (a hotplugged volume's attachment pod made or deleted). */
+  events: VMIEvent[];
 }
 
 function removeFinalizer(vmi: VirtualMachineInstance, finalizer: string): void {
@@ -101,25 +105,6 @@ function setMemoryOverheadFromPod(vmi: VirtualMachineInstance, pod: Pod): void {
   status.memory = { ...status.memory, memoryOverhead: bytesQuantity(BigInt(text)).toString() };
 }
 
-/** One status entry per spec volume, keeping what virt-handler reported, sorted by name. */
-/**
- * One entry per volume, keeping what virt-handler wrote; claims get their PVC's info, so neither
- * virt-handler nor the launcher (which sizes disk.img from it) has to read the PVC.
- */
-function updateVolumeStatus(vmi: VirtualMachineInstance, pvcs: PVCLookup): void {
-  const status = (vmi.status ??= {});
-  const previous = new Map((status.volumeStatus ?? []).map((entry) => [entry.name, entry]));
-  const namespace = vmi.metadata?.namespace ?? "";
-  const next = (vmi.spec.volumes ?? []).map((volume) => {
-    const entry = { ...(previous.get(volume.name) ?? { name: volume.name, target: "" }) };
-    const claimName = pvcNameFromVirtVolume(volume);
-    const pvc = claimName === "" ? undefined : pvcs(namespace, claimName);
-    if (pvc) entry.persistentVolumeClaimInfo = persistentVolumeClaimInfo(pvc);
-    return entry;
-  });
-  status.volumeStatus = next.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-
 /** The interfaces as the Pod's multus network-status shows them (upstream logs a failure and goes on). */
 function updateNetworkStatus(vmi: VirtualMachineInstance, pod: Pod, log: Logger | undefined): void {
   try {
@@ -142,8 +127,14 @@ function containerImageError(pod: Pod): SyncError | undefined {
 }
 
 /** The Pod is up and the VMI is handed to virt-handler on the Pod's node. */
-function handOver(vmi: VirtualMachineInstance, pod: Pod, input: VMIStatusInput): void {
-  updateVolumeStatus(vmi, input.pvcs);
+function handOver(result: VMIStatusResult, pod: Pod, input: VMIStatusInput): void {
+  const { vmi } = result;
+  updateVolumeStatus(vmi, {
+    launcherPod: pod,
+    attachmentPods: input.attachmentPods,
+    pvcs: input.pvcs,
+    events: result.events,
+  });
   updateNetworkStatus(vmi, pod, input.log);
   const status = (vmi.status ??= {});
   status.phase = VMIPhase.Scheduled;
@@ -179,7 +170,7 @@ function scheduling(result: VMIStatusResult, input: VMIStatusInput, podExists: b
   else delete status.qosClass;
   syncPodScheduledCondition(status, pod);
   result.syncError = containerImageError(pod) ?? result.syncError;
-  if (isPodReady(pod) && !isMarkedForDeletion(input.vmi)) handOver(vmi, pod, input);
+  if (isPodReady(pod) && !isMarkedForDeletion(input.vmi)) handOver(result, pod, input);
   else if (isPodDownOrGoingDown(pod)) status.phase = VMIPhase.Failed;
 }
 
@@ -205,7 +196,7 @@ function removeRemovalFinalizers(vmi: VirtualMachineInstance, hasOwnerVM: boolea
 
 export function computeVMIStatus(input: VMIStatusInput): VMIStatusResult {
   const vmi = structuredClone(input.vmi);
-  const result: VMIStatusResult = { vmi, syncError: input.syncError };
+  const result: VMIStatusResult = { vmi, syncError: input.syncError, events: [] };
   const finalizers = vmi.metadata?.finalizers ?? [];
   if (finalizers.includes(DeprecatedVirtualMachineInstanceFinalizer)) {
     removeFinalizer(vmi, DeprecatedVirtualMachineInstanceFinalizer);
@@ -240,10 +231,15 @@ export function computeVMIStatus(input: VMIStatusInput): VMIStatusResult {
   } else if (isFinal(original)) {
     final(vmi, input);
   } else if (isRunning(original) || isScheduled(original)) {
-    if (!podExists) status.phase = VMIPhase.Failed;
+    if (!podExists || !pod) status.phase = VMIPhase.Failed;
     else {
-      updateVolumeStatus(vmi, input.pvcs);
-      if (isRunning(original) && input.pod) updateNetworkStatus(vmi, input.pod, input.log);
+      updateVolumeStatus(vmi, {
+        launcherPod: pod,
+        attachmentPods: input.attachmentPods,
+        pvcs: input.pvcs,
+        events: result.events,
+      });
+      if (isRunning(original)) updateNetworkStatus(vmi, pod, input.log);
     }
   } else if (isWaitingForSync(original)) {
     if (isMarkedForDeletion(original)) removeRemovalFinalizers(vmi, input.hasOwnerVM);

@@ -1,7 +1,8 @@
 // The VMI controller (upstream's watch/vmi): for each VMI it creates the virt-launcher Pod, deletes the
-// Pods of a deleted VMI, and reports the phase up to Scheduled with the Pod's node, conditions and
-// active Pods. Pod creations and deletions are guarded by expectations, so a cache that has not seen
-// them yet never causes a second Pod.
+// Pods of a deleted VMI, keeps the attachment pod of its hotplugged volumes (volume-hotplug.ts), and
+// reports the phase up to Scheduled with the Pod's node, conditions, active Pods and volume status. Pod
+// creations and deletions are guarded by expectations, so a cache that has not seen them yet never
+// causes a second Pod.
 import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
 import { ApiError, isNotFound } from "../../../controller/api-error.js";
 import { systemClock, type Clock } from "../../../controller/clock.js";
@@ -52,11 +53,21 @@ import type { PersistentVolumeClaim } from "../../../api/core/v1/persistentvolum
 import { PvcNotFoundError, pvcNameFromVirtVolume } from "../../../storage/types/pvc.js";
 import { FailedPvcNotFoundReason, missingClaim } from "./datavolumes.js";
 import { computeVMIStatus } from "./vmi-status.js";
+import { attachmentPodsOf, needsHandleHotplug, VolumeHotplug } from "./volume-hotplug.js";
+import { getHotplugVolumes } from "../../../storage/types/volume.js";
+import {
+  FailedCreatePodReason,
+  FailedDeletePodReason,
+  SuccessfulCreatePodReason,
+  SuccessfulDeletePodReason,
+} from "./reasons.js";
 
-export const FailedCreatePodReason = "FailedCreate";
-export const SuccessfulCreatePodReason = "SuccessfulCreate";
-export const FailedDeletePodReason = "FailedDelete";
-export const SuccessfulDeletePodReason = "SuccessfulDelete";
+export {
+  FailedCreatePodReason,
+  FailedDeletePodReason,
+  SuccessfulCreatePodReason,
+  SuccessfulDeletePodReason,
+} from "./reasons.js";
 
 export interface VMIControllerDeps {
   client: KubeClient;
@@ -84,6 +95,7 @@ export class VMIController {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly reporter: Reporter;
+  private readonly hotplug: VolumeHotplug;
 
   constructor(private readonly deps: VMIControllerDeps) {
     this.clock = deps.clock ?? systemClock;
@@ -92,6 +104,17 @@ export class VMIController {
     this.queue = new WorkQueue<string>({ name: "virt-controller-vmi", logger: this.logger });
     this.vmiClient = deps.client.resource<StoredVMI>(virtualMachineInstancesGVR);
     this.podClient = deps.client.resource<Pod>(coreGVR.pods);
+    this.hotplug = new VolumeHotplug({
+      podClient: this.podClient,
+      podExpectations: this.podExpectations,
+      templateService: deps.templateService,
+      pvcs: (namespace, name) => deps.pvcs.getByName(namespace, name),
+      podsIn: (namespace) => this.podsIn(namespace),
+      requeueAfter: (key, delayMs) => this.queue.addAfter(key, delayMs),
+      reporter: this.reporter,
+      clock: this.clock,
+      logger: this.logger,
+    });
     deps.vmis.onChange((vmi) => this.onVMIChange(vmi));
     deps.pods.addEventHandler({
       add: (pod) => this.onPodAdd(pod),
@@ -119,7 +142,12 @@ export class VMIController {
     this.queue.add(key);
   }
 
+  /** The VMI controlling the Pod; an attachment pod's is the VMI of the launcher Pod controlling it. */
   private owningVMIKey(pod: Pod, ref: OwnerReference | undefined = controllerRefOf(pod)): string | undefined {
+    if (ref?.kind === "Pod") {
+      const owner = this.deps.pods.getByName(pod.metadata.namespace ?? "", ref.name);
+      ref = owner && controllerRefOf(owner);
+    }
     if (!ref || ref.kind !== "VirtualMachineInstance") return undefined;
     const vmi = this.deps.vmis.getByName(pod.metadata.namespace ?? "", ref.name);
     return vmi && vmi.metadata?.uid === ref.uid ? keyOf(vmi) : undefined;
@@ -212,7 +240,11 @@ export class VMIController {
       await this.deleteAllPods(key, vmi);
       return pod;
     }
-    if (isFinal(vmi)) return pod;
+    if (isFinal(vmi)) {
+      await this.hotplug.deleteAllAttachmentPods(key, vmi);
+      return pod;
+    }
+    await this.hotplug.deleteOrphanedAttachmentPods(key, vmi);
     if (!pod) {
       // A VMI past Pending had its Pod once: it is never created twice.
       if (!isUnprocessed(vmi)) return undefined;
@@ -221,14 +253,24 @@ export class VMIController {
     if (isPodReady(pod)) {
       const patch = podAnnotationsPatch(pod, { [EvictOnlyAnnotation]: "" });
       if (!patch.isEmpty) {
-        return this.podClient
+        pod = await this.podClient
           .patch(pod.metadata.namespace ?? "", pod.metadata.name ?? "", "json", patch.toJSON())
           .catch((err: unknown) => {
             throw new SyncError(errorMessage(err), "FailedPodPatch");
           });
       }
+      await this.syncHotplugVolumes(key, vmi, pod);
     }
     return pod;
+  }
+
+  /** The ready launcher Pod gets an attachment pod for the hotplugged volumes (upstream's sync). */
+  private async syncHotplugVolumes(key: string, vmi: StoredVMI, pod: Pod): Promise<void> {
+    if (isBeingDeleted(pod)) return;
+    const hotplugVolumes = getHotplugVolumes(vmi, pod);
+    const attachmentPods = attachmentPodsOf(pod, this.podsIn(pod.metadata.namespace ?? ""));
+    if (!needsHandleHotplug(hotplugVolumes, attachmentPods)) return;
+    await this.hotplug.handleHotplugVolumes(key, hotplugVolumes, attachmentPods, vmi, pod);
   }
 
   private async createPod(key: string, vmi: StoredVMI): Promise<Pod | undefined> {
@@ -317,10 +359,11 @@ export class VMIController {
     syncError: SyncError | undefined,
   ): Promise<void> {
     const now = this.clock.now();
-    const { vmi: next } = computeVMIStatus({
+    const { vmi: next, events } = computeVMIStatus({
       vmi,
       pod,
       ownedPods: this.ownedPods(vmi),
+      attachmentPods: pod ? attachmentPodsOf(pod, this.podsIn(pod.metadata.namespace ?? "")) : [],
       syncError,
       launcherImage: this.deps.templateService.launcherImage,
       hasOwnerVM: this.hasOwnerVM(vmi),
@@ -328,6 +371,7 @@ export class VMIController {
       now,
       log: this.logger,
     });
+    for (const event of events) this.reporter.event(vmi, event.type, event.reason, event.message);
     const temporary = pod?.metadata.annotations?.["kubevirt.io/ephemeral-provisioning"] !== undefined;
     if (pod && !temporary) await this.syncPod(next, pod, now);
     if (isRunning(vmi) || isScheduled(vmi)) {
