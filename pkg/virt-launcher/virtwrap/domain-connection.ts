@@ -7,9 +7,11 @@ import { VIR_ERR_NO_DOMAIN } from "../../libvirt/generated/libvirt-api.js";
 export type DomainConnection = Pick<
   LibvirtClient,
   | "connectListAllDomains"
+  | "domainAttachDeviceFlags"
   | "domainCreateWithFlags"
   | "domainDefineXML"
   | "domainDestroyFlags"
+  | "domainDetachDeviceFlags"
   | "domainFSFreeze"
   | "domainFSThaw"
   | "domainGetState"

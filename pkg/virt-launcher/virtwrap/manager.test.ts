@@ -1,7 +1,11 @@
-import { describe, expect, it } from "vitest";
-import type { VirtualMachineInstance } from "../../api/generated/v1.js";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Disk, VirtualMachineInstance, Volume, VolumeStatus } from "../../api/generated/v1.js";
 import * as libvirt from "../../libvirt/generated/libvirt-api.js";
-import { defaultedVMI } from "./converter/testing.js";
+import { compactXML, defaultedVMI } from "./converter/testing.js";
+import { layoutUnder } from "../layout.js";
 import { testManager as setup } from "./testing/test-manager.js";
 import { silentLogger } from "../../controller/log.js";
 import { AgentPoller } from "./agent-poller/agent-poller.js";
@@ -100,6 +104,178 @@ describe("LibvirtDomainManager.syncVMI", () => {
     const finished = { ...testVMI(), status: { phase: "Succeeded" as const } };
     await manager.syncVMI(finished, true, null);
     expect(fake.calls.filter((call) => call.startsWith("create"))).toHaveLength(1);
+  });
+});
+
+describe("LibvirtDomainManager and hotplugged disks", () => {
+  let base: string;
+  let hotplugDir: string;
+
+  beforeEach(() => {
+    base = mkdtempSync(join(tmpdir(), "manager-hotplug-"));
+    hotplugDir = join(base, "share", "hotplug-disks");
+    mkdirSync(hotplugDir, { recursive: true });
+  });
+
+  afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+  const AFFECT_LIVE_AND_CONFIG = libvirt.VIR_DOMAIN_AFFECT_LIVE | libvirt.VIR_DOMAIN_AFFECT_CONFIG;
+
+  /**
+   * The running VMI: an emptyDisk from the start, and with `hotplug` a hotplugged claim `hp` on `bus`, in the
+   * phase virt-handler gave it. Every volume has a status, as virt-controller writes one for each.
+   */
+  function vmiWith(hotplug?: { phase: string; bus?: string; serial?: string }): VirtualMachineInstance {
+    const disks: Disk[] = [{ name: "scratch", disk: { bus: "virtio" } }];
+    const volumes: Volume[] = [{ name: "scratch", emptyDisk: { capacity: "1Gi" } }];
+    const volumeStatus: VolumeStatus[] = [{ name: "scratch", target: "vda" }];
+    if (hotplug) {
+      const { phase, bus = "scsi", serial } = hotplug;
+      disks.push({ name: "hp", disk: { bus }, ...(serial ? { serial } : {}) });
+      volumes.push({ name: "hp", persistentVolumeClaim: { claimName: "hp-claim", hotpluggable: true } });
+      volumeStatus.push({
+        name: "hp",
+        target: "",
+        phase,
+        hotplugVolume: { attachPodName: "hp-volume-x", attachPodUID: "u2" },
+      });
+    }
+    const vmi = testVMI({
+      domain: {
+        devices: { autoattachPodInterface: false, disks },
+        resources: { requests: { memory: "64Mi" } },
+      },
+      volumes,
+    });
+    vmi.status = { volumeStatus };
+    return vmi;
+  }
+  const withHotplug = (phase = "MountedToPod", bus = "scsi", serial?: string) =>
+    vmiWith({ phase, bus, ...(serial ? { serial } : {}) });
+
+  /** What virt-handler does for a Filesystem claim: disk.img shows up as <volume>.img. */
+  const handOver = (volume = "hp") => writeFileSync(join(hotplugDir, `${volume}.img`), Buffer.alloc(4096));
+
+  async function running() {
+    const test = setup(layoutUnder(base));
+    await test.manager.syncVMI(vmiWith(), true, null);
+    return test;
+  }
+
+  it("attaches a disk whose image is handed over, live and in the definition, and GetDomain shows it", async () => {
+    const { fake, manager, diskModeProbes } = await running();
+    handOver();
+    diskModeProbes.probed.length = 0;
+    await manager.syncVMI(withHotplug(), true, null);
+    expect(fake.deviceCalls).toHaveLength(1);
+    const [call] = fake.deviceCalls;
+    expect(call).toMatchObject({ op: "attach", domain: DOMAIN, flags: AFFECT_LIVE_AND_CONFIG });
+    expect(compactXML(call?.xml ?? "")).toBe(
+      `<disk device="disk" type="file"><source file="${hotplugDir}/hp.img"/><target bus="scsi" dev="sda"/>` +
+        '<driver cache="none" error_policy="stop" name="qemu" type="raw" discard="unmap"/>' +
+        '<alias name="ua-hp"/><address type="drive" bus="0" controller="0" unit="0"/></disk>',
+    );
+    // The cache and I/O modes were chosen for the new disk, as for the ones defined at start.
+    expect(diskModeProbes.probed).toEqual([`${hotplugDir}/hp.img`, `allocation ${hotplugDir}/hp.img`]);
+    const [domain] = await manager.listAllDomains();
+    expect(domain?.spec.devices.disks).toHaveLength(2);
+    expect(domain?.spec.devices.disks).toContainEqual(
+      expect.objectContaining({
+        type: "file",
+        source: { file: `${hotplugDir}/hp.img` },
+        target: { bus: "scsi", device: "sda" },
+        alias: { name: "hp", userDefined: true },
+      }),
+    );
+  });
+
+  it("does nothing more on a repeated sync", async () => {
+    const { fake, manager } = await running();
+    handOver();
+    await manager.syncVMI(withHotplug(), true, null);
+    await manager.syncVMI(withHotplug("Ready"), true, null);
+    await manager.syncVMI(withHotplug("Ready"), true, null);
+    expect(fake.calls.filter((call) => /^(attach|detach|define|create)/.test(call))).toEqual([
+      `define ${DOMAIN}`,
+      `create ${DOMAIN} flags=0`,
+      `attach ${DOMAIN} flags=${AFFECT_LIVE_AND_CONFIG}`,
+    ]);
+  });
+
+  it("waits for the image to be handed over, then attaches it", async () => {
+    const { fake, manager } = await running();
+    await manager.syncVMI(withHotplug(), true, null);
+    expect(fake.deviceCalls).toEqual([]);
+    handOver();
+    await manager.syncVMI(withHotplug(), true, null);
+    expect(fake.deviceCalls.map(({ op }) => op)).toEqual(["attach"]);
+  });
+
+  it("does not attach a volume virt-handler has not marked mounted in the pod", async () => {
+    const { fake, manager } = await running();
+    handOver();
+    await manager.syncVMI(withHotplug("AttachedToNode"), true, null);
+    expect(fake.deviceCalls).toEqual([]);
+  });
+
+  it("detaches a disk whose volume left the VMI, by its target and alias", async () => {
+    const { fake, manager } = await running();
+    handOver();
+    await manager.syncVMI(withHotplug(), true, null);
+    // The volume's status stays until virt-handler has unmounted it.
+    const unplugged = vmiWith();
+    unplugged.status = withHotplug("Ready").status;
+    await manager.syncVMI(unplugged, true, null);
+    await manager.syncVMI(unplugged, true, null);
+    expect(fake.deviceCalls.map(({ op }) => op)).toEqual(["attach", "detach"]);
+    const detach = compactXML(fake.deviceCalls[1]?.xml ?? "");
+    expect(detach).toContain('<target bus="scsi" dev="sda"/>');
+    expect(detach).toContain('<alias name="ua-hp"/>');
+    expect(fake.deviceCalls[1]?.flags).toBe(AFFECT_LIVE_AND_CONFIG);
+    const [domain] = await manager.listAllDomains();
+    expect(domain?.spec.devices.disks?.map((disk) => disk.alias?.name)).toEqual(["scratch"]);
+  });
+
+  it("attaches a Block claim's device node, read-only openable, as a block disk", async () => {
+    const { fake, manager, preparation } = await running();
+    // A character device stands in for the block device node virt-handler would make.
+    symlinkSync("/dev/null", join(hotplugDir, "hp"));
+    preparation.blockVolumes = new Set(["hp"]);
+    await manager.syncVMI(withHotplug("MountedToPod", "virtio"), true, null);
+    const xml = compactXML(fake.deviceCalls[0]?.xml ?? "");
+    expect(xml).toContain(
+      `<disk device="disk" type="block" model="virtio-non-transitional"><source dev="${hotplugDir}/hp"/>`,
+    );
+    expect(xml).toContain('<target bus="virtio" dev="vdb"/>');
+    expect(xml).toContain('io="native"');
+  });
+
+  it("lowercases a serial in the attached XML, as upstream's marshalling does", async () => {
+    const { fake, manager } = await running();
+    handOver();
+    await manager.syncVMI(withHotplug("MountedToPod", "scsi", "HP-Disk-1"), true, null);
+    expect(fake.deviceCalls[0]?.xml).toContain("<serial>hp-disk-1</serial>");
+  });
+
+  it("leaves disks that were not hotplugged alone", async () => {
+    const { fake, manager } = await running();
+    const withSecond = vmiWith();
+    withSecond.spec.domain.devices.disks?.push({ name: "scratch2", disk: { bus: "scsi" } });
+    withSecond.spec.volumes?.push({ name: "scratch2", emptyDisk: { capacity: "1Gi" } });
+    withSecond.status?.volumeStatus?.push({ name: "scratch2", target: "" });
+    await manager.syncVMI(withSecond, true, null);
+    await manager.syncVMI(testVMI(), true, null);
+    expect(fake.deviceCalls).toEqual([]);
+  });
+
+  it("fails the sync when a stopped domain would need a disk plugged, as libvirt refuses it", async () => {
+    const { fake, manager } = await running();
+    handOver();
+    fake.powerOff(DOMAIN);
+    const finished = { ...withHotplug(), status: { ...withHotplug().status, phase: "Succeeded" as const } };
+    await expect(manager.syncVMI(finished, true, null)).rejects.toMatchObject({
+      code: libvirt.VIR_ERR_OPERATION_INVALID,
+    });
   });
 });
 

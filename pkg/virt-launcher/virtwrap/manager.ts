@@ -7,17 +7,24 @@ import type { VirtualMachineOptions } from "../../handler-launcher-com/cmd/v1/me
 import * as libvirt from "../../libvirt/generated/libvirt-api.js";
 import { LibvirtError } from "../../libvirt/errors.js";
 import type { Domain as LibvirtDomain } from "../../libvirt/domain-events.js";
-import { marshalDomainXML } from "./api/domain-xml.js";
-import type { DomainSpec } from "./api/schema.js";
+import { marshalDeviceXML, marshalDomainXML, unmarshalDomainXML } from "./api/domain-xml.js";
+import type { Disk, DomainSpec } from "./api/schema.js";
 import { convertVMIToDomain } from "./converter/converter.js";
 import type { DiskModeProbes } from "./converter/disk-cache.js";
-import { nodeDiskModeProbes, setDiskModes } from "./converter/disk-cache.js";
+import { nodeDiskModeProbes, setDiskMode, setDiskModes } from "./converter/disk-cache.js";
 import type { DomainConnection } from "./domain-connection.js";
 import { isNotFound } from "./domain-connection.js";
 import type { DomainObject } from "./api/domain-object.js";
 import { readDomain } from "./domain-reader.js";
 import type { LauncherConverterInputs } from "./converter-context.js";
 import type { LauncherLayout } from "../layout.js";
+import { hotplugDiskDir } from "../layout.js";
+import {
+  checkIfDiskReadyToUse,
+  diskBackendPath,
+  getAttachedDisks,
+  getDetachedDisks,
+} from "./hotplug-disks.js";
 import { launcherConverterContext } from "./converter-context.js";
 import type { MetadataCache } from "./metadata-cache.js";
 import { FSFreezer } from "./storage/fsfreeze.js";
@@ -57,6 +64,19 @@ export interface DomainManagerOptions {
   agentStore?: AsyncAgentStore;
   /** How disks' cache and I/O modes are chosen; the node's own probes when absent. */
   diskModeProbes?: DiskModeProbes;
+}
+
+/** Devices are plugged into, and unplugged from, the running guest and its persistent definition alike. */
+const AFFECT_LIVE_AND_CONFIG = libvirt.VIR_DOMAIN_AFFECT_LIVE | libvirt.VIR_DOMAIN_AFFECT_CONFIG;
+
+/**
+ * The `<disk>` document virDomainAttachDeviceFlags gets. Upstream lowercases the whole document it
+ * marshals (Go names the element after its struct); here the names are right already, and lowercasing
+ * paths would break a launcher whose dirs are not upstream's, so only what the guest sees of it, the
+ * serial, is lowercased as upstream's is.
+ */
+function attachDiskXML(disk: Disk): string {
+  return marshalDeviceXML("disk", disk.serial ? { ...disk, serial: disk.serial.toLowerCase() } : disk);
 }
 
 /** How many users and filesystems GetGuestInfo lists (upstream); GetUsers and GetFilesystems list all. */
@@ -126,7 +146,37 @@ export class LibvirtDomainManager {
         await this.connection.domainResume(dom);
         log.info({ domain: dom.name }, "Domain unpaused.");
       }
+      const current = unmarshalDomainXML(await this.connection.domainGetXMLDesc(dom, 0));
+      await this.syncDisks(dom, current, domain.spec);
     });
+  }
+
+  /**
+   * Unplugs the hotplugged disks the VMI no longer has, then plugs in the new ones whose image
+   * virt-handler has handed over (upstream syncDisks). The CD-ROM media changes and online disk
+   * expansion upstream also makes here are not ported.
+   */
+  private async syncDisks(dom: LibvirtDomain, current: DomainSpec, wanted: DomainSpec): Promise<void> {
+    const { layout, log } = this.options;
+    const dir = hotplugDiskDir(layout);
+    const currentDisks = current.devices.disks ?? [];
+    const wantedDisks = wanted.devices.disks ?? [];
+    for (const disk of getDetachedDisks(currentDisks, wantedDisks, dir)) {
+      const volume = disk.alias?.name ?? "";
+      log.info({ domain: dom.name, volume, target: disk.target.device }, "Detaching disk");
+      await this.connection.domainDetachDeviceFlags(
+        dom,
+        marshalDeviceXML("disk", disk),
+        AFFECT_LIVE_AND_CONFIG,
+      );
+    }
+    for (const disk of getAttachedDisks(currentDisks, wantedDisks, dir)) {
+      if (!(await checkIfDiskReadyToUse(diskBackendPath(disk)))) continue;
+      const volume = disk.alias?.name ?? "";
+      log.info({ domain: dom.name, volume, target: disk.target.device }, "Attaching disk");
+      await setDiskMode(disk, this.options.diskModeProbes ?? nodeDiskModeProbes);
+      await this.connection.domainAttachDeviceFlags(dom, attachDiskXML(disk), AFFECT_LIVE_AND_CONFIG);
+    }
   }
 
   private async lookupOrCreate(vmi: VirtualMachineInstance, spec: DomainSpec): Promise<LibvirtDomain> {

@@ -108,14 +108,17 @@ export interface DiskModeProbes {
 
 export const nodeDiskModeProbes: DiskModeProbes = { directIO: nodeDirectIOChecker, isPreAllocated };
 
+/** One disk's cache and I/O mode, once its image is in place (also for a disk hotplugged later). */
+export async function setDiskMode(disk: Disk, probes: DiskModeProbes): Promise<void> {
+  setDriverCacheMode(disk, probes.directIO);
+  const { path, isBlock } = backendPath(disk);
+  // Only a file with O_DIRECT and no mode of the user's can get io=native from its allocation.
+  const asks = !isBlock && path !== "" && disk.driver?.cache === "none" && !disk.driver.io;
+  const preAllocated = asks && (await probes.isPreAllocated(path));
+  setOptimalIOMode(disk, () => preAllocated);
+}
+
 /** Every disk's cache and I/O mode, once the launcher has put the images in place (upstream preStartHook). */
 export async function setDiskModes(spec: DomainSpec, probes: DiskModeProbes): Promise<void> {
-  for (const disk of spec.devices.disks ?? []) {
-    setDriverCacheMode(disk, probes.directIO);
-    const { path, isBlock } = backendPath(disk);
-    // Only a file with O_DIRECT and no mode of the user's can get io=native from its allocation.
-    const asks = !isBlock && path !== "" && disk.driver?.cache === "none" && !disk.driver.io;
-    const preAllocated = asks && (await probes.isPreAllocated(path));
-    setOptimalIOMode(disk, () => preAllocated);
-  }
+  for (const disk of spec.devices.disks ?? []) await setDiskMode(disk, probes);
 }

@@ -18,12 +18,12 @@ interface FakeDomain {
   reason: number;
 }
 
-export function noSuchDomain(name: string): LibvirtError {
+function fakeError(code: number, message: string, procedure: string): LibvirtError {
   return new LibvirtError(
     {
-      code: libvirt.VIR_ERR_NO_DOMAIN,
-      domain: 10,
-      message: `Domain not found: no domain with matching name '${name}'`,
+      code,
+      domain: libvirt.VIR_FROM_QEMU,
+      message,
       level: 2,
       dom: null,
       str1: null,
@@ -33,13 +33,34 @@ export function noSuchDomain(name: string): LibvirtError {
       int2: 0,
       net: null,
     },
+    procedure,
+  );
+}
+
+export function noSuchDomain(name: string): LibvirtError {
+  return fakeError(
+    libvirt.VIR_ERR_NO_DOMAIN,
+    `Domain not found: no domain with matching name '${name}'`,
     "REMOTE_PROC_DOMAIN_LOOKUP_BY_NAME",
   );
+}
+
+/** The `dev` of a `<disk>`'s target, as libvirt identifies the disk to detach. */
+const diskTarget = (xml: string): string | undefined => /<target\b[^>]*\bdev="([^"]+)"/.exec(xml)?.[1];
+
+/** One device XML handed to attach or detach. */
+export interface DeviceCall {
+  op: "attach" | "detach";
+  domain: string;
+  xml: string;
+  flags: number;
 }
 
 export class FakeLibvirt implements DomainConnection, EventSource, AgentConnection {
   readonly domains = new Map<string, FakeDomain>();
   readonly calls: string[] = [];
+  /** The device XML of every attach and detach, in order. */
+  readonly deviceCalls: DeviceCall[] = [];
   /** The guest agent of the (one) running guest; disconnected until connectAgent. */
   readonly agent = new FakeGuestAgent();
   private readonly listeners = new Map<number, { eventID: number; listener: (event: DomainEvent) => void }>();
@@ -249,6 +270,51 @@ export class FakeLibvirt implements DomainConnection, EventSource, AgentConnecti
   domainFSThaw(dom: Domain): Promise<number> {
     this.calls.push(`fsthaw ${dom.name}`);
     return Promise.resolve().then(() => this.agent.libvirtFreeze("thawed"));
+  }
+
+  /** A domain whose running guest a device call with VIR_DOMAIN_AFFECT_LIVE may change, as libvirt checks. */
+  private liveDomain(name: string, flags: number, procedure: string): FakeDomain {
+    const domain = this.find(name);
+    const active = domain.state === libvirt.VIR_DOMAIN_RUNNING || domain.state === libvirt.VIR_DOMAIN_PAUSED;
+    if ((flags & libvirt.VIR_DOMAIN_AFFECT_LIVE) !== 0 && !active) {
+      throw fakeError(
+        libvirt.VIR_ERR_OPERATION_INVALID,
+        "Requested operation is not valid: domain is not running",
+        procedure,
+      );
+    }
+    return domain;
+  }
+
+  /** Adds the `<disk>` to the domain's XML, where GetDomain reads it. */
+  domainAttachDeviceFlags(dom: Domain, xml: string, flags = 0): Promise<void> {
+    this.calls.push(`attach ${dom.name} flags=${flags}`);
+    return Promise.resolve().then(() => {
+      const domain = this.liveDomain(dom.name, flags, "REMOTE_PROC_DOMAIN_ATTACH_DEVICE_FLAGS");
+      this.deviceCalls.push({ op: "attach", domain: dom.name, xml, flags });
+      domain.xml = domain.xml.replace("</devices>", `${xml}</devices>`);
+    });
+  }
+
+  /** Removes the `<disk>` with the same target, or fails as libvirt does when there is none. */
+  domainDetachDeviceFlags(dom: Domain, xml: string, flags = 0): Promise<void> {
+    this.calls.push(`detach ${dom.name} flags=${flags}`);
+    return Promise.resolve().then(() => {
+      const domain = this.liveDomain(dom.name, flags, "REMOTE_PROC_DOMAIN_DETACH_DEVICE_FLAGS");
+      const target = diskTarget(xml);
+      const disk = [...domain.xml.matchAll(/<disk\b[\s\S]*?<\/disk>/g)].find(
+        ([element]) => diskTarget(element) === target,
+      );
+      if (!disk) {
+        throw fakeError(
+          libvirt.VIR_ERR_DEVICE_MISSING,
+          `device not found: disk ${target ?? ""} not found`,
+          "REMOTE_PROC_DOMAIN_DETACH_DEVICE_FLAGS",
+        );
+      }
+      this.deviceCalls.push({ op: "detach", domain: dom.name, xml, flags });
+      domain.xml = domain.xml.replace(disk[0], "");
+    });
   }
 
   connectListAllDomains(): Promise<Domain[]> {

@@ -1,6 +1,7 @@
 // A domain manager over the fake libvirt, with a preparation step that only records its calls.
 import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
 import { silentLogger } from "../../../controller/log.js";
+import type { LauncherLayout } from "../../layout.js";
 import { DEFAULT_LAYOUT } from "../../layout.js";
 import type { LauncherConverterInputs } from "../converter-context.js";
 import type { DiskModeProbes } from "../converter/disk-cache.js";
@@ -49,7 +50,8 @@ export function fakeDiskModeProbes(): DiskModeProbes & { probed: string[] } {
   };
 }
 
-export function testManager() {
+/** `layout`: where the manager looks for hotplugged volumes and the rest (upstream's paths by default). */
+export function testManager(layout: LauncherLayout = DEFAULT_LAYOUT) {
   const fake = new FakeLibvirt();
   const diskModeProbes = fakeDiskModeProbes();
   const preparation = new RecordingPreparation();
@@ -59,7 +61,7 @@ export function testManager() {
     connection: fake,
     preparation,
     metadata,
-    layout: DEFAULT_LAYOUT,
+    layout,
     log: silentLogger,
     agentStore,
     diskModeProbes,
