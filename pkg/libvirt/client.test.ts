@@ -6,6 +6,8 @@ import type { Packet } from "./framing.js";
 import {
   VIR_DOMAIN_AFFECT_CONFIG,
   VIR_DOMAIN_AFFECT_LIVE,
+  VIR_DOMAIN_EVENT_ID_DEVICE_ADDED,
+  VIR_DOMAIN_EVENT_ID_DEVICE_REMOVED,
   VIR_DOMAIN_EVENT_ID_LIFECYCLE,
   VIR_DOMAIN_EVENT_STARTED,
   VIR_DOMAIN_EVENT_STARTED_BOOTED,
@@ -264,6 +266,33 @@ describe("LibvirtClient domain events", () => {
   const lifecycle = (callbackID: number) => ({
     callbackID,
     msg: { dom, event: VIR_DOMAIN_EVENT_STARTED, detail: VIR_DOMAIN_EVENT_STARTED_BOOTED },
+  });
+
+  it("types device added and removed events with the device's alias", async () => {
+    const events: DomainEvent[] = [];
+    for (const [eventID, callbackID] of [
+      [VIR_DOMAIN_EVENT_ID_DEVICE_ADDED, 11],
+      [VIR_DOMAIN_EVENT_ID_DEVICE_REMOVED, 12],
+    ] as const) {
+      const subscribing = client.subscribeDomainEvents(eventID, null, (event) => events.push(event));
+      await answerNext(remote.RemoteConnectDomainEventCallbackRegisterAnyRetCodec, { callbackID });
+      await subscribing;
+    }
+    sendEvent(
+      remote.REMOTE_PROC_DOMAIN_EVENT_CALLBACK_DEVICE_ADDED,
+      remote.RemoteDomainEventCallbackDeviceAddedMsgCodec,
+      { callbackID: 11, dom, devAlias: "ua-hp" },
+    );
+    sendEvent(
+      remote.REMOTE_PROC_DOMAIN_EVENT_CALLBACK_DEVICE_REMOVED,
+      remote.RemoteDomainEventCallbackDeviceRemovedMsgCodec,
+      { callbackID: 12, msg: { dom, devAlias: "ua-hp" } },
+    );
+    await expect.poll(() => events.length).toBe(2);
+    expect(events).toEqual([
+      { kind: "device-added", callbackID: 11, domain: dom, devAlias: "ua-hp" },
+      { kind: "device-removed", callbackID: 12, domain: dom, devAlias: "ua-hp" },
+    ]);
   });
 
   it("delivers a subscription's events typed, and others to onUnroutedMessage", async () => {

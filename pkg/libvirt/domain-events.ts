@@ -15,6 +15,7 @@ import {
 } from "./generated/libvirt-api.js";
 import type {
   RemoteDomainEventCallbackAgentLifecycleMsg,
+  RemoteDomainEventCallbackDeviceAddedMsg,
   RemoteDomainEventCallbackDeviceRemovedMsg,
   RemoteDomainEventCallbackLifecycleMsg,
   RemoteDomainEventCallbackRebootMsg,
@@ -37,6 +38,7 @@ export type DomainEvent =
       detailName: string;
     }
   | { kind: "reboot"; callbackID: number; domain: Domain }
+  | { kind: "device-added"; callbackID: number; domain: Domain; devAlias: string }
   | { kind: "device-removed"; callbackID: number; domain: Domain; devAlias: string }
   | { kind: "agent-lifecycle"; callbackID: number; domain: Domain; state: number; reason: number }
   /** Any other callback event: the procedure name and its decoded payload. */
@@ -86,6 +88,10 @@ export function toDomainEvent(procedure: string, message: object): DomainEvent |
     case "REMOTE_PROC_DOMAIN_EVENT_CALLBACK_REBOOT": {
       const { callbackID, msg } = message as RemoteDomainEventCallbackRebootMsg;
       return { kind: "reboot", callbackID, domain: msg.dom };
+    }
+    case "REMOTE_PROC_DOMAIN_EVENT_CALLBACK_DEVICE_ADDED": {
+      const { callbackID, dom, devAlias } = message as RemoteDomainEventCallbackDeviceAddedMsg;
+      return { kind: "device-added", callbackID, domain: dom, devAlias };
     }
     case "REMOTE_PROC_DOMAIN_EVENT_CALLBACK_DEVICE_REMOVED": {
       const { callbackID, msg } = message as RemoteDomainEventCallbackDeviceRemovedMsg;

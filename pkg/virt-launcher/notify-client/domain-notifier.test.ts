@@ -127,6 +127,43 @@ describe("DomainNotifier", () => {
   });
 });
 
+describe("DomainNotifier and hotplugged devices", () => {
+  it("sends the domain again when libvirt reports a device added or removed", async () => {
+    server = await startRecordingNotifyServer();
+    const { fake, metadata, manager } = testManager();
+    const notifier = new Notifier(server.socketPath, silentLogger);
+    const domainNotifier = new DomainNotifier({
+      events: fake,
+      connection: fake,
+      metadata,
+      notifier,
+      domainName: "default_testvmi",
+      log: silentLogger,
+    });
+    await domainNotifier.start();
+    await manager.syncVMI(vmi, true, null);
+    await domainNotifier.drained();
+    const dom = await fake.domainLookupByName("default_testvmi");
+    const disk =
+      '<disk device="disk" type="file"><source file="/var/run/kubevirt/hotplug-disks/hp.img"/>' +
+      '<target bus="scsi" dev="sda"/><alias name="ua-hp"/></disk>';
+    const flags = libvirt.VIR_DOMAIN_AFFECT_LIVE | libvirt.VIR_DOMAIN_AFFECT_CONFIG;
+    const aliases = (event: RecordingNotifyServer["domainEvents"][number]) =>
+      (event.domain.spec.devices.disks ?? []).map((d) => d.alias?.name);
+    const seenBefore = server.domainEvents.length;
+
+    await fake.domainAttachDeviceFlags(dom, disk, flags);
+    const added = await server.waitForDomainEvent((event) => aliases(event).includes("hp"));
+    expect(added.type).toBe("MODIFIED");
+    await domainNotifier.drained();
+    await fake.domainDetachDeviceFlags(dom, disk, flags);
+    await domainNotifier.drained();
+    expect(server.domainEvents.map(aliases).slice(seenBefore)).toEqual([["hp"], []]);
+    await domainNotifier.stop();
+    notifier.close();
+  });
+});
+
 describe("DomainNotifier and the guest agent", () => {
   it("reports the agent channel's connection, polls the agent while connected and sends what it read", async () => {
     server = await startRecordingNotifyServer();

@@ -3,7 +3,7 @@
 // as MODIFIED, as ADDED when it was just defined, and with a deletion timestamp once libvirt no
 // longer has it. Events are handled one at a time, in the order libvirt sent them. The guest agent's
 // lifecycle events are news too (the agent channel's state changed) and drive the agent poller, whose
-// changed data is sent as well, within the domain's status.
+// changed data is sent as well, within the domain's status; so are devices plugged in or out.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { LibvirtClient } from "../../libvirt/client.js";
 import type { DomainEvent } from "../../libvirt/domain-events.js";
@@ -91,6 +91,16 @@ export class DomainNotifier {
       const subscription = await events.subscribeDomainEvents(eventID, null, (event) => this.enqueue(event));
       this.unsubscribes.push(() => subscription.unsubscribe());
     }
+    // A device plugged in or out (a hotplugged disk, say) changes the domain virt-handler reads.
+    for (const eventID of [
+      libvirt.VIR_DOMAIN_EVENT_ID_DEVICE_ADDED,
+      libvirt.VIR_DOMAIN_EVENT_ID_DEVICE_REMOVED,
+    ]) {
+      const subscription = await events.subscribeDomainEvents(eventID, null, (event) =>
+        this.deviceChanged(event),
+      );
+      this.unsubscribes.push(() => subscription.unsubscribe());
+    }
     // A metadata change (grace period, shutdown mark) or new agent data is news for the handler once a
     // domain exists.
     const news = () => {
@@ -113,6 +123,15 @@ export class DomainNotifier {
     this.options.agent?.poller.stop();
     for (const unsubscribe of this.unsubscribes.splice(0)) await unsubscribe().catch(() => undefined);
     await Promise.race([this.chain, sleep(graceMs, undefined, { ref: false })]);
+  }
+
+  /** Upstream's device added and removed callbacks: the domain as it is now goes out as MODIFIED. */
+  private deviceChanged(event: DomainEvent): void {
+    if (event.kind !== "device-added" && event.kind !== "device-removed") return;
+    if (event.domain.name !== this.options.domainName) return;
+    const what = event.kind === "device-added" ? "Added" : "Removed";
+    this.options.log.info({ alias: event.devAlias }, `Domain Device ${what} event received`);
+    this.enqueue(undefined);
   }
 
   private enqueue(received: DomainEvent | undefined): void {

@@ -11,8 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { silentLogger } from "../../controller/log.js";
 import { LibvirtClient } from "../../libvirt/client.js";
-import type { Domain } from "../../libvirt/client.js";
-import { VIR_DOMAIN_RUNNING, VIR_DOMAIN_XML_INACTIVE } from "../../libvirt/generated/libvirt-api.js";
+import type { Domain, DomainEvent } from "../../libvirt/client.js";
+import {
+  VIR_DOMAIN_EVENT_ID_DEVICE_ADDED,
+  VIR_DOMAIN_EVENT_ID_DEVICE_REMOVED,
+  VIR_DOMAIN_RUNNING,
+  VIR_DOMAIN_XML_INACTIVE,
+} from "../../libvirt/generated/libvirt-api.js";
 import { startSessionDaemon } from "../../libvirt/testdata/session-daemon.js";
 import type { SessionDaemon } from "../../libvirt/testdata/session-daemon.js";
 import { runnable, unlessRoot } from "../../testutils/requirement.js";
@@ -104,12 +109,23 @@ describe.runIf(isRoot)("volume hotplug with a real libvirtd", () => {
   let base: string;
   let layout: LauncherLayout;
   let manager: LibvirtDomainManager;
+  const events: DomainEvent[] = [];
+  /** The device events libvirt sent for the hotplugged disk, which the launcher's notifier passes on. */
+  const deviceEvents = () =>
+    events.flatMap((event) =>
+      (event.kind === "device-added" || event.kind === "device-removed") && event.devAlias === `ua-${VOLUME}`
+        ? [event.kind]
+        : [],
+    );
 
   beforeAll(async () => {
     execFileSync(installScript, { stdio: "pipe" });
     daemon = await startSessionDaemon({ uid: DAEMON_UID });
     client = await LibvirtClient.connect(daemon.socketPath);
     await client.connectOpen("qemu:///session");
+    for (const eventID of [VIR_DOMAIN_EVENT_ID_DEVICE_ADDED, VIR_DOMAIN_EVENT_ID_DEVICE_REMOVED]) {
+      await client.subscribeDomainEvents(eventID, null, (event) => events.push(event));
+    }
     base = mkdtempSync(join(tmpdir(), "kvts-hotplug-"));
     chmodSync(base, 0o755); // QEMU, as the daemon's uid, walks into it
     layout = layoutUnder(base);
@@ -180,6 +196,8 @@ describe.runIf(isRoot)("volume hotplug with a real libvirtd", () => {
       "sda",
     ]);
 
+    await expect.poll(deviceEvents, { timeout: 15_000 }).toEqual(["device-added"]);
+
     // A repeated sync (virt-handler has marked it Ready and recorded the target) changes nothing.
     const ready = vmi("Ready");
     const status = ready.status?.volumeStatus?.[0];
@@ -201,5 +219,6 @@ describe.runIf(isRoot)("volume hotplug with a real libvirtd", () => {
     expect(hotplugDisksOf(await client.domainGetXMLDesc(dom, VIR_DOMAIN_XML_INACTIVE), dir)).toEqual([]);
     expect(await client.qemuDomainMonitorCommand(dom, '{"execute":"query-block"}')).not.toContain(image);
     expect((await client.domainGetState(dom)).state).toBe(VIR_DOMAIN_RUNNING);
+    await expect.poll(deviceEvents, { timeout: 15_000 }).toEqual(["device-added", "device-removed"]);
   }, 180_000);
 });

@@ -48,6 +48,9 @@ export function noSuchDomain(name: string): LibvirtError {
 /** The `dev` of a `<disk>`'s target, as libvirt identifies the disk to detach. */
 const diskTarget = (xml: string): string | undefined => /<target\b[^>]*\bdev="([^"]+)"/.exec(xml)?.[1];
 
+/** The alias libvirt names a device by in its events. */
+const deviceAlias = (xml: string): string | undefined => /<alias\b[^>]*\bname="([^"]+)"/.exec(xml)?.[1];
+
 /** One device XML handed to attach or detach. */
 export interface DeviceCall {
   op: "attach" | "detach";
@@ -82,6 +85,17 @@ export class FakeLibvirt implements DomainConnection, EventSource, AgentConnecti
     for (const [callbackID, { eventID, listener }] of this.listeners) {
       if (eventID !== libvirt.VIR_DOMAIN_EVENT_ID_LIFECYCLE) continue;
       listener({ kind: "lifecycle", callbackID, domain: dom, event, detail, eventName, detailName });
+    }
+  }
+
+  /** Sends a device added or removed event for the device with that alias, as libvirt does after a hotplug. */
+  private emitDevice(dom: Domain, kind: "device-added" | "device-removed", devAlias: string): void {
+    const wanted =
+      kind === "device-added"
+        ? libvirt.VIR_DOMAIN_EVENT_ID_DEVICE_ADDED
+        : libvirt.VIR_DOMAIN_EVENT_ID_DEVICE_REMOVED;
+    for (const [callbackID, { eventID, listener }] of this.listeners) {
+      if (eventID === wanted) listener({ kind, callbackID, domain: dom, devAlias });
     }
   }
 
@@ -293,6 +307,7 @@ export class FakeLibvirt implements DomainConnection, EventSource, AgentConnecti
       const domain = this.liveDomain(dom.name, flags, "REMOTE_PROC_DOMAIN_ATTACH_DEVICE_FLAGS");
       this.deviceCalls.push({ op: "attach", domain: dom.name, xml, flags });
       domain.xml = domain.xml.replace("</devices>", `${xml}</devices>`);
+      this.emitDevice(domain.dom, "device-added", deviceAlias(xml) ?? "");
     });
   }
 
@@ -314,6 +329,7 @@ export class FakeLibvirt implements DomainConnection, EventSource, AgentConnecti
       }
       this.deviceCalls.push({ op: "detach", domain: dom.name, xml, flags });
       domain.xml = domain.xml.replace(disk[0], "");
+      this.emitDevice(domain.dom, "device-removed", deviceAlias(disk[0]) ?? "");
     });
   }
 
