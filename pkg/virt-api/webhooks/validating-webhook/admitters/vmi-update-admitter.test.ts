@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { VirtualMachineInstance } from "../../../../api/generated/v1.js";
 import { clusterWith } from "../../../../defaults/testing.js";
-import type { ValidationContext, ValidationRequest } from "./admission.js";
+import { toValidationResponse, type ValidationContext, type ValidationRequest } from "./admission.js";
 import { admitVMIUpdate, NodeNameExtraInfo } from "./vmi-update-admitter.js";
 import { invalid, notSupported, validSpec } from "./testing.js";
 
@@ -26,11 +26,15 @@ function vmi(change: (vmi: VirtualMachineInstance) => void = () => undefined): V
   return object;
 }
 
+const request = (
+  object: unknown,
+  username: string,
+  extra?: ValidationRequest["extra"],
+  oldObject: unknown = vmi(),
+): ValidationRequest => ({ operation: "UPDATE", object, oldObject, username, ...(extra ? { extra } : {}) });
+
 const update = (object: unknown, username: string, extra?: ValidationRequest["extra"]) =>
-  admitVMIUpdate(
-    { operation: "UPDATE", object, oldObject: vmi(), username, ...(extra ? { extra } : {}) },
-    context,
-  ).causes;
+  admitVMIUpdate(request(object, username, extra), context).causes;
 
 const newMemory = (v: VirtualMachineInstance) => {
   v.spec.domain.resources = { requests: { memory: "128Mi" } };
@@ -74,14 +78,121 @@ describe("VMI update admitter", () => {
     ).toEqual([invalid(undefined, "CPU topology maxSockets changed")]);
   });
 
-  it("refuses volume hotplug, which kubevirt-ts has not built yet", () => {
-    const hotplugged = vmi((v) => v.spec.volumes?.push({ name: "extra", emptyDisk: { capacity: "1Gi" } }));
-    expect(update(hotplugged, CONTROLLER)).toEqual([
-      notSupported(
-        "spec.volumes",
-        "hotplugging volumes into a running VMI is not supported by kubevirt-ts yet",
-      ),
-    ]);
+  describe("volume hotplug (upstream's storage hotplug rules)", () => {
+    /** The VMI as it runs: its two volumes have a status, not a hotplug one. */
+    const running = (change: (v: VirtualMachineInstance) => void = () => undefined) =>
+      vmi((v) => {
+        v.status = {
+          nodeName: "node01",
+          volumeStatus: [
+            { name: "containerdisk", target: "vda" },
+            { name: "cloudinitdisk", target: "vdb" },
+          ],
+        };
+        change(v);
+      });
+    const plugged = (v: VirtualMachineInstance) => {
+      v.spec.volumes?.push({
+        name: "data",
+        persistentVolumeClaim: { claimName: "data", hotpluggable: true },
+      });
+      v.spec.domain.devices.disks?.push({ name: "data", disk: { bus: "scsi" } });
+    };
+    const withPlugged = (v: VirtualMachineInstance) => {
+      plugged(v);
+      v.status?.volumeStatus?.push({
+        name: "data",
+        target: "sda",
+        hotplugVolume: { attachPodName: "hp-pod" },
+      });
+    };
+    const hotplug = (object: VirtualMachineInstance, old: VirtualMachineInstance, username = CONTROLLER) =>
+      admitVMIUpdate(request(object, username, undefined, old), context).causes;
+
+    it("admits a new claim with a scsi disk from KubeVirt", () => {
+      expect(hotplug(running(plugged), running())).toEqual([]);
+    });
+
+    it("admits a new DataVolume with a virtio disk from KubeVirt", () => {
+      const dataVolume = running((v) => {
+        v.spec.volumes?.push({ name: "dv", dataVolume: { name: "dv", hotpluggable: true } });
+        v.spec.domain.devices.disks?.push({ name: "dv", disk: { bus: "virtio" } });
+      });
+      expect(hotplug(dataVolume, running())).toEqual([]);
+    });
+
+    it("still refuses a user's hotplug", () => {
+      expect(hotplug(running(plugged), running(), "alice")).toEqual([
+        notSupported(undefined, "update of VMI object is restricted"),
+      ]);
+    });
+
+    it("admits unplugging a hotplugged volume together with its disk", () => {
+      expect(hotplug(running(), running(withPlugged))).toEqual([]);
+    });
+
+    it("refuses a new volume that is neither claim nor DataVolume", () => {
+      const emptyDisk = running((v) => {
+        v.spec.volumes?.push({ name: "extra", emptyDisk: { capacity: "1Gi" } });
+        v.spec.domain.devices.disks?.push({ name: "extra", disk: { bus: "scsi" } });
+      });
+      expect(hotplug(emptyDisk, running())).toEqual([
+        invalid(undefined, "volume extra is not a PVC or DataVolume"),
+      ]);
+    });
+
+    it("refuses a new volume without a disk", () => {
+      const diskless = running((v) =>
+        v.spec.volumes?.push({ name: "data", persistentVolumeClaim: { claimName: "data" } }),
+      );
+      expect(hotplug(diskless, running())).toEqual([
+        invalid(undefined, "mismatch between volumes declared (3) and required (2)"),
+      ]);
+    });
+
+    it("refuses a new disk on sata, as a 422 naming the disk", () => {
+      const sata = running((v) => {
+        plugged(v);
+        const disk = v.spec.domain.devices.disks?.at(-1);
+        if (disk) disk.disk = { bus: "sata" };
+      });
+      const verdict = admitVMIUpdate(request(sata, CONTROLLER, undefined, running()), context);
+      const message =
+        "Hotplug configuration for disk [data] requires bus to be 'scsi' or 'virtio'. [sata] is not permitted.";
+      expect(verdict.causes).toEqual([invalid(undefined, message)]);
+      expect(toValidationResponse(verdict)).toEqual({
+        allowed: false,
+        result: { message, code: 422, reason: "Invalid", details: { causes: [invalid(undefined, message)] } },
+      });
+    });
+
+    it("refuses removing a volume the VMI started with", () => {
+      const removed = running((v) => {
+        v.spec.volumes?.pop();
+        v.spec.domain.devices.disks?.pop();
+      });
+      expect(hotplug(removed, running())).toEqual([
+        invalid(undefined, "Number of permanent volumes has changed"),
+      ]);
+    });
+
+    it("refuses changing a hotplugged disk", () => {
+      const changed = running((v) => {
+        withPlugged(v);
+        const disk = v.spec.domain.devices.disks?.at(-1);
+        if (disk) disk.disk = { bus: "virtio" };
+      });
+      expect(hotplug(changed, running(withPlugged))).toEqual([
+        invalid(undefined, "hotplug disk data, changed"),
+      ]);
+    });
+
+    it("refuses utility volumes while their gate is off", () => {
+      const utility = running((v) => (v.spec.utilityVolumes = [{ name: "util", claimName: "util-claim" }]));
+      expect(hotplug(utility, running())).toEqual([
+        invalid("spec.utilityVolumes", "UtilityVolumes feature gate is not enabled"),
+      ]);
+    });
   });
 
   it("lets only KubeVirt change reserved labels", () => {

@@ -6,6 +6,7 @@ import { parseDefinition } from "../../../../api/parse.js";
 import type { VirtualMachineInstance } from "../../../../api/generated/v1.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
 import { FeatureGate } from "../../../../virt-config/featuregate/feature-gates.js";
+import { admitHotplugStorage, admitUtilityVolumes } from "../../../../storage/admitters/storage-hotplug.js";
 import { semanticallyEqual } from "../../mutating-webhook/mutators/semantic-equal.js";
 import {
   accepted,
@@ -16,7 +17,6 @@ import {
 } from "./admission.js";
 import { Path, fieldErrorCauses, invalidCause, notSupportedCause, type StatusCause } from "./causes.js";
 import { validateRestrictedLabelsUnchanged } from "./metadata.js";
-import { notYetSupportedMessage } from "./not-yet-supported.js";
 import { quantityOf } from "./quantities.js";
 
 /** The extra userInfo key the apiserver fills for node-bound service account tokens. */
@@ -49,8 +49,15 @@ function checkNodeRestriction(
   return [];
 }
 
-/** What KubeVirt's own accounts may change in a running VMI's spec (upstream's admitHotplug). */
-function checkHotplug(vmi: VirtualMachineInstance, old: VirtualMachineInstance): StatusCause[] {
+/**
+ * What KubeVirt's own accounts may change in a running VMI's spec (upstream's admitHotplug): not the CPU
+ * sockets' or guest memory's bounds; volumes, disks and utility volumes as pkg/storage/admitters allows.
+ */
+function checkHotplug(
+  vmi: VirtualMachineInstance,
+  old: VirtualMachineInstance,
+  config: ClusterConfig,
+): StatusCause[] {
   if ((old.spec.domain.cpu?.maxSockets ?? 0) !== (vmi.spec.domain.cpu?.maxSockets ?? 0)) {
     return [invalidCause("CPU topology maxSockets changed")];
   }
@@ -60,19 +67,20 @@ function checkHotplug(vmi: VirtualMachineInstance, old: VirtualMachineInstance):
     if (quantityOf(oldMaxGuest).compare(quantityOf(newMaxGuest)) !== 0)
       return [invalidCause("Memory maxGuest changed")];
   }
-  const storageChanged =
-    !semanticallyEqual(vmi.spec.volumes, old.spec.volumes) ||
-    !semanticallyEqual(vmi.spec.domain.devices.disks, old.spec.domain.devices.disks) ||
-    !semanticallyEqual(vmi.spec.utilityVolumes, old.spec.utilityVolumes);
-  if (storageChanged) {
-    return [
-      notSupportedCause(
-        notYetSupportedMessage("hotplugging volumes into a running VMI"),
-        Path.of("spec", "volumes"),
-      ),
-    ];
-  }
-  return [];
+  const volumeStatuses = old.status?.volumeStatus ?? [];
+  const utilityCauses = admitUtilityVolumes(vmi.spec, old.spec, volumeStatuses, config);
+  if (utilityCauses.length > 0) return utilityCauses;
+  return admitHotplugStorage(
+    {
+      newVolumes: vmi.spec.volumes ?? [],
+      oldVolumes: old.spec.volumes ?? [],
+      newDisks: vmi.spec.domain.devices.disks ?? [],
+      oldDisks: old.spec.domain.devices.disks ?? [],
+      volumeStatuses,
+      newVMI: vmi,
+    },
+    config,
+  );
 }
 
 export function validateVMIUpdate(
@@ -90,7 +98,7 @@ export function validateVMIUpdate(
   const isKubeVirtServiceAccount = context.kubeVirtServiceAccounts.has(username);
   if (!semanticallyEqual(vmi.spec, old.spec)) {
     if (!isKubeVirtServiceAccount) return [notSupportedCause("update of VMI object is restricted")];
-    const causes = checkHotplug(vmi, old);
+    const causes = checkHotplug(vmi, old, config);
     if (causes.length > 0) return causes;
   }
   if (!isKubeVirtServiceAccount)
