@@ -4,19 +4,11 @@
 // once it left the spec and the pod. Each phase change is an event with the entry's reason and message.
 import type { VirtualMachineInstance, VolumeStatus } from "../api/generated/v1.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
+import { isHotplugVolume, VolumePhase } from "../storage/types/volume.js";
 
 export const VolumeReadyReason = "VolumeReady";
 export const VolumeMountedToPodReason = "VolumeMountedToPod";
 export const VolumeUnMountedFromPodReason = "VolumeUnMountedFromPod";
-
-export const VolumePhase = {
-  Pending: "Pending",
-  Bound: "Bound",
-  AttachedToNode: "AttachedToNode",
-  MountedToPod: "MountedToPod",
-  UnMountedFromPod: "UnMountedFromPod",
-  Ready: "Ready",
-} as const;
 
 const canUpdateToMounted = (phase: string | undefined) =>
   phase === VolumePhase.Bound || phase === VolumePhase.Pending || phase === VolumePhase.AttachedToNode;
@@ -103,9 +95,7 @@ function hotplugPhaseFromMount(status: VolumeStatus, mounted: boolean, inSpec: b
 /** Upstream hotplugVolumesReady: a starting VMI waits until every hotplug volume is in its pod. */
 export function hotplugVolumesReady(vmi: VirtualMachineInstance): boolean {
   const hasHotplug =
-    (vmi.spec.volumes ?? []).some(
-      (volume) => volume.persistentVolumeClaim?.hotpluggable || volume.dataVolume?.hotpluggable,
-    ) || (vmi.spec.utilityVolumes ?? []).length > 0;
+    (vmi.spec.volumes ?? []).some(isHotplugVolume) || (vmi.spec.utilityVolumes ?? []).length > 0;
   if (!hasHotplug) return true;
   const statuses = vmi.status?.volumeStatus ?? [];
   if (statuses.length === 0) return false;

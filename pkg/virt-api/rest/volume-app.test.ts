@@ -6,7 +6,7 @@ import { ApiError } from "../../controller/api-error.js";
 import { clusterWith } from "../../defaults/testing.js";
 import type { JsonPatchOperation } from "./patch.js";
 import { VolumeApp, type VolumeClient } from "./volume-app.js";
-import { HOTPLUG_INTO_RUNNING_VMI_NOT_SUPPORTED, HOTPLUG_VOLUME_NOT_ENABLED } from "./volumes.js";
+import { HOTPLUG_VOLUME_NOT_ENABLED } from "./volumes.js";
 
 const addBody = {
   name: "data",
@@ -34,7 +34,7 @@ const client: VolumeClient = {
 };
 const config = () => clusterWith({ developerConfiguration: gates });
 /** Upstream's rules, with running VMIs' volumes allowed to change. */
-const app = new VolumeApp(client, config, { runningHotplug: true });
+const app = new VolumeApp(client, config);
 
 const runningVMI = (owned = false): VirtualMachineInstance => ({
   metadata: {
@@ -222,37 +222,14 @@ describe("writes", () => {
   });
 });
 
-describe("until the node side of hotplug exists", () => {
-  const asServed = new VolumeApp(client, config);
-
-  it("refuses a running VMI's addvolume and removevolume, patching nothing", async () => {
-    for (const [verb, body] of [
-      ["addvolume", addBody],
-      ["removevolume", { name: "root" }],
-    ] as const) {
-      const answer = await asServed.handle("virtualmachineinstances", verb, "ns", "testvmi", body);
-      expect(answer.code).toBe(400);
-      expect(answer.body?.message).toBe(HOTPLUG_INTO_RUNNING_VMI_NOT_SUPPORTED);
-    }
-    expect(calls).toEqual([]);
-  });
-
-  it("refuses a VM whose VMI runs, under either gate", async () => {
-    for (const featureGates of [[], ["HotplugVolumes"]]) {
-      gates = { featureGates };
-      const answer = await asServed.handle("virtualmachines", "addvolume", "ns", "testvm", addBody);
-      expect(answer.body?.message).toBe(HOTPLUG_INTO_RUNNING_VMI_NOT_SUPPORTED);
-    }
-    expect(calls).toEqual([]);
-  });
-
+describe("a VM whose VMI is not running", () => {
   it("changes a stopped VM's volumes, and one whose VMI has finished", async () => {
     vmi = undefined;
-    expect(await asServed.handle("virtualmachines", "addvolume", "ns", "testvm", addBody)).toEqual({
+    expect(await app.handle("virtualmachines", "addvolume", "ns", "testvm", addBody)).toEqual({
       code: 202,
     });
     vmi = { ...runningVMI(true), status: { phase: "Succeeded" } };
-    expect(await asServed.handle("virtualmachines", "addvolume", "ns", "testvm", addBody)).toEqual({
+    expect(await app.handle("virtualmachines", "addvolume", "ns", "testvm", addBody)).toEqual({
       code: 202,
     });
     expect(calls.map(({ call }) => call)).toEqual(["patchVM", "patchVM"]);

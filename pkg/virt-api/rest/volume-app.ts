@@ -5,7 +5,6 @@
 import type { VirtualMachineInstance, VirtualMachineVolumeRequest } from "../../api/generated/v1.js";
 import { ApiError, isInvalid } from "../../controller/api-error.js";
 import { controllerRefOf } from "../../controller/object.js";
-import { isFinal } from "../../controller/vmi-phase.js";
 import { errorMessage } from "../../util/error-message.js";
 import type { ClusterConfig } from "../../virt-config/cluster-config.js";
 import { FeatureGate } from "../../virt-config/featuregate/feature-gates.js";
@@ -31,7 +30,6 @@ import {
   addVolumeRequest,
   decodeAddVolumeOptions,
   decodeRemoveVolumeOptions,
-  HOTPLUG_INTO_RUNNING_VMI_NOT_SUPPORTED,
   HOTPLUG_VOLUME_NOT_ENABLED,
   nextVolumeRequests,
   removeVolumeRequest,
@@ -60,20 +58,10 @@ function ownedByVM(vmi: VirtualMachineInstance): boolean {
   return owner?.kind === "VirtualMachine" && owner.apiVersion === "kubevirt.io/v1";
 }
 
-export interface VolumeAppOptions {
-  /**
-   * Whether a running VMI's volumes may change. Off until the node side exists: every request that would
-   * reach a running domain is refused instead of accepted and left undone. Tests of upstream's rules turn
-   * it on.
-   */
-  runningHotplug?: boolean;
-}
-
 export class VolumeApp {
   constructor(
     private readonly client: VolumeClient,
     private readonly clusterConfig: () => ClusterConfig,
-    private readonly options: VolumeAppOptions = {},
   ) {}
 
   handle(
@@ -135,7 +123,6 @@ export class VolumeApp {
     }
     if (vmi.status?.phase !== "Running")
       return conflict(virtualMachineInstanceResource, name, VMI_NOT_RUNNING);
-    if (!this.options.runningHotplug) return badRequest(HOTPLUG_INTO_RUNNING_VMI_NOT_SUPPORTED);
     const why = volumeRequestConflict(vmi.spec.volumes ?? [], request);
     if (why) return conflict(virtualMachineInstanceResource, name, why);
     const patch = volumeRequestSpecPatch("", vmi.spec, request);
@@ -152,10 +139,6 @@ export class VolumeApp {
   ): Promise<Status | undefined> {
     const vm = await fetchVM(this.client, namespace, name);
     if ("code" in vm) return vm;
-    if (!this.options.runningHotplug) {
-      const vmi = await this.client.getVMI(namespace, name);
-      if (vmi && !isFinal(vmi)) return badRequest(HOTPLUG_INTO_RUNNING_VMI_NOT_SUPPORTED);
-    }
     const template = vm.spec.template.spec;
     const why = volumeRequestConflict(template?.volumes ?? [], request);
     if (why) return conflict(virtualMachineResource, name, why);

@@ -18,10 +18,6 @@ import { badRequest, type Status } from "./status.js";
 export const HOTPLUG_VOLUME_NOT_ENABLED =
   "Enable DeclarativeHotplugVolumes or HotplugVolumes feature gate to use this API.";
 
-/** The node side of hotplug (attachment pod, mount, attach to the domain) is not built yet. */
-export const HOTPLUG_INTO_RUNNING_VMI_NOT_SUPPORTED =
-  "hotplugging a volume into or out of a running VMI is not supported by kubevirt-ts yet: stop the VM, change its volumes, and start it again";
-
 type Decoded<T> = { ok: true; value: T } | { ok: false; status: Status };
 
 const unmarshalError = (detail: string): Status =>

@@ -21,6 +21,7 @@ import type { VirtualMachineInstance, Volume } from "../../api/generated/v1.js";
 import { openNoFollow, type SafePath } from "../../safepath/no-follow.js";
 import { resolveInRoot } from "../../safepath/relative-root.js";
 import { NonRootUID } from "../../util/constants.js";
+import { isHotplugVolume } from "../../storage/types/volume.js";
 import type { NodeMountCommand } from "../container-disk/mount.js";
 import { MountRecords } from "../container-disk/mount-record.js";
 import type { IsolationResult } from "../isolation/detector.js";
@@ -69,11 +70,6 @@ interface Identity {
 }
 
 const same = (a: Identity, b: Identity) => a.dev === b.dev && a.ino === b.ino;
-
-/** PVC or DataVolume marked hotpluggable (upstream storagetypes.IsHotplugVolume). */
-export function isHotplugVolume(volume: Volume): boolean {
-  return Boolean(volume.persistentVolumeClaim?.hotpluggable || volume.dataVolume?.hotpluggable);
-}
 
 /** Whether the status says the claim is a Block one (upstream isBlockVolume, migrations aside). */
 function isBlockVolume(vmi: VirtualMachineInstance, volume: string): boolean {
