@@ -2,6 +2,7 @@
 // a libvirt <disk> (a disk, a SCSI LUN or a CD-ROM) whose target name (vda, sda, ...) comes from its
 // bus, and whose source is what the launcher has for its volume (volume-sources.ts).
 import type { Disk as VMIDisk, VirtualMachineInstance } from "../../../api/generated/v1.js";
+import { VolumePhase } from "../../../storage/types/volume.js";
 import type { Disk, DiskDriver, DomainSpec } from "../api/schema.js";
 import { newUserDefinedAlias } from "../api/schema.js";
 import { cpuTopology, requestedVCPUs } from "./compute.js";
@@ -13,10 +14,6 @@ import { virtioModel } from "./virtio.js";
 
 const ErrorPolicies = ["stop", "ignore", "report", "enospace"];
 const DefaultErrorPolicy = "stop";
-
-/** Volume phases (upstream v1.VolumePhase) in which a hotplugged volume is in the launcher pod. */
-export const HotplugVolumeMounted = "MountedToPod";
-export const VolumeReady = "Ready";
 
 function prefixFromBus(bus: string | undefined, diskName: string): string {
   switch (bus) {
@@ -167,7 +164,7 @@ export function configureDisks(
     const { permanentVolumes } = context;
     const permanentReady = permanentVolumes.has(source.name) || permanentVolumes.size === 0;
     const phase = hotplugStatus?.phase;
-    const hotplugReady = phase === HotplugVolumeMounted || phase === VolumeReady;
+    const hotplugReady = phase === VolumePhase.MountedToPod || phase === VolumePhase.Ready;
     if (permanentReady || hotplugReady || emptyCDRom) disks.push(disk);
   }
   if (disks.length > 0) spec.devices.disks = disks;
