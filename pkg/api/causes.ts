@@ -1,9 +1,9 @@
 // The StatusCause vocabulary every admitter speaks: metav1.StatusCause objects (`reason`, `message`,
 // `field`, as they travel in an AdmissionReview) built with the field paths of pkg/api/field.ts.
 // Upstream writes each message by hand rather than through field.ErrorList, so the admitters do too.
-import { FieldErrorType, Path } from "../../../../api/field.js";
-import type { FieldError } from "../../../../api/field.js";
-import type { StatusCause } from "../../../../api/generated/k8s.js";
+import { FieldErrorType, Path } from "./field.js";
+import type { FieldError } from "./field.js";
+import type { StatusCause } from "./generated/k8s.js";
 
 export type { StatusCause };
 export { FieldErrorType as CauseType, Path };

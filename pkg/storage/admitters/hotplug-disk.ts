@@ -1,7 +1,7 @@
 // Upstream's ValidateHotplugDiskConfiguration (pkg/storage/admitters/storagehotplug.go): what a disk
 // plugged into a running VMI may be, checked on a VM's volume requests and on a VMI's new hotplug disks.
-import type { Disk } from "../../../../api/generated/v1.js";
-import { invalidCause, type StatusCause } from "./causes.js";
+import type { Disk } from "../../api/generated/v1.js";
+import { invalidCause, type StatusCause } from "../../api/causes.js";
 
 const busOf = (disk: Disk): string => disk.disk?.bus ?? disk.lun?.bus ?? disk.cdrom?.bus ?? "";
 

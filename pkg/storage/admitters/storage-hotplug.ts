@@ -17,14 +17,9 @@ import type {
   Volume,
   VolumeStatus,
 } from "../../api/generated/v1.js";
-import { semanticallyEqual } from "../../virt-api/webhooks/mutating-webhook/mutators/semantic-equal.js";
-import {
-  duplicateCause,
-  invalidCause,
-  requiredCause,
-  type StatusCause,
-} from "../../virt-api/webhooks/validating-webhook/admitters/causes.js";
-import { validateHotplugDiskConfiguration } from "../../virt-api/webhooks/validating-webhook/admitters/hotplug-disk.js";
+import { semanticallyEqual } from "../../apimachinery/semantic-equal.js";
+import { duplicateCause, invalidCause, requiredCause, type StatusCause } from "../../api/causes.js";
+import { validateHotplugDiskConfiguration } from "./hotplug-disk.js";
 import type { ClusterConfig } from "../../virt-config/cluster-config.js";
 import { FeatureGate } from "../../virt-config/featuregate/feature-gates.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { invalidResponse, replaceMembers } from "./admission.js";
-import { semanticallyEqual } from "./semantic-equal.js";
+import { semanticallyEqual } from "../../../../apimachinery/semantic-equal.js";
 
 describe("invalidResponse", () => {
   it("joins the causes' messages into a 422 Invalid", () => {

@@ -21,7 +21,7 @@ import {
   TimerType,
   WatchdogType,
 } from "./preset-go-text.js";
-import { semanticallyEqual } from "./semantic-equal.js";
+import { semanticallyEqual } from "../../../../apimachinery/semantic-equal.js";
 
 export const PresetExclusionAnnotation = "virtualmachineinstancepresets.admission.kubevirt.io/exclude";
 export const PresetAnnotationPrefix = "virtualmachinepreset.kubevirt.io/";

@@ -19,7 +19,7 @@ import {
 } from "./admission.js";
 import { setDefaultPciTopologyVersion } from "./pci-topology.js";
 import { applyPresets } from "./preset.js";
-import { semanticallyEqual } from "./semantic-equal.js";
+import { semanticallyEqual } from "../../../../apimachinery/semantic-equal.js";
 
 export const VirtualMachineInstanceFinalizer = "kubevirt.io/foregroundDeleteVirtualMachine";
 /** Alpha: complete the vCPU count to an even number when the emulator thread gets its own CPU. */

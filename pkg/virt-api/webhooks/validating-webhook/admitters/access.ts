@@ -3,7 +3,7 @@
 // a DNS subdomain matching any serviceAccount volume.
 import type { AccessCredential, VirtualMachineInstanceSpec } from "../../../../api/generated/v1.js";
 import { goQuote } from "../../../../api/field.js";
-import { invalidCause, type Path, type StatusCause } from "./causes.js";
+import { invalidCause, type Path, type StatusCause } from "../../../../api/causes.js";
 import { isDNS1123Subdomain } from "../../../../util/k8s-validation.js";
 
 function exactlyOne(

@@ -2,7 +2,7 @@
 // adds the uid), and upstream's way of turning causes into a denial (pkg/util/webhooks
 // ToAdmissionResponse): 422 Invalid, the first ten causes, their messages joined.
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
-import type { StatusCause } from "./causes.js";
+import type { StatusCause } from "../../../../api/causes.js";
 
 export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
 

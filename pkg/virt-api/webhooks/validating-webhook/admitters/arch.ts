@@ -4,7 +4,14 @@
 import type { VirtualMachineInstanceSpec } from "../../../../api/generated/v1.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
 import { FeatureGate } from "../../../../virt-config/featuregate/feature-gates.js";
-import { CauseType, cause, invalidCause, notSupportedCause, type Path, type StatusCause } from "./causes.js";
+import {
+  CauseType,
+  cause,
+  invalidCause,
+  notSupportedCause,
+  type Path,
+  type StatusCause,
+} from "../../../../api/causes.js";
 
 const VIDEO_MODELS: Readonly<Record<string, readonly string[]>> = {
   amd64: ["vga", "cirrus", "virtio", "ramfb", "bochs"],

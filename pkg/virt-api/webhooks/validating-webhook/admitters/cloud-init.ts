@@ -2,7 +2,7 @@
 // data and network data, at least one of them, valid base64, and inline data within 2 KiB (larger data
 // belongs in a Secret, since every edit of the object is distributed to many nodes).
 import type { Volume } from "../../../../api/generated/v1.js";
-import { invalidCause, type Path, type StatusCause } from "./causes.js";
+import { invalidCause, type Path, type StatusCause } from "../../../../api/causes.js";
 
 const CLOUD_INIT_USER_MAX_LENGTH = 2048;
 const CLOUD_INIT_NETWORK_MAX_LENGTH = 2048;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { VirtualMachineInstanceSpec } from "../../../../api/generated/v1.js";
 import { clusterWith } from "../../../../defaults/testing.js";
-import { specPath } from "./causes.js";
+import { specPath } from "../../../../api/causes.js";
 import { numberOfVCPUs } from "./compute.js";
 import { validateMemoryIsRequested } from "./memory.js";
 import { invalid, notSupported, required, specCauses, specWith, type RuleRow } from "./testing.js";

@@ -4,7 +4,13 @@
 import type { CPU, VirtualMachineInstanceSpec } from "../../../../api/generated/v1.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
 import { FeatureGate } from "../../../../virt-config/featuregate/feature-gates.js";
-import { invalidCause, notSupportedCause, requiredCause, type Path, type StatusCause } from "./causes.js";
+import {
+  invalidCause,
+  notSupportedCause,
+  requiredCause,
+  type Path,
+  type StatusCause,
+} from "../../../../api/causes.js";
 import { goGlobMatch } from "../../../../util/glob.js";
 import { milliValue, quantityOf, resource } from "./quantities.js";
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { VirtualMachineInstanceSpec } from "../../../../api/generated/v1.js";
 import { clusterWith } from "../../../../defaults/testing.js";
-import { specPath } from "./causes.js";
+import { specPath } from "../../../../api/causes.js";
 import { validatePerArchitecture } from "./arch.js";
 import { validateHyperv } from "./hyperv.js";
 import { forbidden, invalid, notSupported, required, specCauses, specWith, type RuleRow } from "./testing.js";

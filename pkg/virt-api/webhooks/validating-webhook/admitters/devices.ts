@@ -4,7 +4,7 @@
 import type { GPU, VirtualMachineInstanceSpec } from "../../../../api/generated/v1.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
 import { FeatureGate } from "../../../../virt-config/featuregate/feature-gates.js";
-import { invalidCause, type Path, type StatusCause } from "./causes.js";
+import { invalidCause, type Path, type StatusCause } from "../../../../api/causes.js";
 
 const PANIC_DEVICE_MODELS = new Set(["hyperv", "isa", "pvpanic"]);
 

@@ -4,7 +4,7 @@
 // `spec.domain.devices.disks` where upstream appends `domain.devices.disks` again); they are kept as-is so
 // clients see exactly what KubeVirt reports.
 import type { Disk } from "../../../../api/generated/v1.js";
-import { invalidCause, notSupportedCause, type Path, type StatusCause } from "./causes.js";
+import { invalidCause, notSupportedCause, type Path, type StatusCause } from "../../../../api/causes.js";
 import { isDNS1123Label } from "../../../../util/k8s-validation.js";
 
 const MAX_SERIAL_LENGTH = 256;

@@ -2,7 +2,13 @@
 // Kubernetes' pod validation): hostname and subdomain as DNS names, the DNS policy and DNS config.
 // Upstream reports the DNS config problems under bare field names (`nameservers`, ...); kept as-is.
 import type { VirtualMachineInstanceSpec } from "../../../../api/generated/v1.js";
-import { invalidCause, notSupportedCause, requiredCause, type Path, type StatusCause } from "./causes.js";
+import {
+  invalidCause,
+  notSupportedCause,
+  requiredCause,
+  type Path,
+  type StatusCause,
+} from "../../../../api/causes.js";
 import { isDNS1123Label, isDNS1123Subdomain, isIP } from "../../../../util/k8s-validation.js";
 
 const MAX_DNS_NAMESERVERS = 3;

@@ -7,7 +7,7 @@ import type {
   KernelBoot,
   VirtualMachineInstanceSpec,
 } from "../../../../api/generated/v1.js";
-import { invalidCause, requiredCause, type Path, type StatusCause } from "./causes.js";
+import { invalidCause, requiredCause, type Path, type StatusCause } from "../../../../api/causes.js";
 import { validatePath } from "./disks.js";
 
 export function validateFirmwareACPI(field: Path, spec: VirtualMachineInstanceSpec): StatusCause[] {

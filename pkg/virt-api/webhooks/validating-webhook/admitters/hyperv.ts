@@ -3,7 +3,7 @@
 // and explicit enlightenments together with hypervPassthrough.
 import type { FeatureState, VirtualMachineInstanceSpec } from "../../../../api/generated/v1.js";
 import { VmxFeature } from "../../../../defaults/hyperv.js";
-import { invalidCause, requiredCause, type Path, type StatusCause } from "./causes.js";
+import { invalidCause, requiredCause, type Path, type StatusCause } from "../../../../api/causes.js";
 
 type HypervKey = "vpindex" | "synic" | "vapic" | "evmcs" | "ipi" | "tlbflush" | "synictimer";
 

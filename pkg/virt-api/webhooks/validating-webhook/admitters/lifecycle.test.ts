@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { VirtualMachineSpec } from "../../../../api/generated/v1.js";
 import { clusterWith } from "../../../../defaults/testing.js";
-import { specPath } from "./causes.js";
+import { specPath } from "../../../../api/causes.js";
 import { validateRunStrategy } from "./lifecycle.js";
 import { invalid, required, specCauses, validSpec, type RuleRow } from "./testing.js";
 

@@ -5,7 +5,7 @@ import type { Probe, VirtualMachineInstanceSpec, VirtualMachineSpec } from "../.
 import { validateLiveUpdateMemory } from "../../../../defaults/hotplug.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
 import { FeatureGate } from "../../../../virt-config/featuregate/feature-gates.js";
-import { invalidCause, requiredCause, type Path, type StatusCause } from "./causes.js";
+import { invalidCause, requiredCause, type Path, type StatusCause } from "../../../../api/causes.js";
 import { quantityOf } from "./quantities.js";
 
 const EVICTION_STRATEGIES = new Set(["LiveMigrate", "LiveMigrateIfPossible", "None", "External"]);

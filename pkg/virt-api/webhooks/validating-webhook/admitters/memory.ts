@@ -5,7 +5,7 @@ import type { VirtualMachineInstanceSpec } from "../../../../api/generated/v1.js
 import { Quantity, QuantityParseError } from "../../../../defaults/quantity.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
 import { FeatureGate } from "../../../../virt-config/featuregate/feature-gates.js";
-import { invalidCause, requiredCause, type Path, type StatusCause } from "./causes.js";
+import { invalidCause, requiredCause, type Path, type StatusCause } from "../../../../api/causes.js";
 import { quantityOf, resource } from "./quantities.js";
 
 const MINIMUM_MEMORY_REQUEST = Quantity.parse("1M");

@@ -4,7 +4,7 @@
 import type { ObjectMeta } from "../../../../api/generated/k8s.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
 import { FeatureGate } from "../../../../virt-config/featuregate/feature-gates.js";
-import { invalidCause, notSupportedCause, type Path, type StatusCause } from "./causes.js";
+import { invalidCause, notSupportedCause, type Path, type StatusCause } from "../../../../api/causes.js";
 
 export const IgnitionAnnotation = "kubevirt.io/ignitiondata";
 export const HookSidecarListAnnotation = "hooks.kubevirt.io/hookSidecars";

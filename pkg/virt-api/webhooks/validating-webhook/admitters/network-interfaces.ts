@@ -16,7 +16,7 @@ import {
   requiredCause,
   type Path,
   type StatusCause,
-} from "./causes.js";
+} from "../../../../api/causes.js";
 import { isPciAddress } from "./disks.js";
 import { isIPv4, isValidPortName, macAddressOctets } from "../../../../util/k8s-validation.js";
 

@@ -1,7 +1,7 @@
 // One row per network rule: the change to a valid spec and exactly the causes upstream answers with.
 import { describe, expect, it } from "vitest";
 import { clusterWith } from "../../../../defaults/testing.js";
-import { specPath } from "./causes.js";
+import { specPath } from "../../../../api/causes.js";
 import { validateDiscontinuedBindings } from "./network.js";
 import { duplicate, invalid, notSupported, required, specCauses, specWith, type RuleRow } from "./testing.js";
 

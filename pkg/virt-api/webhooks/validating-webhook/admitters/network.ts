@@ -5,7 +5,13 @@ import type { Interface, Network, VirtualMachineInstanceSpec } from "../../../..
 import { goQuote } from "../../../../api/field.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
 import { FeatureGate } from "../../../../virt-config/featuregate/feature-gates.js";
-import { duplicateCause, invalidCause, requiredCause, type Path, type StatusCause } from "./causes.js";
+import {
+  duplicateCause,
+  invalidCause,
+  requiredCause,
+  type Path,
+  type StatusCause,
+} from "../../../../api/causes.js";
 import { validateInterfacesFields } from "./network-interfaces.js";
 
 /** The MAC address of the bridge inside the pod that masquerade uses. */

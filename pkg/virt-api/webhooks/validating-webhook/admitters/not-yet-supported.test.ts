@@ -8,7 +8,7 @@ import type {
   VirtualMachineInstanceSpec,
 } from "../../../../api/generated/v1.js";
 import { unsupportedFields } from "../../../../virt-launcher/virtwrap/converter/subset.js";
-import { Path, invalidCause, specPath } from "./causes.js";
+import { Path, invalidCause, specPath } from "../../../../api/causes.js";
 import {
   validateInstanceSpecSupported,
   validateMetadataSupported,

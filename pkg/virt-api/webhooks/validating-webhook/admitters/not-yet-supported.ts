@@ -11,7 +11,7 @@ import {
   notYetSupportedMessage,
   type NotYetSupported,
 } from "../../../../virt-config/supported-subset.js";
-import { notSupportedCause, type Path, type StatusCause } from "./causes.js";
+import { notSupportedCause, type Path, type StatusCause } from "../../../../api/causes.js";
 
 export { notYetSupportedMessage };
 

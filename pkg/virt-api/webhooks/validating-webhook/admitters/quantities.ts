@@ -2,7 +2,7 @@
 // quantity when absent, `Value()` rounds up, `MilliValue()` likewise, and `%s` prints the canonical text.
 import type { VirtualMachineInstanceSpec } from "../../../../api/generated/v1.js";
 import { Quantity } from "../../../../defaults/quantity.js";
-import { invalidCause, type Path, type StatusCause } from "./causes.js";
+import { invalidCause, type Path, type StatusCause } from "../../../../api/causes.js";
 
 export type ResourceList = "requests" | "limits";
 export type ResourceName = "memory" | "cpu";

@@ -6,7 +6,7 @@ import type { VirtualMachineInstanceSpec } from "../../../../api/generated/v1.js
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
 import { validateAccessCredentials, validateServiceAccountName } from "./access.js";
 import { validateLaunchSecurity } from "./arch.js";
-import type { Path, StatusCause } from "./causes.js";
+import type { Path, StatusCause } from "../../../../api/causes.js";
 import {
   validateCPUFeaturePolicies,
   validateCPUHotplug,

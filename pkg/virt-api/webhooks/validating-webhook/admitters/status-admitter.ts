@@ -14,7 +14,7 @@ import {
   type ValidationRequest,
   type Verdict,
 } from "./admission.js";
-import { fieldErrorCauses, invalidCause } from "./causes.js";
+import { fieldErrorCauses, invalidCause } from "../../../../api/causes.js";
 import { validateVolumeRequests } from "./volume-requests.js";
 
 const STATUS_DEFINITIONS = {

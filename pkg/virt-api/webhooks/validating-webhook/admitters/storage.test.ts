@@ -2,7 +2,7 @@
 // exactly the causes upstream answers with.
 import { describe, expect, it } from "vitest";
 import { clusterWith } from "../../../../defaults/testing.js";
-import { specPath } from "./causes.js";
+import { specPath } from "../../../../api/causes.js";
 import { validateVolumesHaveDisks } from "./storage.js";
 import { invalid, notFound, notSupported, required, specCauses, specWith, type RuleRow } from "./testing.js";
 

@@ -5,7 +5,7 @@
 import type { Volume, VirtualMachineInstanceSpec } from "../../../../api/generated/v1.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
 import { FeatureGate } from "../../../../virt-config/featuregate/feature-gates.js";
-import { invalidCause, requiredCause, type Path, type StatusCause } from "./causes.js";
+import { invalidCause, requiredCause, type Path, type StatusCause } from "../../../../api/causes.js";
 import { validatePath } from "./disks.js";
 
 const notFound = (at: Path, name: string): string => `${at.toString()} '${name}' not found.`;

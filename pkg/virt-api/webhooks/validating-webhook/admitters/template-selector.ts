@@ -2,7 +2,7 @@
 // selects the labels of the template it creates from (else the controller would not see its own).
 import { Selector, type LabelSelector } from "../../../../controller/label-selector.js";
 import { errorMessage } from "../../../../util/error-message.js";
-import { invalidCause, type Path, type StatusCause } from "./causes.js";
+import { invalidCause, type Path, type StatusCause } from "../../../../api/causes.js";
 
 export function validateTemplateSelector(
   field: Path,

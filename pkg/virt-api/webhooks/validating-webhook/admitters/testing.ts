@@ -3,7 +3,7 @@
 import type { VirtualMachineInstanceSpec } from "../../../../api/generated/v1.js";
 import { clusterWith } from "../../../../defaults/testing.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
-import { CauseType, specPath, type StatusCause } from "./causes.js";
+import { CauseType, specPath, type StatusCause } from "../../../../api/causes.js";
 import { validateVirtualMachineInstanceSpec } from "./spec.js";
 
 /** The skeleton's VM: containerDisk + cloud-init, masquerade on the pod network, 64Mi. */

@@ -13,7 +13,7 @@ import {
   type Verdict,
 } from "./admission.js";
 import { validatePerArchitecture } from "./arch.js";
-import { Path, fieldErrorCauses, specPath, type StatusCause } from "./causes.js";
+import { Path, fieldErrorCauses, specPath, type StatusCause } from "../../../../api/causes.js";
 import { validateDiscontinuedFeatureGates } from "./discontinued-gates.js";
 import { validateDisks } from "./disks.js";
 import { validateHyperv } from "./hyperv.js";

@@ -4,7 +4,13 @@ import { parseDefinition } from "../../../../api/parse.js";
 import { validateObject } from "../../../../util/openapi/validator.js";
 import type { VirtualMachineInstancePresetSpec } from "../../../../api/generated/v1.js";
 import { accepted, refused, type ValidationRequest, type Verdict } from "./admission.js";
-import { fieldErrorCauses, requiredCause, specPath, type Path, type StatusCause } from "./causes.js";
+import {
+  fieldErrorCauses,
+  requiredCause,
+  specPath,
+  type Path,
+  type StatusCause,
+} from "../../../../api/causes.js";
 import { validateDisks } from "./disks.js";
 import { validateFirmware } from "./firmware.js";
 

@@ -7,7 +7,7 @@ import type { VirtualMachineInstance } from "../../../../api/generated/v1.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
 import { FeatureGate } from "../../../../virt-config/featuregate/feature-gates.js";
 import { admitHotplugStorage, admitUtilityVolumes } from "../../../../storage/admitters/storage-hotplug.js";
-import { semanticallyEqual } from "../../mutating-webhook/mutators/semantic-equal.js";
+import { semanticallyEqual } from "../../../../apimachinery/semantic-equal.js";
 import {
   accepted,
   refused,
@@ -15,7 +15,13 @@ import {
   type ValidationRequest,
   type Verdict,
 } from "./admission.js";
-import { Path, fieldErrorCauses, invalidCause, notSupportedCause, type StatusCause } from "./causes.js";
+import {
+  Path,
+  fieldErrorCauses,
+  invalidCause,
+  notSupportedCause,
+  type StatusCause,
+} from "../../../../api/causes.js";
 import { validateRestrictedLabelsUnchanged } from "./metadata.js";
 import { quantityOf } from "./quantities.js";
 

@@ -11,7 +11,13 @@ import {
   type ValidationRequest,
   type Verdict,
 } from "./admission.js";
-import { fieldErrorCauses, requiredCause, specPath, type Path, type StatusCause } from "./causes.js";
+import {
+  fieldErrorCauses,
+  requiredCause,
+  specPath,
+  type Path,
+  type StatusCause,
+} from "../../../../api/causes.js";
 import { validateDiscontinuedFeatureGates } from "./discontinued-gates.js";
 import { validateTemplateSelector } from "./template-selector.js";
 import { withNotYetSupported } from "./not-yet-supported.js";

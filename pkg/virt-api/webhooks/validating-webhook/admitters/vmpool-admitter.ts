@@ -22,7 +22,7 @@ import {
   specPath,
   type Path,
   type StatusCause,
-} from "./causes.js";
+} from "../../../../api/causes.js";
 import { validateDiscontinuedFeatureGates } from "./discontinued-gates.js";
 import { validateTemplateSelector } from "./template-selector.js";
 import { templateSpecOrEmpty } from "./spec.js";

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { VirtualMachine } from "../../../../api/generated/v1.js";
 import { clusterWith } from "../../../../defaults/testing.js";
 import type { AdmissionOperation, ValidationContext } from "./admission.js";
-import { specPath } from "./causes.js";
+import { specPath } from "../../../../api/causes.js";
 import type {
   VirtualMachineInstancetypeSpec,
   VirtualMachinePreferenceSpec,

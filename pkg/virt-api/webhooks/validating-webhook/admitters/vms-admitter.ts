@@ -22,7 +22,7 @@ import {
   specPath,
   type Path,
   type StatusCause,
-} from "./causes.js";
+} from "../../../../api/causes.js";
 import { validateDiscontinuedFeatureGates } from "./discontinued-gates.js";
 import { validateLiveUpdateFeatures, validateRunStrategy } from "./lifecycle.js";
 import { validateVMIMetadata } from "./metadata.js";

@@ -5,7 +5,7 @@ import type {
   VirtualMachineVolumeRequest,
 } from "../../../../api/generated/v1.js";
 import { clusterWith } from "../../../../defaults/testing.js";
-import { validateHotplugDiskConfiguration } from "./hotplug-disk.js";
+import { validateHotplugDiskConfiguration } from "../../../../storage/admitters/hotplug-disk.js";
 import { admitStatusWithVolumeRequests } from "./status-admitter.js";
 import { validateVolumeRequests } from "./volume-requests.js";
 

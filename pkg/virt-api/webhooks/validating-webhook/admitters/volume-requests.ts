@@ -6,9 +6,9 @@ import type { VirtualMachine, VirtualMachineInstance, Volume } from "../../../..
 import { isMigrating } from "../../../../controller/vmi-phase.js";
 import { applyVolumeRequestOnVMISpec } from "../../../../controller/volume-request.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
-import { semanticallyEqual } from "../../mutating-webhook/mutators/semantic-equal.js";
-import { invalidCause, notSupportedCause, Path, type StatusCause } from "./causes.js";
-import { validateHotplugDiskConfiguration } from "./hotplug-disk.js";
+import { semanticallyEqual } from "../../../../apimachinery/semantic-equal.js";
+import { invalidCause, notSupportedCause, Path, type StatusCause } from "../../../../api/causes.js";
+import { validateHotplugDiskConfiguration } from "../../../../storage/admitters/hotplug-disk.js";
 import { validateVirtualMachineInstanceSpec } from "./spec.js";
 
 // Upstream builds the path from "Status", capitalised.

@@ -4,7 +4,14 @@
 import type { Volume } from "../../../../api/generated/v1.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
 import { FeatureGate } from "../../../../virt-config/featuregate/feature-gates.js";
-import { CauseType, cause, invalidCause, requiredCause, type Path, type StatusCause } from "./causes.js";
+import {
+  CauseType,
+  cause,
+  invalidCause,
+  requiredCause,
+  type Path,
+  type StatusCause,
+} from "../../../../api/causes.js";
 import { validateCloudInitVolume } from "./cloud-init.js";
 import { quantityOf } from "./quantities.js";
 
