@@ -109,6 +109,21 @@ describe("planContainerRoot", () => {
     );
   });
 
+  it("binds a device whose path lies in a mounted volume after that volume, as runc does", async () => {
+    // KubeVirt's hotplug attachment pod: its claim's device under the emptyDir it shares with the node.
+    const device = { hostPath: "/state/devices/volumes/loop3-7-3", containerPath: "/path/hpvol/claim-uid" };
+    const plan = await planContainerRoot(
+      input({
+        mounts: [{ source: volume, destination: "/path", readOnly: false, kind: "directory" }],
+        volumeDevices: [device],
+      }),
+    );
+    expect(targets(plan.steps, "bind").filter((target) => target.startsWith("/scratch/root/path"))).toEqual([
+      "/scratch/root/path",
+      "/scratch/root/path/hpvol/claim-uid",
+    ]);
+  });
+
   it("resolves mount destinations inside the image, whatever its symlinks say", async () => {
     const plan = await planContainerRoot(
       input({

@@ -201,16 +201,6 @@ export async function planContainerRoot(input: RootPlanInput, probe: FsProbe = h
     for (const device of input.devices)
       await builder.bind(device.hostPath, device.containerPath, "file", false);
   }
-  for (const device of input.volumeDevices) {
-    // A privileged container's /dev is the host's own here (not a copy, as runc makes it): a mount point
-    // made there would land on the node.
-    if (input.privileged && isUnder(path.posix.normalize(device.containerPath), "/dev")) {
-      throw new Error(
-        `volumeDevices path ${device.containerPath} is in /dev, which a privileged container shares with the node here`,
-      );
-    }
-    await builder.bind(device.hostPath, device.containerPath, "file", false);
-  }
   for (const file of input.etcFiles) await builder.bind(file.source, file.destination, "file", false);
   for (const file of input.executables) {
     const dir = await builder.mountPoint(path.posix.dirname(file.path), "directory");
@@ -231,6 +221,19 @@ export async function planContainerRoot(input: RootPlanInput, probe: FsProbe = h
       mount.readOnly,
       mount.propagation,
     );
+  }
+  // Block volumes' devices after the mounts, as runc creates devices after mounting: a devicePath inside a
+  // mounted volume (KubeVirt's hotplug attachment pod puts its claims under its emptyDir) lies in that
+  // volume, where the node, too, finds it.
+  for (const device of input.volumeDevices) {
+    // A privileged container's /dev is the host's own here (not a copy, as runc makes it): a mount point
+    // made there would land on the node.
+    if (input.privileged && isUnder(path.posix.normalize(device.containerPath), "/dev")) {
+      throw new Error(
+        `volumeDevices path ${device.containerPath} is in /dev, which a privileged container shares with the node here`,
+      );
+    }
+    await builder.bind(device.hostPath, device.containerPath, "file", false);
   }
   const workingDir = await builder.mountPoint(input.workingDir || "/", "directory");
   return {
