@@ -46,6 +46,32 @@ function vmWithDisks(
   return vm;
 }
 
+const GATES_PATH = "/spec/configuration/developerConfiguration/featureGates";
+
+/** The KubeVirt CR's feature gates, as listed. */
+async function featureGates(): Promise<string[]> {
+  const current = await jsonpath(
+    "kv",
+    "kubevirt",
+    "{.spec.configuration.developerConfiguration.featureGates}",
+    "kubevirt",
+  );
+  return current === "" ? [] : (JSON.parse(current) as string[]);
+}
+
+const setFeatureGates = (gates: string[]) =>
+  kubectlOk([
+    "-n",
+    "kubevirt",
+    "patch",
+    "kv",
+    "kubevirt",
+    "--type",
+    "json",
+    "-p",
+    JSON.stringify([{ op: "add", path: GATES_PATH, value: gates }]),
+  ]);
+
 async function guestShell(vm: string, namespace = "default"): Promise<ConsoleSession> {
   const session = new ConsoleSession(vm, namespace);
   await session.expect(SHELL, BOOT_TIMEOUT_MS, { pokeMs: 3_000 });
@@ -151,7 +177,9 @@ describe("a Filesystem PVC disk", () => {
   const vm = "e2e-storage-fs";
   const claim = "e2e-storage-fs-data";
   const hotplugClaim = "e2e-storage-hotplug";
+  let gatesBefore: string[] | undefined;
   afterAll(async () => {
+    if (gatesBefore) await setFeatureGates(gatesBefore);
     await kubectl(["delete", "vm", vm, "--ignore-not-found", "--wait=true", "--timeout=180s"]);
     await kubectl([
       "delete",
@@ -228,34 +256,107 @@ describe("a Filesystem PVC disk", () => {
     await session.close();
   }, 900_000);
 
-  it("refuses to hotplug into the running VM, and adds the volume to it once stopped", async () => {
+  it("hot-plugs a Block claim into the running VM and unplugs it; with --persist the VM keeps it", async () => {
+    // Upstream's gate for addvolume/removevolume with status.volumeRequests and --persist.
+    gatesBefore = await featureGates();
+    await setFeatureGates([...gatesBefore.filter((gate) => gate !== "HotplugVolumes"), "HotplugVolumes"]);
     await applyObject({
       apiVersion: "v1",
       kind: "PersistentVolumeClaim",
       metadata: { name: hotplugClaim },
-      spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "16Mi" } } },
+      spec: {
+        accessModes: ["ReadWriteOnce"],
+        volumeMode: "Block",
+        storageClassName: "local-block",
+        resources: { requests: { storage: "1Gi" } },
+      },
     });
-    const refused = await virtctl(["addvolume", vm, `--volume-name=${hotplugClaim}`]);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("not supported by kubevirt-ts yet: stop the VM");
-    expect(await jsonpath("vm", vm, "{.spec.template.spec.volumes[*].name}")).not.toContain(hotplugClaim);
-
-    expect((await virtctl(["stop", vm])).code).toBe(0);
+    const node = await jsonpath("vmi", vm, "{.status.nodeName}");
+    const launcher = await runningLauncher(vm, BOOT_TIMEOUT_MS);
     await eventually(
-      async () => expect((await kubectl(["get", "vmi", vm])).code).not.toBe(0),
-      BOOT_TIMEOUT_MS,
+      async () => {
+        const added = await virtctl(["addvolume", vm, `--volume-name=${hotplugClaim}`, "--serial=HOTPLUG"]);
+        expect(added.code, added.stderr).toBe(0);
+      },
+      60_000,
       2_000,
     );
-    const added = await virtctl(["addvolume", vm, `--volume-name=${hotplugClaim}`]);
-    expect(added.code, added.stderr).toBe(0);
+    const status = `{.status.volumeStatus[?(@.name=="${hotplugClaim}")]`;
+    await eventually(
+      async () => expect(await jsonpath("vmi", vm, `${status}.phase}`)).toBe("Ready"),
+      180_000,
+      2_000,
+    );
+    expect(await jsonpath("vmi", vm, `${status}.reason}`)).toBe("VolumeReady");
+    expect(await jsonpath("vmi", vm, `${status}.target}`)).toMatch(/^sd[a-z]$/);
+    expect(await jsonpath("vmi", vm, `${status}.persistentVolumeClaimInfo.volumeMode}`)).toBe("Block");
+    // The attachment pod holds the claim on the VMI's node, controlled by the launcher Pod.
+    const attachPod = await jsonpath("vmi", vm, `${status}.hotplugVolume.attachPodName}`);
+    expect(attachPod).toMatch(/^hp-volume-/);
+    expect(await jsonpath("pod", attachPod, "{.spec.nodeName}")).toBe(node);
+    expect(await jsonpath("pod", attachPod, "{.metadata.ownerReferences[0].name}")).toBe(launcher);
+    expect(await jsonpath("pod", attachPod, "{.metadata.labels.kubevirt\\.io}")).toBe("hotplug-disk");
+    // virt-handler made the device node in the launcher's hotplug dir; libvirt attached it as a block disk.
+    const device = `/var/run/kubevirt/hotplug-disks/${hotplugClaim}`;
+    const stat = await kubectl(["exec", launcher, "-c", "compute", "--", "stat", "-c", "%F %u", device]);
+    expect(stat.stdout.trim()).toBe("block special file 107");
+    const xml = await kubectl(["exec", launcher, "-c", "compute", "--", "virsh", "dumpxml", "1"]);
+    expect(xml.stdout).toContain(`<source dev='${device}'`);
+    expect(xml.stdout).toContain(`<alias name='ua-${hotplugClaim}'/>`);
+
+    // The guest sees a new SCSI disk with the serial (lowercased, as upstream's launcher lowercases the
+    // whole attach XML) and can write and read it.
+    const session = await guestShell(vm);
+    await runOk(
+      session,
+      'D=$(for d in /sys/block/sd*; do grep -qs hotplug $d/device/vpd_pg80 && echo /dev/${d##*/}; done); test -n "$D" && test -b "$D"',
+    );
     expect(
-      await jsonpath(
-        "vm",
-        vm,
-        `{.spec.template.spec.volumes[?(@.name=="${hotplugClaim}")].persistentVolumeClaim.claimName}`,
-      ),
-    ).toBe(hotplugClaim);
-  }, 600_000);
+      await runOk(session, 'echo hotplugged-block | dd of="$D" conv=fsync 2>/dev/null && head -c 16 "$D"'),
+    ).toBe("hotplugged-block");
+
+    // Unplugged: out of the domain, the guest, the status, and the attachment pod gone.
+    const removed = await virtctl(["removevolume", vm, `--volume-name=${hotplugClaim}`]);
+    expect(removed.code, removed.stderr).toBe(0);
+    await eventually(
+      async () => {
+        expect(await jsonpath("vmi", vm, "{.status.volumeStatus[*].name}")).not.toContain(hotplugClaim);
+        expect((await kubectl(["get", "pod", attachPod])).code).not.toBe(0);
+      },
+      180_000,
+      2_000,
+    );
+    expect(await runOk(session, `ls /sys/block | grep -c '^sd' || true`)).toBe("0");
+    await session.close();
+    expect(await jsonpath("vm", vm, "{.spec.template.spec.volumes[*].name}")).not.toContain(hotplugClaim);
+
+    // --persist: the VM's template takes the volume too, and gives it back on removal.
+    const persisted = await virtctl(["addvolume", vm, `--volume-name=${hotplugClaim}`, "--persist"]);
+    expect(persisted.code, persisted.stderr).toBe(0);
+    await eventually(
+      async () => {
+        expect(
+          await jsonpath(
+            "vm",
+            vm,
+            `{.spec.template.spec.volumes[?(@.name=="${hotplugClaim}")].persistentVolumeClaim.claimName}`,
+          ),
+        ).toBe(hotplugClaim);
+        expect(await jsonpath("vmi", vm, `${status}.phase}`)).toBe("Ready");
+      },
+      180_000,
+      2_000,
+    );
+    expect((await virtctl(["removevolume", vm, `--volume-name=${hotplugClaim}`, "--persist"])).code).toBe(0);
+    await eventually(
+      async () => {
+        expect(await jsonpath("vm", vm, "{.spec.template.spec.volumes[*].name}")).not.toContain(hotplugClaim);
+        expect(await jsonpath("vmi", vm, "{.status.volumeStatus[*].name}")).not.toContain(hotplugClaim);
+      },
+      180_000,
+      2_000,
+    );
+  }, 900_000);
 });
 
 describe("configMap, secret, serviceAccount and downwardAPI disks", () => {
@@ -317,38 +418,19 @@ describe("a hostDisk", () => {
   const dir = "/var/lib/e2e-hostdisk";
   const image = join(dir, "disk.img");
   const onNode = (node: string, path: string) => join(cluster.nodesDir, node, "root", path);
-  const gatesPath = "/spec/configuration/developerConfiguration/featureGates";
   let gatesBefore: string[] = [];
   afterAll(async () => {
     await kubectl(["delete", "vm", vm, "--ignore-not-found", "--wait=true", "--timeout=180s"]);
     await setFeatureGates(gatesBefore);
     for (const node of ["node01", "node02"]) await rm(onNode(node, dir), { recursive: true, force: true });
   });
-  const setFeatureGates = (gates: string[]) =>
-    kubectlOk([
-      "-n",
-      "kubevirt",
-      "patch",
-      "kv",
-      "kubevirt",
-      "--type",
-      "json",
-      "-p",
-      JSON.stringify([{ op: "add", path: gatesPath, value: gates }]),
-    ]);
 
   it("of type DiskOrCreate is created on the node at its capacity and seen by the guest", async () => {
     const object = vmWithDisks(vm, [
       { volume: { hostDisk: { path: image, type: "DiskOrCreate", capacity: "32Mi" } }, serial: "HOSTDISK" },
     ]);
     // Upstream's gate: without it the VM is refused.
-    const current = await jsonpath(
-      "kv",
-      "kubevirt",
-      "{.spec.configuration.developerConfiguration.featureGates}",
-      "kubevirt",
-    );
-    gatesBefore = current === "" ? [] : (JSON.parse(current) as string[]);
+    gatesBefore = await featureGates();
     await setFeatureGates(gatesBefore.filter((gate) => gate !== "HostDisk"));
     const refused = await kubectl(["apply", "-f", "-"], { input: JSON.stringify(object) });
     expect(refused.code).toBe(1);
