@@ -181,6 +181,15 @@ describe("compute container", () => {
       "--hypervisor",
       "kvm",
       "--run-as-nonroot",
+    ]);
+  });
+
+  it("adds --upgrade-ordinal-ifaces with PodSecondaryInterfaceNamingUpgrade listed (off by default in v1.8.4)", () => {
+    const gated = clusterWith({
+      developerConfiguration: { featureGates: ["PodSecondaryInterfaceNamingUpgrade"] },
+    });
+    expect(compute(render(testVMI(), gated)).args?.slice(-2)).toEqual([
+      "--run-as-nonroot",
       "--upgrade-ordinal-ifaces",
     ]);
   });

@@ -132,22 +132,22 @@ const rows: RuleRow[] = [
     causes: [forbidden("spec.launchSecurity", "One and only one launchSecurity type can be set")],
   },
   {
-    rule: "SEV needs its feature gate",
+    rule: "SEV needs its feature gate (an Alpha gate in v1.8.4: off unless listed)",
     change: (spec) => {
       spec.domain.launchSecurity = { sev: {} };
     },
-    config: clusterWith({ developerConfiguration: { disabledFeatureGates: ["WorkloadEncryptionSEV"] } }),
     causes: [
       invalid("spec.launchSecurity", "WorkloadEncryptionSEV feature gate is not enabled in kubevirt-config"),
     ],
   },
   {
-    rule: "SEV (a beta gate) needs UEFI without SecureBoot and no bootable NICs",
+    rule: "SEV (its gate listed) needs UEFI without SecureBoot and no bootable NICs",
     change: (spec) => {
       spec.domain.launchSecurity = { sev: {} };
       const iface = spec.domain.devices.interfaces?.[0];
       if (iface) iface.bootOrder = 5;
     },
+    config: clusterWith({ developerConfiguration: { featureGates: ["WorkloadEncryptionSEV"] } }),
     causes: [
       invalid("spec.launchSecurity", "SEV requires OVMF (UEFI)"),
       invalid("spec.launchSecurity", "SEV does not work with bootable NICs: default"),

@@ -30,6 +30,15 @@ const FIELDLESS_MESSAGES = [
   /^CPU topology maxSockets changed$/,
   /^Memory maxGuest changed$/,
   /^Node restriction/,
+  // Upstream's AdmitHotplugStorage and AdmitUtilityVolumes (KubeVirt's own accounts changing a VMI's storage).
+  /^mismatch between volumes declared \(\d+\) and required \(\d+\)$/,
+  /^Number of permanent volumes has changed$/,
+  /^permanent (volume .*, not found|volume .*, changed|disk .*, changed)$/,
+  /^hotplug (volume|disk) .*, changed$/,
+  /^volume .* (doesn't have a matching disk|is not a PVC or DataVolume)$/,
+  /^disk .* does not exist$/,
+  /^Hotplug configuration for /,
+  /^utility volume .* (cannot be a permanent volume, utility volumes must always be hotplug|has changed)$/,
   /^(Passt|Macvtap) network binding is discontinued since v1\.3\./,
   /^Could not fetch old vmpool$/,
 ];

@@ -201,17 +201,20 @@ describe("VM run strategy", () => {
     expect(validateRunStrategy(specPath(), vmSpec(fields), config)).toEqual(causes);
   });
 
-  it("accepts WaitAsReceiver only with DecentralizedLiveMigration (a beta gate, on by default)", () => {
+  it("accepts WaitAsReceiver only with DecentralizedLiveMigration listed (an Alpha gate in v1.8.4)", () => {
     const waiting = vmSpec({ runStrategy: "WaitAsReceiver" });
-    expect(validateRunStrategy(specPath(), waiting, config)).toEqual([]);
-    const disabled = clusterWith({
-      developerConfiguration: { disabledFeatureGates: ["DecentralizedLiveMigration"] },
-    });
-    expect(validateRunStrategy(specPath(), waiting, disabled)).toEqual([
+    const listed = clusterWith({ developerConfiguration: { featureGates: ["DecentralizedLiveMigration"] } });
+    expect(validateRunStrategy(specPath(), waiting, listed)).toEqual([]);
+    const refusal = [
       invalid(
         "spec.runStrategy",
         "Invalid RunStrategy (WaitAsReceiver), DecentralizedLiveMigration feature gate is not enabled in kubevirt resource",
       ),
-    ]);
+    ];
+    expect(validateRunStrategy(specPath(), waiting, config)).toEqual(refusal);
+    const disabled = clusterWith({
+      developerConfiguration: { disabledFeatureGates: ["DecentralizedLiveMigration"] },
+    });
+    expect(validateRunStrategy(specPath(), waiting, disabled)).toEqual(refusal);
   });
 });

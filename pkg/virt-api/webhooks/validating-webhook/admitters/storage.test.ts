@@ -18,15 +18,20 @@ const rows: RuleRow[] = [
     ],
   },
   {
-    rule: "an empty CD-ROM needs DeclarativeHotplugVolumes",
+    rule: "an empty CD-ROM needs DeclarativeHotplugVolumes (an Alpha gate in v1.8.4: off unless listed)",
     change: (spec) => spec.domain.devices.disks?.push({ name: "cd", cdrom: { bus: "sata" } }),
-    config: clusterWith({ developerConfiguration: { disabledFeatureGates: ["DeclarativeHotplugVolumes"] } }),
     causes: [
       invalid(
         "spec.domain.devices.disks[2].name",
         "DeclarativeHotplugVolumes feature gate not enabled, cannot define an empty CD-ROM disk",
       ),
     ],
+  },
+  {
+    rule: "an empty CD-ROM is accepted with DeclarativeHotplugVolumes listed",
+    change: (spec) => spec.domain.devices.disks?.push({ name: "cd", cdrom: { bus: "sata" } }),
+    config: clusterWith({ developerConfiguration: { featureGates: ["DeclarativeHotplugVolumes"] } }),
+    causes: [],
   },
   {
     rule: "disk names are unique",

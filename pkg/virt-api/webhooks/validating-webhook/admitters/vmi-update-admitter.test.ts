@@ -208,7 +208,19 @@ describe("VMI update admitter", () => {
     expect(update(relabelled, CONTROLLER)).toEqual([]);
   });
 
-  describe("node restriction (a beta gate, on by default)", () => {
+  it("lets virt-handler update any VMI while NodeRestriction is not listed (v1.8.4's default)", () => {
+    expect(update(vmi(), HANDLER, { [NodeNameExtraInfo]: ["node02"] })).toEqual([]);
+    expect(update(vmi(), HANDLER)).toEqual([]);
+  });
+
+  describe("node restriction (a Beta gate, listed)", () => {
+    const restricted: ValidationContext = {
+      ...context,
+      clusterConfig: clusterWith({ developerConfiguration: { featureGates: ["NodeRestriction"] } }),
+    };
+    const update = (object: unknown, username: string, extra?: ValidationRequest["extra"]) =>
+      admitVMIUpdate(request(object, username, extra), restricted).causes;
+
     it("lets virt-handler update the VMIs of its own node", () => {
       expect(update(vmi(), HANDLER, { [NodeNameExtraInfo]: ["node01"] })).toEqual([]);
     });
