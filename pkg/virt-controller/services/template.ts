@@ -86,18 +86,6 @@ function imagePullSecrets(
   return names.length > 0 ? names.map((name) => ({ name })) : undefined;
 }
 
-/**
- * Upstream v1.8.4 turns a Beta gate on only when the KubeVirt CR lists it; our isFeatureGateEnabled
- * has Beta gates on by default, which would skip the NAD reads (and their RBAC is deployed anyway).
- */
-function externalNetResourceInjection(config: ClusterConfig): boolean {
-  const developer = config.getConfig().developerConfiguration;
-  return (
-    (developer?.featureGates ?? []).includes(FeatureGate.ExternalNetResourceInjection) &&
-    config.isFeatureGateEnabled(FeatureGate.ExternalNetResourceInjection)
-  );
-}
-
 /** Without an apiserver client no NAD can be read: a VMI on a multus network cannot be rendered. */
 const refuseNADs: NADGetter = async (namespace, name) => {
   throw new Error(`no client to read network attachment definition ${namespace}/${name}`);
@@ -127,7 +115,7 @@ export class TemplateService {
     const config = this.clusterConfig();
     this.refuseUnrenderable(vmi, config);
     let networkResources = new Map<string, string>();
-    if (!externalNetResourceInjection(config)) {
+    if (!config.isFeatureGateEnabled(FeatureGate.ExternalNetResourceInjection)) {
       networkResources = await networkToResource(this.getNAD, vmi).catch((err: unknown) => {
         throw new LaunchManifestError(err instanceof Error ? err.message : String(err));
       });
