@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { ensureNativeBinary } from "../../../deploy/local/node-agent/runtime/native-binary.js";
 import { SocketIsolationDetector } from "../isolation/detector.js";
-import { readMountInfoOf } from "../isolation/mount-info.js";
+import { mountsAt, until } from "../testing/mounts.js";
 import { nodeMountCommand } from "../node-mount-command.js";
 import { NodeContainerDiskMounter } from "./mount.js";
 import { runnable, unlessRoot } from "../../testutils/requirement.js";
@@ -54,17 +54,6 @@ const mounter = () =>
   });
 
 const target = () => path.join(diskDir, "disk_1.img");
-const mountsAt = async (point: string) =>
-  (await readMountInfoOf("/proc", "self")).filter((entry) => entry.mountPoint === point).length;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 beforeAll(async () => {
   if (!root) return;

@@ -6,14 +6,20 @@
 // `virt-chroot --mount /proc/1/ns/mnt mount -o ro,bind`); the launcher, whose mount of the emptyDir is
 // HostToContainer, sees it there. Every path is named as the node sees it through mountinfo, and checked
 // to be the very file found through the pod before and after mounting.
-import { constants } from "node:fs";
-import { open, readdir, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { posix } from "node:path";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { diskTargetName } from "../../container-disk/container-disk.js";
 import { resolveInRoot } from "../../safepath/relative-root.js";
 import type { IsolationResult } from "../isolation/detector.js";
-import { mountOf, nodePathOf, readMountInfoOf, type MountInfoEntry } from "../isolation/mount-info.js";
+import { mountOf, nodePathOf, readMountInfoOf } from "../isolation/mount-info.js";
+import {
+  ensureEmptyFile,
+  isMountPoint,
+  sameFile,
+  statOnNode,
+  type FileIdentity,
+} from "../isolation/node-files.js";
 import { activePodUID, openPodFile } from "../launcher-clients.js";
 import { MountRecords, type MountRecord } from "./mount-record.js";
 
@@ -46,13 +52,6 @@ export interface MounterOptions {
 const CONTAINER_DISKS_DIR = "volumes/kubernetes.io~empty-dir/container-disks";
 /** Where a containerDisk image keeps its disk when the volume names no path (upstream DiskSourceFallbackPath). */
 const DISK_SOURCE_FALLBACK_PATH = "/disk";
-
-interface Identity {
-  dev: number;
-  ino: number;
-}
-
-const same = (a: Identity, b: Identity) => a.dev === b.dev && a.ino === b.ino;
 
 function containerDiskIndexes(
   vmi: VirtualMachineInstance,
@@ -107,14 +106,14 @@ export class NodeContainerDiskMounter implements ContainerDiskMounter {
     await this.records.set(uid, record);
     for (const { disk, target, nodeTarget, socket } of targets) {
       if (isMountPoint(nodeView, nodeTarget)) continue;
-      const nodeOwnTarget = await this.nodeStat(nodeTarget);
-      if (!nodeOwnTarget || !same(nodeOwnTarget, target.identity)) {
+      const nodeOwnTarget = await statOnNode(this.procDir, this.nodePid, nodeTarget);
+      if (!nodeOwnTarget || !sameFile(nodeOwnTarget, target.identity)) {
         throw new Error(`the node's ${nodeTarget} is not the containerDisk target the pod holds`);
       }
       const source = await this.findImage(vmi, disk, socket);
       await this.options.run(["mount", "-o", "ro,bind", source.nodePath, nodeTarget]);
-      const mounted = await this.nodeStat(nodeTarget);
-      if (!mounted || !same(mounted, source.identity)) {
+      const mounted = await statOnNode(this.procDir, this.nodePid, nodeTarget);
+      if (!mounted || !sameFile(mounted, source.identity)) {
         await this.options.run(["umount", nodeTarget]);
         throw new Error(`the image mounted for containerDisk ${disk.name} changed while it was mounted`);
       }
@@ -134,18 +133,15 @@ export class NodeContainerDiskMounter implements ContainerDiskMounter {
   }
 
   /** `disk_<i>.img` in the pod's container-disks dir, created when missing, never through a symlink. */
-  private async ensureTarget(podUID: string, index: number): Promise<{ name: string; identity: Identity }> {
+  private async ensureTarget(
+    podUID: string,
+    index: number,
+  ): Promise<{ name: string; identity: FileIdentity }> {
     const name = diskTargetName(index);
     const dir = await openPodFile(this.options.podsDir, podUID, CONTAINER_DISKS_DIR, "directory");
     if (!dir) throw new Error(`the container-disks volume of pod ${podUID} is missing`);
     try {
-      const flags = constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW | constants.O_WRONLY;
-      await open(posix.join(dir.procPath, name), flags, 0o644).then(
-        (handle) => handle.close(),
-        (error: NodeJS.ErrnoException) => {
-          if (error.code !== "EEXIST") throw error;
-        },
-      );
+      await ensureEmptyFile(dir, name);
     } finally {
       await dir.close();
     }
@@ -164,7 +160,7 @@ export class NodeContainerDiskMounter implements ContainerDiskMounter {
     vmi: VirtualMachineInstance,
     disk: { index: number; name: string; path?: string },
     socket: string,
-  ): Promise<{ nodePath: string; identity: Identity }> {
+  ): Promise<{ nodePath: string; identity: FileIdentity }> {
     const uid = vmi.metadata?.uid ?? "";
     const ephemeral = this.options.ephemeralDiskDir ?? "/var/run/kubevirt-ephemeral-disks";
     const socketInPod = posix.join(ephemeral, "container-disk-data", uid, `disk_${disk.index}.sock`);
@@ -187,8 +183,8 @@ export class NodeContainerDiskMounter implements ContainerDiskMounter {
     }
     const nodePath = nodePathOf(containerView, nodeView, `/${inRoot}`);
     const { dev, ino, isFile } = await stat(resolved).then((s) => ({ ...s, isFile: s.isFile() }));
-    const onNode = nodePath ? await this.nodeStat(nodePath) : undefined;
-    if (!isFile || !nodePath || !onNode || !same(onNode, { dev, ino })) {
+    const onNode = nodePath ? await statOnNode(this.procDir, this.nodePid, nodePath) : undefined;
+    if (!isFile || !nodePath || !onNode || !sameFile(onNode, { dev, ino })) {
       throw new Error(`failed to find a sourceFile in containerDisk ${disk.name}: the node does not show it`);
     }
     return { nodePath, identity: { dev, ino } };
@@ -207,15 +203,4 @@ export class NodeContainerDiskMounter implements ContainerDiskMounter {
       );
     return resolveInRoot(rootFs, posix.join(DISK_SOURCE_FALLBACK_PATH, files[0] as string));
   }
-
-  private async nodeStat(nodePath: string): Promise<Identity | undefined> {
-    return stat(posix.join(this.procDir, String(this.nodePid), "root", nodePath)).then(
-      ({ dev, ino }) => ({ dev, ino }),
-      () => undefined,
-    );
-  }
-}
-
-function isMountPoint(view: readonly MountInfoEntry[], file: string): boolean {
-  return view.some((entry) => entry.mountPoint === file);
 }

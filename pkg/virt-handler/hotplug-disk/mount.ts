@@ -13,11 +13,10 @@
 // device into the container instead, so the device is looked up through the attachment container's root.
 // The node agent sets no device cgroup rules, so there is no allow/deny rule to update either.
 import { execFile } from "node:child_process";
-import { constants } from "node:fs";
-import { chown, lstat, open, readdir, rm, stat } from "node:fs/promises";
+import { chown, lstat, readdir, rm, stat } from "node:fs/promises";
 import { posix } from "node:path";
 import { promisify } from "node:util";
-import type { VirtualMachineInstance, Volume } from "../../api/generated/v1.js";
+import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { openNoFollow, type SafePath } from "../../safepath/no-follow.js";
 import { resolveInRoot } from "../../safepath/relative-root.js";
 import { NonRootUID } from "../../util/constants.js";
@@ -25,7 +24,14 @@ import { isHotplugVolume } from "../../storage/types/volume.js";
 import type { NodeMountCommand } from "../container-disk/mount.js";
 import { MountRecords } from "../container-disk/mount-record.js";
 import type { IsolationResult } from "../isolation/detector.js";
-import { mountOf, nodePathOf, readMountInfoOf, type MountInfoEntry } from "../isolation/mount-info.js";
+import { mountOf, nodePathOf, readMountInfoOf } from "../isolation/mount-info.js";
+import {
+  ensureEmptyFile,
+  isMountPoint,
+  sameFile,
+  statOnNode,
+  type FileIdentity,
+} from "../isolation/node-files.js";
 import { UID_PATTERN } from "../launcher-clients.js";
 
 export interface HotplugVolumeMounter {
@@ -63,13 +69,6 @@ const ATTACHMENT_MOUNT = "/path";
 const ATTACHMENT_SOCKET = "hp.sock";
 /** The disk image inside a Filesystem claim. */
 const DISK_IMAGE = "disk.img";
-
-interface Identity {
-  dev: number;
-  ino: number;
-}
-
-const same = (a: Identity, b: Identity) => a.dev === b.dev && a.ino === b.ino;
 
 /** Whether the status says the claim is a Block one (upstream isBlockVolume, migrations aside). */
 function isBlockVolume(vmi: VirtualMachineInstance, volume: string): boolean {
@@ -263,8 +262,8 @@ export class NodeHotplugVolumeMounter implements HotplugVolumeMounter {
       const nodeTarget = await this.nodeTarget(launcherUID, name);
       await this.addToRecord(vmi, this.targetPath(launcherUID, volume, false));
       await this.options.run(["mount", "-o", "bind", source.nodePath, nodeTarget]);
-      const mounted = await this.nodeStat(nodeTarget);
-      if (!mounted || !same(mounted, source.identity)) {
+      const mounted = await statOnNode(this.procDir, this.nodePid, nodeTarget);
+      if (!mounted || !sameFile(mounted, source.identity)) {
         await this.options.run(["umount", nodeTarget]);
         throw new Error(`the disk image of ${volume} changed while it was mounted`);
       }
@@ -284,7 +283,7 @@ export class NodeHotplugVolumeMounter implements HotplugVolumeMounter {
   private async sourceImage(
     sourceUID: string,
     volume: string,
-  ): Promise<{ nodePath: string; identity: Identity } | undefined> {
+  ): Promise<{ nodePath: string; identity: FileIdentity } | undefined> {
     const container = await this.attachmentContainer(sourceUID).catch(() => undefined);
     if (!container) return undefined;
     const [containerView, nodeView] = await Promise.all([
@@ -304,8 +303,8 @@ export class NodeHotplugVolumeMounter implements HotplugVolumeMounter {
     if (!info) throw new SourceImageMissing(`${inContainer} not found in pod ${sourceUID}`);
     if (!info.isFile()) throw new Error(`${inContainer} in pod ${sourceUID} is not a plain file`);
     const nodePath = nodePathOf(containerView, nodeView, inRoot);
-    const onNode = nodePath ? await this.nodeStat(nodePath) : undefined;
-    if (!nodePath || !onNode || !same(onNode, info)) {
+    const onNode = nodePath ? await statOnNode(this.procDir, this.nodePid, nodePath) : undefined;
+    if (!nodePath || !onNode || !sameFile(onNode, info)) {
       throw new Error(`the node does not show the disk image of ${volume}`);
     }
     return { nodePath, identity: { dev: info.dev, ino: info.ino } };
@@ -322,13 +321,7 @@ export class NodeHotplugVolumeMounter implements HotplugVolumeMounter {
     const dir = await this.launcherDir(launcherUID);
     if (!dir) throw new Error(`the hotplug-disks volume of pod ${launcherUID} is missing`);
     try {
-      const flags = constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW | constants.O_WRONLY;
-      await open(posix.join(dir.procPath, name), flags, 0o644).then(
-        (handle) => handle.close(),
-        (error: NodeJS.ErrnoException) => {
-          if (error.code !== "EEXIST") throw error;
-        },
-      );
+      await ensureEmptyFile(dir, name);
     } finally {
       await dir.close();
     }
@@ -393,13 +386,6 @@ export class NodeHotplugVolumeMounter implements HotplugVolumeMounter {
     if (!info) return "missing";
     return info.isBlockDevice() ? "block" : info.isFile() ? "file" : "other";
   }
-
-  private async nodeStat(nodePath: string): Promise<Identity | undefined> {
-    return stat(posix.join(this.procDir, String(this.nodePid), "root", nodePath)).then(
-      ({ dev, ino }) => ({ dev, ino }),
-      () => undefined,
-    );
-  }
 }
 
 /** A Filesystem claim without its disk image: reported as upstream's HotplugFailed event, not retried hot. */
@@ -418,8 +404,4 @@ export class HotplugMountError extends Error {
 
 function fdOf(path: SafePath): string {
   return path.procPath.slice("/proc/self/fd/".length);
-}
-
-function isMountPoint(view: readonly MountInfoEntry[], file: string): boolean {
-  return view.some((entry) => entry.mountPoint === file);
 }
