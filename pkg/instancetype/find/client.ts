@@ -1,5 +1,7 @@
-// The finders' sources read straight from the apiserver (virt-api's webhooks and expand subresources,
-// and the VM controller, which keeps no informers for these kinds yet).
+// The finders' sources: straight from the apiserver (virt-api's webhooks and expand subresources, as
+// upstream's finders built without stores), or informer caches first with the apiserver on a miss (the
+// VM controller, as upstream's virt-controller with its four instancetype informers and the
+// ControllerRevision informer).
 import type {
   VirtualMachineInstancetypeSpec,
   VirtualMachinePreferenceSpec,
@@ -15,7 +17,7 @@ import {
   instancetypesGVR,
   preferencesGVR,
 } from "./resources.js";
-import { InstancetypeSpecFinder, PreferenceSpecFinderImpl, type Getter } from "./spec.js";
+import { cachedGetter, InstancetypeSpecFinder, PreferenceSpecFinderImpl, type Getter } from "./spec.js";
 
 export type InstancetypeObject = KubeObject & { spec?: VirtualMachineInstancetypeSpec };
 export type PreferenceObject = KubeObject & { spec?: VirtualMachinePreferenceSpec };
@@ -41,6 +43,38 @@ export function clientSources(client: KubeClient): InstancetypeSources {
     preferences: getter(client, preferencesGVR),
     clusterPreferences: getter(client, clusterPreferencesGVR),
     revisions: getter(client, controllerRevisionsGVR),
+  };
+}
+
+/** A cache lookup (an informer's getByName): undefined when the object is not (yet) in the cache. */
+export type CacheLookup<T> = (namespace: string, name: string) => T | undefined;
+
+/** The caches to read first, per kind; a kind without one is read from the apiserver only. */
+export type InstancetypeCaches = Partial<{
+  instancetypes: CacheLookup<InstancetypeObject>;
+  clusterInstancetypes: CacheLookup<InstancetypeObject>;
+  preferences: CacheLookup<PreferenceObject>;
+  clusterPreferences: CacheLookup<PreferenceObject>;
+  revisions: CacheLookup<InstancetypeControllerRevision>;
+}>;
+
+// Callers apply and store what they get; a cached object is shared with the informer, so they get a copy.
+const copied = <T>(lookup: CacheLookup<T> | undefined): CacheLookup<T> | undefined =>
+  lookup &&
+  ((namespace, name) => {
+    const hit = lookup(namespace, name);
+    return hit === undefined ? undefined : structuredClone(hit);
+  });
+
+/** Upstream's finders with stores: the cache when it has the object, the apiserver when it misses. */
+export function cachedSources(client: KubeClient, caches: InstancetypeCaches): InstancetypeSources {
+  const direct = clientSources(client);
+  return {
+    instancetypes: cachedGetter(direct.instancetypes, copied(caches.instancetypes)),
+    clusterInstancetypes: cachedGetter(direct.clusterInstancetypes, copied(caches.clusterInstancetypes)),
+    preferences: cachedGetter(direct.preferences, copied(caches.preferences)),
+    clusterPreferences: cachedGetter(direct.clusterPreferences, copied(caches.clusterPreferences)),
+    revisions: cachedGetter(direct.revisions, copied(caches.revisions)),
   };
 }
 

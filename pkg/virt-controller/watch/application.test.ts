@@ -66,6 +66,16 @@ describe("virt-controller process", () => {
     expect((await getJSON(app, "/leader")).body).toEqual({ apiserver: { leader: "true" } });
   });
 
+  it("the leader watches the four instancetype kinds its VM controller reads", async () => {
+    const server = new FakeApiServer();
+    start(server, "virt-controller-a");
+    await Promise.all(
+      [Tables.instancetypes, Tables.clusterInstancetypes, Tables.preferences, Tables.clusterPreferences].map(
+        (table) => server.untilWatching(table),
+      ),
+    );
+  });
+
   it("runs a VMI replica set to its VMIs", async () => {
     const server = new FakeApiServer();
     start(server, "virt-controller-a");

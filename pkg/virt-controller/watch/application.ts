@@ -32,6 +32,11 @@ import type { LauncherSettings } from "../services/render-context.js";
 import { TemplateService } from "../services/template.js";
 import type { ControllerRevision } from "./vm/vm-revision.js";
 import { VMController } from "./vm/vm.js";
+import {
+  instancetypeInformerList,
+  newInstancetypeInformers,
+  type InstancetypeInformers,
+} from "./vm/vm-instancetype.js";
 import { VMIController } from "./vmi/vmi.js";
 import { NodeController, type Node } from "./node/node.js";
 import { ReplicaSetController } from "./replicaset/replicaset.js";
@@ -76,6 +81,7 @@ interface Informers {
   pools: Informer<StoredVMPool>;
   pvcs: Informer<PersistentVolumeClaim>;
   nodes: Informer<Node>;
+  instancetypeInformers: InstancetypeInformers;
 }
 
 export class VirtControllerApp {
@@ -165,6 +171,8 @@ export class VirtControllerApp {
       pvcs: resourceInformer<PersistentVolumeClaim>(this.client, coreGVR.persistentVolumeClaims, scope),
       // Nodes are cluster-wide whatever namespace the controller watches.
       nodes: resourceInformer<Node>(this.client, coreGVR.nodes, { logger: this.options.logger }),
+      // Instance types and preferences the VM controller reads; the cluster kinds whatever the namespace.
+      instancetypeInformers: newInstancetypeInformers(this.client, scope),
     };
   }
 
@@ -194,6 +202,7 @@ export class VirtControllerApp {
       client: this.client,
       ...informers,
       templateService,
+      clusterConfig: () => this.config.current(),
       recorder: this.recorder,
       logger,
     });
@@ -224,6 +233,7 @@ export class VirtControllerApp {
       informers.pools,
       informers.pvcs,
       informers.nodes,
+      ...instancetypeInformerList(informers.instancetypeInformers),
     ];
     const running = leaderInformers.map((informer) => informer.run(signal));
     const synced = await Promise.all(

@@ -158,6 +158,43 @@ describe("VMs with an instance type and a preference", () => {
     });
   });
 
+  it("read the instance type and preference from virt-controller's informers, not the apiserver", async () => {
+    seedKinds();
+    // Upstream's finders read the stores; only a cache miss goes to the apiserver.
+    env.transport.failNth("GET", clusterInstancetypesGVR.resource, 0);
+    env.transport.failNth("GET", clusterPreferencesGVR.resource, 0);
+    await seedVM({
+      runStrategy: "Always",
+      instancetype: { name: "u1.small" },
+      preference: { name: "fedora" },
+    });
+    await syncUntil(env, "vm", key);
+    expect(vm()?.status?.instancetypeRef?.controllerRevisionRef?.name).toBe(
+      "testvm-u1.small-v1beta1-it-uid-1",
+    );
+    expect(vmi()?.spec.domain.memory?.guest).toBe("2Gi");
+    // What the VMI was given is a copy: the cached instance type is as the apiserver has it.
+    const cached = env.server.get<InstancetypeControllerRevision & { spec?: unknown }>(
+      tableOf(clusterInstancetypesGVR),
+      "",
+      "u1.small",
+    );
+    expect(cached?.spec).toEqual({ cpu: { guest: 2 }, memory: { guest: "2Gi" } });
+  });
+
+  it("read an instance type the informer has not seen yet from the apiserver", async () => {
+    await seedVM({ runStrategy: "Always", instancetype: { name: "u1.small" } });
+    env.server.hold();
+    seedKinds();
+    await env.vmController.execute(key);
+    env.server.release();
+    await env.server.settle();
+    expect(vm()?.status?.instancetypeRef?.controllerRevisionRef?.name).toBe(
+      "testvm-u1.small-v1beta1-it-uid-1",
+    );
+    expect(vm()?.status?.conditions ?? []).not.toContainEqual(expect.objectContaining({ type: "Failure" }));
+  });
+
   it("report a missing instance type with upstream's reason and start nothing", async () => {
     await seedVM({ runStrategy: "Always", instancetype: { name: "missing" } });
     await expect(env.vmController.execute(key)).rejects.toThrow('"missing" not found');

@@ -49,7 +49,8 @@ import { decideRunStrategyAction, type RunStrategyAction } from "./vm-run-strate
 import { vmiToStart } from "./vm-setup.js";
 import { DataVolumeTemplates, ImmediateDataVolumeCreationAnnotation } from "./vm-datavolumes.js";
 import { InstancetypeVMHandler } from "../../../instancetype/controller/vm/controller.js";
-import { clientSources } from "../../../instancetype/find/client.js";
+import { cachedSources } from "../../../instancetype/find/client.js";
+import { instancetypeCaches, type InstancetypeInformers } from "./vm-instancetype.js";
 import { computeVMStatus } from "./vm-status.js";
 import { VMWrites } from "./vm-writes.js";
 import {
@@ -80,8 +81,10 @@ export interface VMControllerDeps {
   logger?: Logger;
   /** [0, 1): spreads the start backoff of VMs failing together. */
   random?: () => number;
-  /** Instance types and preferences; default: read from the apiserver through `client`. */
+  /** Instance types and preferences; default: a handler reading the caches below, then the apiserver. */
   instancetypes?: InstancetypeVMHandler;
+  /** Upstream's informers of the four instancetype kinds; absent: those are read from the apiserver. */
+  instancetypeInformers?: InstancetypeInformers;
   /** Claims, for WaitingForVolumeBinding; absent: none are known. */
   pvcs?: Informer<PersistentVolumeClaim>;
   /** Where volume requests are passed on to a running VMI; default: virt-api's VMI subresources. */
@@ -122,7 +125,7 @@ export class VMController {
       deps.instancetypes ??
       new InstancetypeVMHandler(
         deps.client,
-        clientSources(deps.client),
+        cachedSources(deps.client, instancetypeCaches(deps.instancetypeInformers, deps.revisions)),
         deps.clusterConfig,
         deps.recorder,
         (message) => this.logger.info(message),
