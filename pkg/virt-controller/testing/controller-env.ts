@@ -1,12 +1,11 @@
-// The VM and VMI controllers wired to a FakeApiServer through real clients and informers, for unit
-// tests that drive syncs by hand (`execute(key)`) and assert the writes they make.
+// The VM and VMI controllers wired to a FakeApiServer through real clients and informers (the shared
+// controller harness, as the replica set and pool tests have it), for unit tests that drive syncs by hand
+// (`execute(key)`), make chosen requests fail, and assert the writes they make.
 import type { VirtualMachine, VirtualMachineInstance } from "../../api/generated/v1.js";
 import { KubeClient } from "../../controller/client.js";
-import type { EventType } from "../../controller/event-types.js";
 import { byControllerUID, ControllerUIDIndex } from "../../controller/indexers.js";
 import { resourceInformer, type Informer } from "../../controller/informer.js";
 import { silentLogger } from "../../controller/log.js";
-import type { KubeObject } from "../../controller/object.js";
 import { clusterWith } from "../../defaults/testing.js";
 import type { ClusterConfig } from "../../virt-config/cluster-config.js";
 import {
@@ -25,7 +24,16 @@ import { TemplateService } from "../services/template.js";
 import type { ControllerRevision } from "../watch/vm/vm-revision.js";
 import { VMController, type VMControllerDeps } from "../watch/vm/vm.js";
 import { VMIController } from "../watch/vmi/vmi.js";
-import { FakeApiServer } from "../../controller/testing/fake-apiserver.js";
+import { FakeApiServer, tableOf } from "../../controller/testing/fake-apiserver.js";
+import { FaultyTransport } from "../../controller/testing/faulty-transport.js";
+import { eventLog, startInformers } from "../../controller/testing/controller-harness.js";
+import {
+  clusterInstancetypesGVR,
+  clusterPreferencesGVR,
+  instancetypesGVR,
+  preferencesGVR,
+} from "../../instancetype/find/resources.js";
+import { instancetypeInformerList, newInstancetypeInformers } from "../watch/vm/vm-instancetype.js";
 import { networkAttachmentDefinitionsGVR } from "../../network/multus/nad.js";
 
 export const Tables = {
@@ -34,6 +42,10 @@ export const Tables = {
   pods: "/pods",
   pvcs: "/persistentvolumeclaims",
   revisions: "apps/controllerrevisions",
+  instancetypes: tableOf(instancetypesGVR),
+  clusterInstancetypes: tableOf(clusterInstancetypesGVR),
+  preferences: tableOf(preferencesGVR),
+  clusterPreferences: tableOf(clusterPreferencesGVR),
 } as const;
 
 export const TestLauncherSettings: LauncherSettings = {
@@ -48,6 +60,8 @@ export const TestLauncherSettings: LauncherSettings = {
 
 export interface ControllerEnv {
   server: FakeApiServer;
+  /** What the controllers send requests through; informers read the server directly. */
+  transport: FaultyTransport;
   vmController: VMController;
   vmiController: VMIController;
   /** `<type> <reason> <message>` of every event recorded. */
@@ -66,24 +80,24 @@ export async function startControllerEnv(
   options: Pick<VMControllerDeps, "vmiVolumes"> = {},
 ): Promise<ControllerEnv> {
   const server = new FakeApiServer();
-  const client = new KubeClient(server);
+  const informerClient = new KubeClient(server);
+  const transport = new FaultyTransport(server);
+  const client = new KubeClient(transport);
   const stop = new AbortController();
   const logger = silentLogger;
-  const vms = resourceInformer<StoredVM>(client, virtualMachinesGVR, { logger });
-  const vmis = resourceInformer<StoredVMI>(client, virtualMachineInstancesGVR, { logger });
-  const pods = resourceInformer<Pod>(client, coreGVR.pods, { labelSelector: "kubevirt.io", logger });
-  const pvcs = resourceInformer<PersistentVolumeClaim>(client, coreGVR.persistentVolumeClaims, { logger });
-  const revisions = resourceInformer<ControllerRevision>(client, controllerRevisionsGVR, {
+  const vms = resourceInformer<StoredVM>(informerClient, virtualMachinesGVR, { logger });
+  const vmis = resourceInformer<StoredVMI>(informerClient, virtualMachineInstancesGVR, { logger });
+  const pods = resourceInformer<Pod>(informerClient, coreGVR.pods, { labelSelector: "kubevirt.io", logger });
+  const pvcs = resourceInformer<PersistentVolumeClaim>(informerClient, coreGVR.persistentVolumeClaims, {
+    logger,
+  });
+  const revisions = resourceInformer<ControllerRevision>(informerClient, controllerRevisionsGVR, {
     logger,
     indexers: { [ControllerUIDIndex]: byControllerUID },
   });
+  const instancetypeInformers = newInstancetypeInformers(informerClient, { logger });
   const nads = client.resource(networkAttachmentDefinitionsGVR);
-  const events: string[] = [];
-  const recorder = {
-    event: (_obj: KubeObject, type: EventType, reason: string, message: string) => {
-      events.push(`${type} ${reason} ${message}`);
-    },
-  };
+  const { events, recorder } = eventLog();
   const clock = { now: () => server.now(), sleep: async () => undefined };
   const vmController = new VMController({
     client,
@@ -91,6 +105,7 @@ export async function startControllerEnv(
     vmis,
     revisions,
     pvcs,
+    instancetypeInformers,
     clusterConfig: () => config,
     recorder,
     clock,
@@ -112,16 +127,20 @@ export async function startControllerEnv(
     pods,
     pvcs,
     templateService,
+    clusterConfig: () => config,
     recorder,
     clock,
     logger,
   });
-  for (const informer of [vms, vmis, pods, pvcs, revisions] as Array<Pick<Informer<KubeObject>, "run">>) {
-    void informer.run(stop.signal);
-  }
-  await Promise.all(Object.values(Tables).map((table) => server.untilWatching(table)));
+  await startInformers(
+    server,
+    [vms, vmis, pods, pvcs, revisions, ...instancetypeInformerList(instancetypeInformers)],
+    Object.values(Tables),
+    stop.signal,
+  );
   return {
     server,
+    transport,
     vmController,
     vmiController,
     events,
