@@ -43,4 +43,20 @@ describe("instancetype VM mutator", () => {
     expect(own.spec.template.spec?.domain.machine?.type).toBe("pc");
     expect(own.spec.template.spec?.architecture).toBe("amd64");
   });
+
+  it("gives DataVolumeTemplates without a storage class the preferred one, and only those", () => {
+    const withTemplates = vm({
+      dataVolumeTemplates: [
+        { metadata: { name: "pvc" }, spec: { pvc: { resources: { requests: { storage: "1Gi" } } } } },
+        { metadata: { name: "storage" }, spec: { storage: { resources: { requests: { storage: "1Gi" } } } } },
+        { metadata: { name: "own" }, spec: { storage: { storageClassName: "fast" } } },
+        { metadata: { name: "empty" }, spec: { pvc: { storageClassName: "" } } },
+      ],
+    });
+    mutateFromPreference(withTemplates, { volumes: { preferredStorageClassName: "local" } });
+    const classes = withTemplates.spec.dataVolumeTemplates?.map(
+      (template) => (template.spec.pvc ?? template.spec.storage)?.storageClassName,
+    );
+    expect(classes).toEqual(["local", "local", "fast", ""]);
+  });
 });

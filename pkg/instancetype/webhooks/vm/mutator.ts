@@ -1,7 +1,7 @@
 // Upstream pkg/instancetype/webhooks/vm mutator: before the VM defaults, the matchers are checked (a
 // pinned revisionName must change with the name; a name or inferFromVolume is needed), and the
 // preference's architecture and machine type are written into a template that names none, so that the
-// defaults do not take their place.
+// defaults do not take their place, as is its storage class into DataVolumeTemplates naming none.
 import { FieldErrorType, Path } from "../../../api/field.js";
 import type { StatusCause } from "../../../api/generated/k8s.js";
 import type { InstancetypeMatcher, PreferenceMatcher, VirtualMachine } from "../../../api/generated/v1.js";
@@ -106,15 +106,31 @@ export function validateMatchers(
   return matcherCauses("preference", vm.spec.preference);
 }
 
-/** The preference's architecture and machine type, where the template names none. */
+/**
+ * The preference's architecture and machine type, where the template names none, and its storage class
+ * in the DataVolumeTemplates that name none (too late for them once the VMI is made from the template).
+ */
 export function mutateFromPreference(
   vm: VirtualMachine,
   preference: VirtualMachinePreferenceSpec | undefined,
 ): void {
+  if (preference === undefined) return;
+  mutateDataVolumeTemplates(vm, preference);
   const spec = vm.spec.template.spec;
-  if (spec === undefined || preference === undefined) return;
+  if (spec === undefined) return;
   if (preference.preferredArchitecture && !spec.architecture)
     spec.architecture = preference.preferredArchitecture;
   const machineType = preference.machine?.preferredMachineType;
   if (machineType && !spec.domain.machine?.type) (spec.domain.machine ??= {}).type = machineType;
+}
+
+/** Upstream's mutateDataVolumeTemplates: an empty storageClassName is one the template names (Go's nil check). */
+function mutateDataVolumeTemplates(vm: VirtualMachine, preference: VirtualMachinePreferenceSpec): void {
+  const storageClassName = preference.volumes?.preferredStorageClassName;
+  if (!storageClassName) return;
+  for (const template of vm.spec.dataVolumeTemplates ?? []) {
+    const { pvc, storage } = template.spec;
+    if (pvc && pvc.storageClassName === undefined) pvc.storageClassName = storageClassName;
+    if (storage && storage.storageClassName === undefined) storage.storageClassName = storageClassName;
+  }
 }

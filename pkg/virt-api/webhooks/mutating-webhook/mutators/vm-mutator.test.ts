@@ -137,6 +137,30 @@ describe("VM mutator with instance types", () => {
     expect(valueAt(patchedSpec(response), "template.spec.architecture")).toBe("arm64");
   });
 
+  it("patches the preference's storage class into DataVolumeTemplates naming none", async () => {
+    const vm = {
+      ...newVM(),
+      spec: {
+        ...newVM().spec,
+        preference: { name: "fedora" },
+        dataVolumeTemplates: [
+          { metadata: { name: "root" }, spec: { storage: { resources: { requests: { storage: "1Gi" } } } } },
+        ],
+      },
+    };
+    const response = await mutateVirtualMachineWithPreference(
+      { operation: "CREATE", object: vm },
+      { clusterConfig: clusterWith(), newUUID: uuids },
+      { preferenceOf: async () => ({ volumes: { preferredStorageClassName: "local" } }) },
+    );
+    expect(valueAt(patchedSpec(response), "dataVolumeTemplates")).toEqual([
+      {
+        metadata: { name: "root" },
+        spec: { storage: { resources: { requests: { storage: "1Gi" } }, storageClassName: "local" } },
+      },
+    ]);
+  });
+
   it("infers the matchers from their volume before looking the preference up", async () => {
     const vm = {
       ...newVM(),
