@@ -21,6 +21,8 @@ export const SupportedHostModelMigrationCPU = "cpu-model-migration.node.kubevirt
 export const VirtHandlerHeartbeat = "kubevirt.io/heartbeat";
 export const ArchLabel = "kubernetes.io/arch";
 export const VirtualMachinePoolRevisionName = "kubevirt.io/vm-pool-revision-name";
+/** A migration's VMI, set by virt-api's migration mutator and selected on by every migration reader. */
+export const MigrationSelectorLabel = "kubevirt.io/vmi-name";
 
 // Annotations
 export const DomainAnnotation = "kubevirt.io/domain";
@@ -44,6 +46,7 @@ export const DeprecatedVirtualMachineInstanceFinalizer = "foregroundDeleteVirtua
 export const VirtualMachineControllerFinalizer = "kubevirt.io/virtualMachineControllerFinalize";
 export const OrphanDependentsFinalizer = "orphan";
 export const VirtualMachinePoolControllerFinalizer = "pool.kubevirt.io/finalizer";
+export const VirtualMachineInstanceMigrationFinalizer = "kubevirt.io/migrationJobFinalize";
 
 // Pod conditions and containers
 export const VirtualMachineUnpausedCondition = "kubevirt.io/virtual-machine-unpaused";

@@ -13,7 +13,8 @@ const TOP_LEVEL_KEYS = new Set(["kind", "apiVersion", "spec", "status", "metadat
 const PROTO_KEY = "__proto__";
 
 /** The kinds whose spec and status definitions are `v1.<Kind>Spec` and `v1.<Kind>Status`. */
-export type ValidatedKind = "VirtualMachine" | "VirtualMachineInstancePreset";
+export type ValidatedKind =
+  "VirtualMachine" | "VirtualMachineInstancePreset" | "VirtualMachineInstanceMigration";
 
 /** Upstream's Validate: every problem, as kube-openapi words it; empty when the object is valid. */
 export function validateObject(kind: ValidatedKind, object: Record<string, unknown> | null): string[] {
