@@ -53,9 +53,10 @@ function inheritedAnnotations(vmi: VirtualMachineInstance): Record<string, strin
   );
 }
 
+/** `memoryOverheadBytes` is reported only with the VmiMemoryOverheadReport gate (undefined without it). */
 export function launcherAnnotations(
   vmi: VirtualMachineInstance,
-  memoryOverheadBytes: bigint,
+  memoryOverheadBytes: bigint | undefined,
 ): Record<string, string> {
   return {
     [DomainAnnotation]: vmi.metadata?.name ?? "",
@@ -65,7 +66,9 @@ export function launcherAnnotations(
     [MigrationTransportUnixAnnotation]: "true",
     // The descheduler may evict only through the eviction API, which KubeVirt turns into a migration.
     [EvictOnlyAnnotation]: "",
-    [MemoryOverheadAnnotation]: memoryOverheadBytes.toString(),
+    ...(memoryOverheadBytes !== undefined
+      ? { [MemoryOverheadAnnotation]: memoryOverheadBytes.toString() }
+      : {}),
   };
 }
 
@@ -73,7 +76,10 @@ export function controllerReference(vmi: VirtualMachineInstance): OwnerReference
   return newControllerRef(vmi, KubeVirtAPIVersion, "VirtualMachineInstance");
 }
 
-export function launcherMetadata(vmi: VirtualMachineInstance, memoryOverheadBytes: bigint): ObjectMeta {
+export function launcherMetadata(
+  vmi: VirtualMachineInstance,
+  memoryOverheadBytes: bigint | undefined,
+): ObjectMeta {
   return {
     generateName: `virt-launcher-${vmi.metadata?.name ?? ""}-`,
     namespace: vmi.metadata?.namespace ?? "",

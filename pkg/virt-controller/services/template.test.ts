@@ -130,12 +130,18 @@ describe("launcher Pod metadata", () => {
       "kubectl.kubernetes.io/default-container": "compute",
       "kubevirt.io/migrationTransportUnix": "true",
       "descheduler.alpha.kubernetes.io/request-evict-only": "",
-      // 248Mi fixed + 4 vCPUs × 8Mi + 32Mi video + 4Mi page tables for 2Gi
-      "kubevirt.io/memory-overhead-bytes": String(316 * 1024 * 1024),
       // Masquerade: istio must leave the in-pod bridge alone.
       "traffic.sidecar.istio.io/kubevirtInterfaces": "k6t-eth0",
       "istio.io/reroute-virtual-interfaces": "k6t-eth0",
     });
+  });
+
+  it("reports its memory overhead in an annotation with VmiMemoryOverheadReport listed (off by default in v1.8.4)", () => {
+    const gated = clusterWith({ developerConfiguration: { featureGates: ["VmiMemoryOverheadReport"] } });
+    // 248Mi fixed + 4 vCPUs × 8Mi + 32Mi video + 4Mi page tables for 2Gi
+    expect(render(testVMI(), gated).metadata.annotations?.["kubevirt.io/memory-overhead-bytes"]).toBe(
+      String(316 * 1024 * 1024),
+    );
   });
 
   it("shortens a long VMI id label with a hash", () => {

@@ -182,7 +182,10 @@ export class TemplateService {
     if (pullSecrets) spec.imagePullSecrets = pullSecrets;
     const runtimeClass = config.getConfig().defaultRuntimeClass;
     if (runtimeClass) spec.runtimeClassName = runtimeClass;
-    const metadata = launcherMetadata(vmi, overhead.value());
+    const reportedOverhead = config.isFeatureGateEnabled(FeatureGate.VmiMemoryOverheadReport)
+      ? overhead.value()
+      : undefined;
+    const metadata = launcherMetadata(vmi, reportedOverhead);
     metadata.annotations = { ...metadata.annotations, ...this.networkAnnotations(vmi, config) };
     return { apiVersion: "v1", kind: "Pod", metadata, spec };
   }

@@ -46,6 +46,7 @@ const input = (partial: Partial<VMIStatusInput>): VMIStatusInput => ({
   attachmentPods: [],
   syncError: undefined,
   launcherImage: "virt-launcher:new",
+  reportMemoryOverhead: false,
   hasOwnerVM: true,
   pvcs: () => undefined,
   now,
@@ -122,6 +123,24 @@ describe("computeVMIStatus bookkeeping", () => {
       volumeStatus: [{ name: "disk", target: "" }],
     });
   });
+
+  it.each([
+    ["reports", true, { memoryOverhead: "316Mi" }],
+    ["leaves out", false, undefined],
+  ])(
+    "%s the Pod's memory overhead in status.memory as VmiMemoryOverheadReport is listed or not",
+    (_verb, reportMemoryOverhead, memory) => {
+      const launcher = pod({ phase: "Pending" });
+      launcher.metadata.annotations = {
+        ...launcher.metadata.annotations,
+        "kubevirt.io/memory-overhead-bytes": String(316 * 1024 * 1024),
+      };
+      const { vmi: next } = computeVMIStatus(
+        input({ vmi: vmi("Scheduling"), pod: launcher, reportMemoryOverhead }),
+      );
+      expect(next.status?.memory).toEqual(memory);
+    },
+  );
 
   it("labels a VMI whose Pod runs an older launcher image", () => {
     const { vmi: next } = computeVMIStatus(

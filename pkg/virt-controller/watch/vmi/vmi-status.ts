@@ -51,6 +51,8 @@ export interface VMIStatusInput {
   syncError: SyncError | undefined;
   /** The image this virt-controller renders launchers with. */
   launcherImage: string;
+  /** The VmiMemoryOverheadReport gate: the launcher Pod's memory overhead goes into status.memory. */
+  reportMemoryOverhead: boolean;
   /** Whether the VM named as the VMI's controller still exists with that uid. */
   hasOwnerVM: boolean;
   /** virt-controller's PVC cache, for the claims' info in the volume status. */
@@ -215,7 +217,7 @@ export function computeVMIStatus(input: VMIStatusInput): VMIStatusResult {
   syncReadyConditionFromPod(status, input.vmi, pod, input.now);
   if (podExists && pod) {
     setLauncherContainerInfo(vmi, pod, input.launcherImage);
-    setMemoryOverheadFromPod(vmi, pod);
+    if (input.reportMemoryOverhead) setMemoryOverheadFromPod(vmi, pod);
   }
 
   const original = input.vmi;

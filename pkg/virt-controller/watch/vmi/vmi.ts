@@ -53,6 +53,8 @@ import type { PersistentVolumeClaim } from "../../../api/core/v1/persistentvolum
 import { PvcNotFoundError, pvcNameFromVirtVolume } from "../../../storage/types/pvc.js";
 import { FailedPvcNotFoundReason, missingClaim } from "./datavolumes.js";
 import { computeVMIStatus } from "./vmi-status.js";
+import type { ClusterConfig } from "../../../virt-config/cluster-config.js";
+import { FeatureGate } from "../../../virt-config/featuregate/feature-gates.js";
 import { attachmentPodsOf, needsHandleHotplug, VolumeHotplug } from "./volume-hotplug.js";
 import { getHotplugVolumes } from "../../../storage/types/volume.js";
 import {
@@ -78,6 +80,7 @@ export interface VMIControllerDeps {
   /** Claims: a VMI waits for its PVCs, and its volume status carries their info. */
   pvcs: Informer<PersistentVolumeClaim>;
   templateService: TemplateService;
+  clusterConfig: () => ClusterConfig;
   recorder: Pick<EventRecorder, "event">;
   clock?: Clock;
   logger?: Logger;
@@ -366,6 +369,9 @@ export class VMIController {
       attachmentPods: pod ? attachmentPodsOf(pod, this.podsIn(pod.metadata.namespace ?? "")) : [],
       syncError,
       launcherImage: this.deps.templateService.launcherImage,
+      reportMemoryOverhead: this.deps
+        .clusterConfig()
+        .isFeatureGateEnabled(FeatureGate.VmiMemoryOverheadReport),
       hasOwnerVM: this.hasOwnerVM(vmi),
       pvcs: (namespace, name) => this.deps.pvcs.getByName(namespace, name),
       now,
