@@ -134,7 +134,7 @@ export function validateLaunchSecurity(
   if (spec.domain.launchSecurity === undefined) return [];
   const architecture = spec.architecture ?? "";
   if (architecture === "amd64") return validateAmd64LaunchSecurity(field, spec, config);
-  if (architecture === "s390x") return []; // IBM Secure Execution has no settings to check.
+  if (architecture === "s390x") return validateS390xLaunchSecurity(field, config);
   return [
     invalidCause(`No launchSecurity support for architecture: ${architecture}`, field.child("architecture")),
   ];
@@ -185,4 +185,15 @@ function validateAmd64LaunchSecurity(
     }
   }
   return causes;
+}
+
+/** Upstream's ValidateLaunchSecurityS390x: IBM Secure Execution has no settings, only its gate. */
+function validateS390xLaunchSecurity(field: Path, config: ClusterConfig): StatusCause[] {
+  if (config.isFeatureGateEnabled(FeatureGate.SecureExecution)) return [];
+  return [
+    invalidCause(
+      `${FeatureGate.SecureExecution} feature gate is not enabled in kubevirt-config`,
+      field.child("launchSecurity"),
+    ),
+  ];
 }

@@ -26,11 +26,25 @@ const rows: RuleRow[] = [
     causes: [invalid("spec.Sound", "Sound device type is not supported. Options: 'ich9' or 'ac97'")],
   },
   {
-    rule: "video needs the graphics device",
+    rule: "video needs its feature gate (a Beta gate in v1.8.4: off unless listed)",
     change: (spec) => {
       spec.domain.devices.autoattachGraphicsDevice = false;
       spec.domain.devices.video = { type: "virtio" };
     },
+    causes: [
+      invalid(
+        "spec.video",
+        "Video configuration is specified but the VideoConfig feature gate is not enabled",
+      ),
+    ],
+  },
+  {
+    rule: "video (its gate listed) needs the graphics device",
+    change: (spec) => {
+      spec.domain.devices.autoattachGraphicsDevice = false;
+      spec.domain.devices.video = { type: "virtio" };
+    },
+    config: clusterWith({ developerConfiguration: { featureGates: ["VideoConfig"] } }),
     causes: [
       invalid(
         "spec.video",
@@ -39,10 +53,23 @@ const rows: RuleRow[] = [
     ],
   },
   {
-    rule: "panic device models are known",
+    rule: "panic devices need their feature gate (a Beta gate in v1.8.4: off unless listed)",
     change: (spec) => {
       spec.domain.devices.panicDevices = [{ model: "kaboom" }];
     },
+    causes: [
+      invalid(
+        "spec.domain.devices.panicDevices",
+        "Panic Devices feature gate is not enabled in kubevirt-config",
+      ),
+    ],
+  },
+  {
+    rule: "panic device models (their gate listed) are known",
+    change: (spec) => {
+      spec.domain.devices.panicDevices = [{ model: "kaboom" }];
+    },
+    config: clusterWith({ developerConfiguration: { featureGates: ["PanicDevices"] } }),
     causes: [invalid("spec.domain.devices.panicDevices[0].model", "invalid PanicDeviceModel(kaboom)")],
   },
   {
@@ -139,6 +166,25 @@ const rows: RuleRow[] = [
     causes: [
       invalid("spec.launchSecurity", "WorkloadEncryptionSEV feature gate is not enabled in kubevirt-config"),
     ],
+  },
+  {
+    rule: "IBM Secure Execution on s390x needs its feature gate (a Beta gate in v1.8.4: off unless listed)",
+    change: (spec) => {
+      spec.architecture = "s390x";
+      spec.domain.launchSecurity = {};
+    },
+    causes: [
+      invalid("spec.launchSecurity", "SecureExecution feature gate is not enabled in kubevirt-config"),
+    ],
+  },
+  {
+    rule: "IBM Secure Execution on s390x (its gate listed) has nothing else to check",
+    change: (spec) => {
+      spec.architecture = "s390x";
+      spec.domain.launchSecurity = {};
+    },
+    config: clusterWith({ developerConfiguration: { featureGates: ["SecureExecution"] } }),
+    causes: [],
   },
   {
     rule: "SEV (its gate listed) needs UEFI without SecureBoot and no bootable NICs",

@@ -1,6 +1,6 @@
 // Rules for the remaining devices of a VMI spec (upstream vmi-create-admitter.go): input devices, sound,
-// video, panic devices, ramfb displays, and the feature gates of host devices, VSOCK, downwardMetrics
-// and the reboot policy.
+// video, panic devices, ramfb displays, and the feature gates of host devices, VSOCK, downwardMetrics,
+// the video configuration, panic devices and the reboot policy.
 import type { GPU, VirtualMachineInstanceSpec } from "../../../../api/generated/v1.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
 import { FeatureGate } from "../../../../virt-config/featuregate/feature-gates.js";
@@ -38,9 +38,21 @@ export function validateSoundDevices(field: Path, spec: VirtualMachineInstanceSp
   return causes;
 }
 
-export function validateVideoConfig(field: Path, spec: VirtualMachineInstanceSpec): StatusCause[] {
-  if (spec.domain.devices.video === undefined || spec.domain.devices.autoattachGraphicsDevice !== false)
-    return [];
+export function validateVideoConfig(
+  field: Path,
+  spec: VirtualMachineInstanceSpec,
+  config: ClusterConfig,
+): StatusCause[] {
+  if (spec.domain.devices.video === undefined) return [];
+  if (!config.isFeatureGateEnabled(FeatureGate.VideoConfig)) {
+    return [
+      invalidCause(
+        `Video configuration is specified but the ${FeatureGate.VideoConfig} feature gate is not enabled`,
+        field.child("video"),
+      ),
+    ];
+  }
+  if (spec.domain.devices.autoattachGraphicsDevice !== false) return [];
   return [
     invalidCause(
       "Video configuration is not allowed when autoattachGraphicsDevice is set to false",
@@ -56,8 +68,11 @@ export function validatePanicDevices(
 ): StatusCause[] {
   const devices = spec.domain.devices.panicDevices ?? [];
   if (devices.length === 0) return [];
-  const causes: StatusCause[] = [];
   const at = field.child("domain", "devices", "panicDevices");
+  if (!config.isFeatureGateEnabled(FeatureGate.PanicDevices)) {
+    return [invalidCause("Panic Devices feature gate is not enabled in kubevirt-config", at)];
+  }
+  const causes: StatusCause[] = [];
   const architecture = spec.architecture || config.getDefaultArchitecture();
   if (architecture === "s390x") {
     causes.push(invalidCause(`custom panic devices are not supported on ${architecture} architecture`, at));

@@ -111,7 +111,7 @@ export const validateVirtualMachineInstanceSpec: SpecValidator = (field, spec, c
     ...validatePersistentReservation(field, spec, config),
     ...validateDownwardMetrics(field, spec, config),
     ...validateFilesystemsWithVirtIOFSEnabled(field, spec, config),
-    ...validateVideoConfig(field, spec),
+    ...validateVideoConfig(field, spec, config),
     ...validatePanicDevices(field, spec, config),
     ...validateRebootPolicy(field, spec, config),
     ...validateReservedOverheadMemlock(field, spec, config),
