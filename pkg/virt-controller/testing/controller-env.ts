@@ -77,7 +77,7 @@ export interface ControllerEnv {
 
 export async function startControllerEnv(
   config: ClusterConfig = clusterWith(),
-  options: Pick<VMControllerDeps, "vmiVolumes"> = {},
+  options: Pick<VMControllerDeps, "vmiVolumes" | "instancetypes"> = {},
 ): Promise<ControllerEnv> {
   const server = new FakeApiServer();
   const informerClient = new KubeClient(server);

@@ -182,12 +182,20 @@ export class InstancetypeVMHandler {
 
   /** The specs a VM references (undefined members for what it does not reference). */
   async specsFor(vm: VirtualMachine): Promise<ReferencedSpecs> {
-    const instancetype = await this.instancetypeFinder.find(vm);
-    const preference = await this.preferenceFinder.findPreference(vm);
+    const instancetype = await this.instancetypeFor(vm);
+    const preference = await this.preferenceFor(vm);
     return {
       ...(instancetype ? { instancetype } : {}),
       ...(preference ? { preference } : {}),
     };
+  }
+
+  instancetypeFor(vm: VirtualMachine): Promise<VirtualMachineInstancetypeSpec | undefined> {
+    return this.instancetypeFinder.find(vm);
+  }
+
+  preferenceFor(vm: VirtualMachine): Promise<VirtualMachinePreferenceSpec | undefined> {
+    return this.preferenceFinder.findPreference(vm);
   }
 
   /**

@@ -2,7 +2,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { controllerRevisionsGVR, type StoredVM, type StoredVMI } from "../../../controller/resources.js";
 import type { InstancetypeControllerRevision } from "../../../instancetype/compatibility/compatibility.js";
 import type { ControllerRevision } from "./vm-revision.js";
-import { tableOf } from "../../../controller/testing/fake-apiserver.js";
+import { FakeApiServer, tableOf } from "../../../controller/testing/fake-apiserver.js";
+import { KubeClient } from "../../../controller/client.js";
+import { clusterWith } from "../../../defaults/testing.js";
+import { InstancetypeVMHandler } from "../../../instancetype/controller/vm/controller.js";
+import { clientSources } from "../../../instancetype/find/client.js";
 import { clusterInstancetypesGVR, clusterPreferencesGVR } from "../../../instancetype/find/resources.js";
 import {
   startControllerEnv,
@@ -213,5 +217,62 @@ describe("VMs with an instance type and a preference", () => {
     expect(vm()?.status?.conditions).toContainEqual(
       expect.objectContaining({ type: "Failure", status: "True", reason: "FailedFindPreference" }),
     );
+  });
+});
+
+describe("starting a VM whose instance type or preference cannot be looked up", () => {
+  // The lookups fail only at the start: the sync's existence check and revisions are skipped.
+  class FailingLookups extends InstancetypeVMHandler {
+    constructor(private readonly failing: "instancetype" | "preference") {
+      super(
+        new KubeClient(new FakeApiServer()),
+        clientSources(new KubeClient(new FakeApiServer())),
+        () => clusterWith(),
+        { event: () => undefined },
+      );
+    }
+    override async sync(vm: StoredVM): Promise<StoredVM> {
+      return vm;
+    }
+    override async instancetypeFor(): Promise<undefined> {
+      if (this.failing === "instancetype") throw new Error("instance type gone");
+      return undefined;
+    }
+    override async preferenceFor(): Promise<undefined> {
+      if (this.failing === "preference") throw new Error("preference gone");
+      return undefined;
+    }
+  }
+
+  async function startWith(failing: "instancetype" | "preference") {
+    env.stop();
+    env = await startControllerEnv(clusterWith(), { instancetypes: new FailingLookups(failing) });
+    await seedVM({
+      runStrategy: "Always",
+      instancetype: { name: "u1.small" },
+      preference: { name: "fedora" },
+    });
+  }
+
+  it("reports the preference with upstream's device preferences event", async () => {
+    await startWith("preference");
+    await expect(env.vmController.execute(key)).rejects.toThrow(
+      "Failure while starting VMI: preference gone",
+    );
+    expect(env.events).toContain(
+      "Warning FailedCreate Error applying device preferences again: preference gone",
+    );
+    expect(vmi()).toBeUndefined();
+  });
+
+  it("reports the instance type with upstream's apply event", async () => {
+    await startWith("instancetype");
+    await expect(env.vmController.execute(key)).rejects.toThrow(
+      "Failure while starting VMI: instance type gone",
+    );
+    expect(env.events).toContain(
+      "Warning FailedCreate Error creating virtual machine instance: Failed to apply instancetype: instance type gone",
+    );
+    expect(vmi()).toBeUndefined();
   });
 });

@@ -20,6 +20,7 @@ import { WorkQueue, type SyncResult } from "../../../controller/workqueue.js";
 import { jsonEqual } from "../common/equality.js";
 import type { ClusterConfig } from "../../../virt-config/cluster-config.js";
 import type { VirtualMachine, VirtualMachineSpec } from "../../../api/generated/v1.js";
+import type { VirtualMachinePreferenceSpec } from "../../../api/generated/v1beta1.js";
 import { OrphanDependentsFinalizer, VirtualMachineControllerFinalizer } from "../../../util/constants.js";
 import {
   toStored,
@@ -369,13 +370,27 @@ export class VMController {
       // Deferred DataVolumes (see dataVolumesReady) are made now; the start waits for them.
       if (!(await this.dataVolumes.ensure(vm))) return;
       const revision = await this.writes.ensureRevision(vm);
-      const specs = await this.instancetypes.specsFor(vm);
+      // Upstream looks the preference up for its auto-attach choices, then both again to apply them,
+      // each failure with its own event.
+      let preference: VirtualMachinePreferenceSpec | undefined;
+      try {
+        preference = await this.instancetypes.preferenceFor(vm);
+      } catch (err) {
+        this.reporter.event(
+          vm,
+          "Warning",
+          FailedCreateVirtualMachineReason,
+          `Error applying device preferences again: ${errorMessage(err)}`,
+        );
+        throw err;
+      }
       const { vmi, problem } = vmiToStart(vm, revision, this.deps.clusterConfig(), (started) =>
-        this.instancetypes.applyAutoAttachPreferences(specs, started),
+        this.instancetypes.applyAutoAttachPreferences({ preference }, started),
       );
       if (problem !== undefined) throw new Error(problem);
       try {
-        this.instancetypes.applyToVMI(vm, specs, vmi);
+        const instancetype = await this.instancetypes.instancetypeFor(vm);
+        this.instancetypes.applyToVMI(vm, { instancetype, preference }, vmi);
       } catch (err) {
         this.reporter.event(
           vm,
