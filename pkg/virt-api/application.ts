@@ -9,6 +9,7 @@ import {
   apiserverVersion,
   consoleBackend,
   lifecycleClient,
+  migrationClient,
   podEvictionClient,
   presetLister,
   loadRequestHeaderConfig,
@@ -28,6 +29,7 @@ import { vmiApplier } from "../instancetype/apply/vmi.js";
 import { InstancetypeVMAdmitter } from "../instancetype/webhooks/vm/admitter.js";
 import { KubeApiHealth } from "./rest/healthz.js";
 import { SubresourceApp } from "./rest/subresource-app.js";
+import { MigrateApp } from "./rest/migrate.js";
 import { VolumeApp } from "./rest/volume-app.js";
 import { createVirtApiServer } from "./server.js";
 import { readServingTLS, reloadOnChange } from "../certificates/bootstrap/serving-cert.js";
@@ -81,6 +83,7 @@ export class VirtApiApp {
     });
     const consoleServerPort = options.consoleServerPort ?? DEFAULT_CONSOLE_SERVER_PORT;
     const lifecycle = lifecycleClient(transport);
+    const migrations = migrationClient(transport);
     const logError = (message: string, error?: unknown) => options.logger.error({ err: error }, message);
     const finders = clientFinders(new KubeClient(transport));
     const expander = new Expander(
@@ -100,6 +103,7 @@ export class VirtApiApp {
         podEvictionClient: podEvictionClient(transport),
         presets: presetLister(transport),
         readVMI: (namespace, name) => lifecycle.getVMI(namespace, name),
+        migrationClient: migrations,
         warn: (message) => options.logger.warn(message),
         instancetypes: new InstancetypeVMAdmitter(
           finders.instancetype,
@@ -109,6 +113,7 @@ export class VirtApiApp {
         ),
       },
       subresources: new SubresourceApp(lifecycle),
+      migrate: new MigrateApp(migrations),
       health: new KubeApiHealth(apiserverVersion(transport), () => config.configResourceVersion()),
       console: consoleProxy,
       vnc: { stream: consoleProxy, screenshot: new ScreenshotProxy(handlerBackend, { consoleServerPort }) },

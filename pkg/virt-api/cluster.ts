@@ -3,8 +3,10 @@
 // console needs to reach virt-handler (its pods, the KubeVirt CA, virt-api's client certificate).
 import { readFile } from "node:fs/promises";
 import {
+  VirtualMachineInstanceMigrationSchema,
   VirtualMachineInstanceSchema,
   VirtualMachineSchema,
+  type VirtualMachineInstanceMigration,
   type VirtualMachineInstancePreset,
 } from "../api/generated/v1.js";
 import { isNotFound } from "../controller/api-error.js";
@@ -21,6 +23,8 @@ import {
   type RequestHeaderConfig,
 } from "./rest/authorizer.js";
 import type { LifecycleClient } from "./rest/subresource-app.js";
+import type { MigrateClient } from "./rest/migrate.js";
+import type { MigrationAdmissionClient } from "./webhooks/validating-webhook/admitters/migration-create-admitter.js";
 import type { PodEvictionClient } from "./webhooks/validating-webhook/admitters/pod-eviction-admitter.js";
 import type { PresetLister } from "./webhooks/mutating-webhook/mutators/preset.js";
 
@@ -82,6 +86,29 @@ export function lifecycleClient(transport: Transport): LifecycleClient {
       await orUndefined(
         pods.delete(namespace, name, { gracePeriodSeconds, ...(dryRun ? { dryRun: ["All"] } : {}) }),
       );
+    },
+  };
+}
+
+/**
+ * The migrations' calls: the create admitter's reads (the VMI, the VMI's migrations) and the migrate
+ * subresource's VM and VMI reads and its create.
+ */
+export function migrationClient(transport: Transport): MigrationAdmissionClient & MigrateClient {
+  const lifecycle = lifecycleClient(transport);
+  const migrations = new ResourceClient<VirtualMachineInstanceMigration>(
+    transport,
+    kubevirtGVR("virtualmachineinstancemigrations", "VirtualMachineInstanceMigration"),
+  );
+  return {
+    getVM: (namespace, name) => lifecycle.getVM(namespace, name),
+    getVMI: (namespace, name) => lifecycle.getVMI(namespace, name),
+    listMigrations: async (namespace, labelSelector) => {
+      const list = await migrations.listAll(namespace, { labelSelector });
+      return list.items.map((item) => VirtualMachineInstanceMigrationSchema.parse(item));
+    },
+    createMigration: async (namespace, migration, dryRun) => {
+      await migrations.create({ ...migration, metadata: { ...migration.metadata, namespace } }, { dryRun });
     },
   };
 }

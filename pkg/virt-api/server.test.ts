@@ -29,6 +29,7 @@ const reviews: SubjectAccessReview[] = [];
 let allow = true;
 const vms = new Map<string, VirtualMachine>();
 const writes: { kind: string; patch: JsonPatchOperation[] }[] = [];
+const migrations: { namespace: string; name: string; body: unknown }[] = [];
 
 const store: LifecycleClient = {
   getVM: async (_ns, name) => vms.get(name),
@@ -73,6 +74,12 @@ beforeAll(async () => {
       kubeVirtServiceAccounts: kubeVirtServiceAccounts("kubevirt"),
     },
     subresources: new SubresourceApp(store),
+    migrate: {
+      handle: async (namespace, name, body) => {
+        migrations.push({ namespace, name, body });
+        return { code: 202 };
+      },
+    },
     health: new KubeApiHealth(
       async () => ({ gitVersion: "v1.34.4" }),
       () => "7",
@@ -134,6 +141,7 @@ describe("discovery, version and health (no authentication)", () => {
         "virtualmachines/start",
         "virtualmachines/stop",
         "virtualmachines/restart",
+        "virtualmachines/migrate",
       ]);
     }
   });
@@ -254,6 +262,20 @@ describe("VM lifecycle subresources", () => {
     expect((wrongType.body as { message: string }).message).toMatch(
       /^Can not unmarshal Request body to struct, error: gracePeriod/,
     );
+  });
+
+  it("hands migrate's namespace, name and body to the migrate subresource", async () => {
+    migrations.length = 0;
+    const answer = await call("PUT", startPath.replace("start", "migrate"), {
+      ...asProxy(),
+      body: '{"dryRun":["All"],"addedNodeSelector":{"zone":"b"}}',
+    });
+    expect(answer).toEqual({ code: 202, body: undefined });
+    expect(migrations).toEqual([
+      { namespace: "default", name: "testvm", body: { dryRun: ["All"], addedNodeSelector: { zone: "b" } } },
+    ]);
+    const bad = await call("PUT", startPath.replace("start", "migrate"), { ...asProxy(), body: "{not json" });
+    expect(bad.code).toBe(400);
   });
 
   it("answers an authorized but unknown subresource with a NotFound Status", async () => {

@@ -27,6 +27,7 @@ import type { HandlerPutProxy } from "./rest/handler-put.js";
 import type { VMIHandlerVerb } from "./rest/vmi-lifecycle.js";
 import { GUEST_INFO_SUBRESOURCES, type GuestInfoProxy } from "./rest/guest-info.js";
 import type { LifecycleAction, SubresourceApp } from "./rest/subresource-app.js";
+import type { MigrateApp } from "./rest/migrate.js";
 import { VOLUME_VERBS, type VolumeApp } from "./rest/volume-app.js";
 import { badRequest, internalError, notSupportedYet, routeNotFound, type Status } from "./rest/status.js";
 import { clientHandshakeError, writeStatus } from "./rest/streamer.js";
@@ -40,6 +41,8 @@ export interface VirtApiServerOptions {
   reviewer: AccessReviewer;
   webhooks: WebhookContext;
   subresources: SubresourceApp;
+  /** virtualmachines/migrate; absent: not registered. */
+  migrate?: Pick<MigrateApp, "handle">;
   health: KubeApiHealth;
   /** The console stream; absent: console answers that it is not supported yet. */
   console?: Pick<ConsoleProxy, "handle">;
@@ -185,6 +188,20 @@ function registerSubresourceApi(api: VirtApiServer, options: VirtApiServerOption
         const body = parseJsonBody(request.body);
         if (!body.ok) return reply.code(400).send(body.status);
         const answer = await options.subresources.handle(action, namespace, name, body.value);
+        return answer.body ? reply.code(answer.code).send(answer.body) : reply.code(answer.code).send();
+      },
+    );
+  }
+  const migrate = options.migrate;
+  if (migrate) {
+    api.put<{ Params: LifecycleParams }>(
+      `${base}/:version/namespaces/:namespace/virtualmachines/:name/migrate`,
+      async (request, reply) => {
+        const { version, namespace, name } = request.params;
+        if (!isVersion(version)) return reply.code(404).send(routeNotFound(request.url));
+        const body = parseJsonBody(request.body);
+        if (!body.ok) return reply.code(400).send(body.status);
+        const answer = await migrate.handle(namespace, name, body.value);
         return answer.body ? reply.code(answer.code).send(answer.body) : reply.code(answer.code).send();
       },
     );

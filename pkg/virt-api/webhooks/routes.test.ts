@@ -6,9 +6,12 @@ import {
 } from "../../virt-operator/resource/generate/components/webhooks.js";
 import { handleAdmission } from "./handler.js";
 import {
+  LIVE_MIGRATION_SERVED,
+  MIGRATION_WEBHOOK_ROUTES,
   NOT_YET_SERVED_WEBHOOK_ROUTES,
   WEBHOOK_ROUTES,
   kubeVirtServiceAccounts,
+  webhookRoutes,
   type WebhookContext,
   type WebhookRoute,
 } from "./routes.js";
@@ -274,6 +277,138 @@ describe("the status validator", () => {
     );
     expect(answer.body).toMatchObject({
       response: { allowed: false, status: { message: "could not determine object kind" } },
+    });
+  });
+});
+
+describe("the migration webhooks behind the live-migration switch", () => {
+  const MIGRATION_PATHS = [
+    "/migration-mutate-create",
+    "/migration-validate-create",
+    "/migration-validate-update",
+  ];
+  const migration = {
+    apiVersion: "kubevirt.io/v1",
+    kind: "VirtualMachineInstanceMigration",
+    metadata: { generateName: "kubevirt-migrate-vm-", namespace: "default" },
+    spec: { vmiName: "testvmi" },
+  };
+  const createReview = (object: unknown) => ({
+    ...review("kubevirt.io", "virtualmachineinstancemigrations", object),
+    request: {
+      ...review("kubevirt.io", "virtualmachineinstancemigrations", object).request,
+      operation: "CREATE",
+      namespace: "default",
+    },
+  });
+  const withVMI = (phase: string): WebhookContext => ({
+    ...context,
+    migrationClient: {
+      getVMI: async (namespace, name) => ({
+        metadata: { name, namespace },
+        spec: { domain: { devices: {} } },
+        status: { phase },
+      }),
+      listMigrations: async () => [],
+    },
+  });
+
+  it("is off: the live routes answer every migration webhook with the not-yet-supported denial", async () => {
+    expect(LIVE_MIGRATION_SERVED).toBe(false);
+    const names: Record<string, string> = {
+      "/migration-mutate-create": "migrations-mutator.kubevirt.io",
+      "/migration-validate-create": "migration-create-validator.kubevirt.io",
+      "/migration-validate-update": "migration-update-validator.kubevirt.io",
+    };
+    for (const path of MIGRATION_PATHS) {
+      expect(WEBHOOK_ROUTES.map((r) => r.path)).not.toContain(path);
+      const answer = await handleAdmission(
+        createReview(migration),
+        route(NOT_YET_SERVED_WEBHOOK_ROUTES, path),
+        withVMI("Running"),
+      );
+      expect(answer.body).toMatchObject({
+        response: {
+          allowed: false,
+          status: {
+            code: 501,
+            message: `kubevirt-ts does not support virtualmachineinstancemigrations.kubevirt.io yet (webhook ${names[path]})`,
+          },
+        },
+      });
+    }
+  });
+
+  it("when switched on, serves upstream's mutator and admitters on those paths and refuses nothing there", async () => {
+    const on = webhookRoutes(true);
+    for (const path of MIGRATION_PATHS) {
+      expect(on.served.map((r) => r.path)).toContain(path);
+      expect(on.notYetServed.map((r) => r.path)).not.toContain(path);
+    }
+    // Everything else is as with the switch off.
+    const off = webhookRoutes(false);
+    expect(on.served.map((r) => r.path)).toEqual([
+      ...off.served.map((r) => r.path),
+      ...MIGRATION_WEBHOOK_ROUTES.map((r) => r.path),
+    ]);
+    expect(off.notYetServed.map((r) => r.path).filter((p) => !MIGRATION_PATHS.includes(p))).toEqual(
+      on.notYetServed.map((r) => r.path),
+    );
+
+    const mutated = await handleAdmission(
+      createReview(migration),
+      route(on.served, "/migration-mutate-create"),
+      withVMI("Running"),
+    );
+    expect(mutated.code === 200 && mutated.body.response.allowed).toBe(true);
+    const patch = mutated.code === 200 ? mutated.body.response.patch : undefined;
+    expect(JSON.parse(Buffer.from(patch ?? "", "base64").toString("utf8"))).toEqual([
+      {
+        op: "replace",
+        path: "/metadata",
+        value: {
+          generateName: "kubevirt-migrate-vm-",
+          namespace: "default",
+          labels: { "kubevirt.io/vmi-name": "testvmi" },
+          finalizers: ["kubevirt.io/migrationJobFinalize"],
+        },
+      },
+    ]);
+
+    const create = route(on.served, "/migration-validate-create");
+    expect((await handleAdmission(createReview(migration), create, withVMI("Running"))).body).toMatchObject({
+      response: { allowed: true },
+    });
+    expect((await handleAdmission(createReview(migration), create, withVMI("Succeeded"))).body).toMatchObject(
+      {
+        response: {
+          allowed: false,
+          status: { code: 400, message: "Cannot migrate VMI in finalized state." },
+        },
+      },
+    );
+    expect((await handleAdmission(createReview(migration), create, context)).body).toMatchObject({
+      response: { allowed: false, status: { code: 500 } },
+    });
+
+    const changed = { ...migration, spec: { vmiName: "other" } };
+    const updateReview = {
+      ...review("kubevirt.io", "virtualmachineinstancemigrations", changed),
+      request: {
+        ...review("kubevirt.io", "virtualmachineinstancemigrations", changed).request,
+        oldObject: migration,
+      },
+    };
+    const updated = await handleAdmission(
+      updateReview,
+      route(on.served, "/migration-validate-update"),
+      context,
+    );
+    expect(updated.body).toMatchObject({
+      response: {
+        allowed: false,
+        status: { code: 422, message: "update of Migration object's spec is restricted" },
+      },
     });
   });
 });
