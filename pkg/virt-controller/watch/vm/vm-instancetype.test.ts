@@ -220,6 +220,31 @@ describe("VMs with an instance type and a preference", () => {
   });
 });
 
+describe("a VM the expand reference policy cannot expand", () => {
+  it("fails with upstream's unsupported sync error in its Failure condition", async () => {
+    env.stop();
+    env = await startControllerEnv(clusterWith({ instancetype: { referencePolicy: "expand" } }));
+    seedKinds();
+    const fixture = vmFixture("testvm", { runStrategy: "Always", instancetype: { name: "u1.small" } });
+    delete fixture.spec.template.spec?.domain.resources;
+    delete fixture.spec.template.spec?.domain.memory;
+    // Admitted before the instance type came to size the CPU as well.
+    fixture.spec.template.spec!.domain.cpu = { sockets: 2 };
+    env.server.seed(Tables.vms, fixture);
+    await env.server.settle();
+    const message =
+      "unsupported error: error encountered while expanding into VirtualMachine: VM field(s) " +
+      "spec.template.spec.domain.cpu.sockets conflicts with selected instance type";
+    await expect(env.vmController.execute(key)).rejects.toThrow(message);
+    await env.server.settle();
+    expect(vm()?.status?.conditions).toContainEqual(
+      expect.objectContaining({ type: "Failure", status: "True", reason: "UnsupportedSyncError", message }),
+    );
+    expect(vm()?.spec.instancetype).toEqual({ name: "u1.small" });
+    expect(vmi()).toBeUndefined();
+  });
+});
+
 describe("starting a VM whose instance type or preference cannot be looked up", () => {
   // The lookups fail only at the start: the sync's existence check and revisions are skipped.
   class FailingLookups extends InstancetypeVMHandler {

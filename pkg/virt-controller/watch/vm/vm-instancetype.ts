@@ -2,10 +2,13 @@
 // clusterInstancetypeInformer, preferenceInformer and clusterPreferenceInformer): the VM controller finds
 // and stores a VM's instance type and preference from their caches, and its ControllerRevisions from the
 // revision informer, reading the apiserver only for what a cache does not hold (yet). Nothing is queued
-// by their events, as upstream registers no handlers on them.
+// by their events, as upstream registers no handlers on them. Also how the synchronizer's errors reach
+// the VM's status.
 import type { KubeClient } from "../../../controller/client.js";
 import { resourceInformer, type Informer } from "../../../controller/informer.js";
 import type { Logger } from "../../../controller/log.js";
+import { SyncError } from "../../../controller/sync-error.js";
+import { errorMessage } from "../../../util/error-message.js";
 import type { KubeObject } from "../../../controller/object.js";
 import type { InstancetypeControllerRevision } from "../../../instancetype/compatibility/compatibility.js";
 import type {
@@ -66,4 +69,15 @@ export function instancetypeCaches(
       clusterPreferences: lookup(informers.clusterPreferences),
     }),
   };
+}
+
+export const UnsupportedSyncErrorReason = "UnsupportedSyncError";
+
+/**
+ * Upstream's handleSynchronizerErr: what the instancetype synchronizer throws becomes the VM's sync
+ * error, one without a reason (a failed expansion or its write) as `unsupported error: <message>`.
+ */
+export function synchronizerError(err: unknown): SyncError {
+  if (err instanceof SyncError) return err;
+  return new SyncError(`unsupported error: ${errorMessage(err)}`, UnsupportedSyncErrorReason);
 }

@@ -51,7 +51,7 @@ import { vmiToStart } from "./vm-setup.js";
 import { DataVolumeTemplates, ImmediateDataVolumeCreationAnnotation } from "./vm-datavolumes.js";
 import { InstancetypeVMHandler } from "../../../instancetype/controller/vm/controller.js";
 import { cachedSources } from "../../../instancetype/find/client.js";
-import { instancetypeCaches, type InstancetypeInformers } from "./vm-instancetype.js";
+import { instancetypeCaches, synchronizerError, type InstancetypeInformers } from "./vm-instancetype.js";
 import { computeVMStatus } from "./vm-status.js";
 import { VMWrites } from "./vm-writes.js";
 import {
@@ -251,7 +251,9 @@ export class VMController {
     if (state.vmi) state.vmi = await this.writes.bumpGeneration(state.vm, state.vmi);
     const strategy = runStrategyOf(state.vm);
     if (!strategy.ok) throw new SyncError(`Error fetching RunStrategy: ${strategy.message}`, "FailedCreate");
-    state.vm = await this.instancetypes.sync(state.vm);
+    state.vm = await this.instancetypes.sync(state.vm).catch((err: unknown) => {
+      throw synchronizerError(err);
+    });
     if (!(await this.dataVolumesReady(state.vm, strategy.value))) return undefined;
     const action = decideRunStrategyAction(state.vm, state.vmi, strategy.value, this.clock.now());
     // A new VMI runs the current template.
