@@ -294,6 +294,8 @@ export const persistentVolumeSchema = z.looseObject({
         .optional(),
     })
     .optional(),
+  // Released once its claim is gone (the local-block recycler's cue: local-block-recycler.ts)
+  status: z.looseObject({ phase: z.string().optional() }).optional(),
 });
 
 export const nodeSchema = z.looseObject({

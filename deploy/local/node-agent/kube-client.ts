@@ -62,6 +62,17 @@ export interface KubeClient {
   getSecret(namespace: string, name: string): Promise<Secret | undefined>;
   getPersistentVolumeClaim(namespace: string, name: string): Promise<PersistentVolumeClaim | undefined>;
   getPersistentVolume(name: string): Promise<PersistentVolume | undefined>;
+  listPersistentVolumes(labelSelector: string): Promise<PersistentVolume[]>;
+  createPersistentVolume(pv: object): Promise<PersistentVolume>;
+  /**
+   * Deletes the PV if it is still the version given (UID and resourceVersion preconditions): "deleted"
+   * (it may linger while a finalizer holds it), "gone" (nothing by that name), or "changed" (someone
+   * wrote it since; nothing deleted).
+   */
+  deletePersistentVolume(
+    name: string,
+    preconditions: { uid: string; resourceVersion?: string },
+  ): Promise<"deleted" | "gone" | "changed">;
   requestServiceAccountToken(
     namespace: string,
     serviceAccount: string,
@@ -231,6 +242,37 @@ export class RestKubeClient implements KubeClient {
 
   getPersistentVolume(name: string): Promise<PersistentVolume | undefined> {
     return orUndefined(this.call(persistentVolumeSchema, "GET", `/api/v1/persistentvolumes/${name}`));
+  }
+
+  async listPersistentVolumes(labelSelector: string): Promise<PersistentVolume[]> {
+    const answer = await this.transport.request({
+      method: "GET",
+      path: "/api/v1/persistentvolumes",
+      query: { labelSelector },
+    });
+    return ((answer as { items?: unknown[] }).items ?? []).map((item) => persistentVolumeSchema.parse(item));
+  }
+
+  createPersistentVolume(pv: object): Promise<PersistentVolume> {
+    return this.call(persistentVolumeSchema, "POST", "/api/v1/persistentvolumes", pv);
+  }
+
+  async deletePersistentVolume(
+    name: string,
+    preconditions: { uid: string; resourceVersion?: string },
+  ): Promise<"deleted" | "gone" | "changed"> {
+    try {
+      await this.transport.request({
+        method: "DELETE",
+        path: `/api/v1/persistentvolumes/${name}`,
+        body: { kind: "DeleteOptions", apiVersion: "v1", preconditions },
+      });
+      return "deleted";
+    } catch (err) {
+      if (isNotFound(err)) return "gone";
+      if (isConflict(err)) return "changed";
+      throw err;
+    }
   }
 
   requestServiceAccountToken(
