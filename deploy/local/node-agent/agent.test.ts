@@ -8,10 +8,12 @@ import { NodeAgent } from "./agent.js";
 import { FakeKubeClient } from "./fake-kube-client.js";
 import { FakePodRuntime } from "./fake-pod-runtime.js";
 import type { AgentFlags } from "./flags.js";
+import { LOCAL_BLOCK_LABEL } from "./local-block-recycler.js";
 import { silentLogger } from "./logger.js";
 
 // The whole agent wired together over the fake apiserver and runtime: it registers, heartbeats, runs a
-// pod, serves the kubelet endpoint with TLS, and a second agent on the same state adopts the pod.
+// pod, serves the kubelet endpoint with TLS, and a second agent on the same state adopts the pod; given
+// the loop-device record, it recycles its node's Released local-block PVs.
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -134,5 +136,46 @@ describe("NodeAgent", () => {
         .on("error", reject);
     });
     expect(body).toBe("ok");
+  });
+
+  it("with --loop-devices, wipes its node's Released local-block PV and creates it again", async () => {
+    const { dir, flags } = await fixture();
+    const recordFile = path.join(dir, "loop-devices.json");
+    const record = {
+      node: "node01",
+      index: 0,
+      file: "/f/disk0.img",
+      device: "/dev/loop0",
+      sizeBytes: 1 << 30,
+    };
+    await writeFile(recordFile, JSON.stringify([record]));
+    const api = new FakeKubeClient();
+    api.api.seed("/persistentvolumes", {
+      metadata: { name: "local-block-node01-0", uid: "old", labels: { [LOCAL_BLOCK_LABEL]: "node01" } },
+      spec: { volumeMode: "Block", local: { path: "/dev/loop0" }, claimRef: { name: "gone", uid: "c" } },
+      status: { phase: "Released" },
+    });
+    const wiped: string[] = [];
+    const agent = new NodeAgent({
+      flags: { ...flags, loopDevices: recordFile },
+      runtime: new FakePodRuntime(),
+      nodeRoot: path.join(dir, "root"),
+      log: silentLogger(),
+      client: api,
+      loopDevices: {
+        backingFile: async (device) => (device === record.device ? record.file : undefined),
+        wipe: async (device) => {
+          wiped.push(device);
+          return { method: "blkdiscard" };
+        },
+      },
+    });
+    await agent.start();
+    cleanups.push(() => agent.stop());
+    await vi.waitFor(async () =>
+      expect((await api.getPersistentVolume("local-block-node01-0"))?.metadata.uid).not.toBe("old"),
+    );
+    expect(wiped).toEqual(["/dev/loop0"]);
+    expect((await api.getPersistentVolume("local-block-node01-0"))?.spec?.claimRef).toBeUndefined();
   });
 });

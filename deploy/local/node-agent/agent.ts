@@ -11,7 +11,9 @@ import type { AgentFlags } from "./flags.js";
 import { readHostFacts } from "./host-facts.js";
 import { objectSource, RestKubeClient, type KubeClient } from "./kube-client.js";
 import { KubeletServer } from "./kubelet-server.js";
+import { LocalBlockRecycler, readLoopDeviceRecords, RECYCLER_COMPONENT } from "./local-block-recycler.js";
 import type { Logger } from "./logger.js";
+import { HostLoopDeviceTools, type LoopDeviceTools } from "./loop-device-wipe.js";
 import { NodeLease } from "./node-lease.js";
 import { nodeAllocatable, type HostFacts } from "./node-object.js";
 import { NodeRegistrar } from "./node-registrar.js";
@@ -60,6 +62,8 @@ export interface AgentOptions {
   log: Logger;
   /** For tests: an apiserver client instead of one built from --kubeconfig. */
   client?: KubeClient;
+  /** For tests: loop-device tools instead of the host's losetup and blkdiscard. */
+  loopDevices?: LoopDeviceTools;
 }
 
 export class NodeAgent {
@@ -127,6 +131,19 @@ export class NodeAgent {
     const node = await untilSucceeds("register the node", () => registrar.register(), log, signal);
     new NodeLease(client, flags.node, () => node.metadata.uid, log).run(signal);
     registrar.run(signal);
+    const recordFile = flags.loopDevices;
+    if (recordFile) {
+      // this node's Released local-block PVs wiped and offered again, as the local static provisioner does
+      void new LocalBlockRecycler({
+        node: flags.node,
+        client,
+        records: () => readLoopDeviceRecords(recordFile),
+        devices: this.options.loopDevices ?? new HostLoopDeviceTools(),
+        events: new KubeEventRecorder(client, flags.node, log, Date.now, RECYCLER_COMPONENT),
+        pendingDir: path.join(flags.stateDir, "local-block-recycler"),
+        log,
+      }).run(signal);
+    }
 
     const store = new PodStateStore(path.join(flags.stateDir, "pods"));
     const informer = nodePodInformer(client, flags.node, log);

@@ -44,6 +44,12 @@ describe("parseFlags", () => {
     expect(() => parseFlags([...required, "--multus-kubeconfig", ""])).toThrow(/--multus-kubeconfig:/);
   });
 
+  it("reads the loop-device record's path, and refuses an empty one", () => {
+    expect(parseFlags([...required, "--loop-devices", "/l.json"]).loopDevices).toBe("/l.json");
+    expect(parseFlags(required).loopDevices).toBeUndefined();
+    expect(() => parseFlags([...required, "--loop-devices", ""])).toThrow(/--loop-devices:/);
+  });
+
   it("reads kubelet's DNS flags", () => {
     const flags = parseFlags([
       ...required,

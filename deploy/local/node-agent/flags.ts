@@ -8,6 +8,9 @@ import { parseQuantity } from "./quantity.js";
 // --cluster-dns, --cluster-domain, --resolv-conf and --max-pods are kubelet's flags, with its defaults.
 // --cpus and --memory declare the node's size: every simulated node shares one machine, so its
 // capacity is what the cluster says it is, not what the machine has.
+// --loop-devices is the loop-device record `make up` writes (.local/loop-devices.json): with it the agent
+// recycles its node's Released local-block PVs (local-block-recycler.ts), wiping only the devices the
+// record names.
 // --multus-kubeconfig is multus's identity (the pods' CNI runs through multus, which reads their
 // NetworkAttachmentDefinitions and writes their network-status); without it multus runs only the
 // cluster network.
@@ -36,6 +39,7 @@ const flagsSchema = z.object({
   kubeconfig: required().min(1),
   multusKubeconfig: z.string().min(1).optional(),
   stateDir: required().min(1),
+  loopDevices: z.string().min(1).optional(),
   caCert: required().min(1),
   caKey: required().min(1),
   nodeIP: z.string().regex(IPV4, "must be an IPv4 address").optional(),
@@ -84,6 +88,7 @@ export function parseFlags(argv: string[]): AgentFlags {
       kubeconfig: { type: "string" },
       "multus-kubeconfig": { type: "string" },
       "state-dir": { type: "string" },
+      "loop-devices": { type: "string" },
       "ca-cert": { type: "string" },
       "ca-key": { type: "string" },
       "node-ip": { type: "string" },
@@ -105,6 +110,7 @@ export function parseFlags(argv: string[]): AgentFlags {
     kubeconfig: values.kubeconfig,
     multusKubeconfig: values["multus-kubeconfig"],
     stateDir: values["state-dir"],
+    loopDevices: values["loop-devices"],
     caCert: values["ca-cert"],
     caKey: values["ca-key"],
     nodeIP: values["node-ip"],
