@@ -1,9 +1,17 @@
 // Block volumes: one `local` PersistentVolume (volumeMode Block) per loop device of a node
 // (loop-devices.ts), pinned to that node, and the local-block StorageClass, which provisions nothing
 // and binds when the first consumer is scheduled (the scheduler's VolumeBinding plugin picks a PV on
-// the pod's node, kube-controller-manager's PV controller completes the bind).
-import type { V1PersistentVolume, V1StorageClass } from "@kubernetes/client-node";
+// the pod's node, kube-controller-manager's PV controller completes the bind). Once a claim is deleted
+// its PV is Released; the node agent of its node wipes the device and creates the PV again, Available
+// (deploy/local/node-agent/local-block-recycler.ts), allowed by a ClusterRole per node over its own PVs.
+import type {
+  V1ClusterRole,
+  V1ClusterRoleBinding,
+  V1PersistentVolume,
+  V1StorageClass,
+} from "@kubernetes/client-node";
 import { stringify } from "yaml";
+import { LOCAL_BLOCK_LABEL, localBlockPVName } from "../node-agent/local-block-recycler.js";
 import type { Layout } from "./layout.js";
 import { kubectlAs } from "./kubevirt.js";
 import {
@@ -18,13 +26,13 @@ import type { LoopDeviceRecord } from "./state.js";
 import { topology } from "./topology.js";
 
 export const LOCAL_BLOCK_STORAGE_CLASS = "local-block";
-/** Marks the PVs this file renders, so a stale one can be found. */
-export const LOCAL_BLOCK_LABEL = "kubevirt-ts.io/local-block";
+/**
+ * Marks the PVs this file renders with their node, so a stale one can be found and each node agent
+ * recycles its own (the agent owns the name, and the PV names).
+ */
+export { LOCAL_BLOCK_LABEL, localBlockPVName };
 const HOSTNAME_LABEL = "kubernetes.io/hostname";
-
-export function localBlockPVName(record: Pick<LoopDeviceRecord, "node" | "index">): string {
-  return `local-block-${record.node}-${record.index}`;
-}
+const RBAC_GROUP = "rbac.authorization.k8s.io";
 
 /** Bytes as a Kubernetes quantity, in the largest binary unit that divides them. */
 export function binaryQuantity(bytes: number): string {
@@ -58,7 +66,8 @@ export function localBlockPV(record: LoopDeviceRecord): V1PersistentVolume {
       capacity: { storage: binaryQuantity(record.sizeBytes) },
       volumeMode: "Block",
       accessModes: ["ReadWriteOnce"],
-      // a static volume's data is kept when its claim goes; nothing could clean it
+      // kube-controller-manager has no deleter for `local` volumes: Retain keeps it off a Released one,
+      // which the node agent wipes and creates again (local-block-recycler.ts)
       persistentVolumeReclaimPolicy: "Retain",
       storageClassName: LOCAL_BLOCK_STORAGE_CLASS,
       local: { path: record.device },
@@ -73,10 +82,50 @@ export function localBlockPV(record: LoopDeviceRecord): V1PersistentVolume {
   };
 }
 
+export const localBlockRecyclerRole = (node: string): string => `kubevirt-ts:local-block-recycler:${node}`;
+
+/**
+ * What a node agent's recycler may do, as the node's user (system:node:<node>; the Node authorizer
+ * lets a node only get the PVs its pods use): list and watch PVs (it selects its own by label), create
+ * them (RBAC cannot name an object not yet created), get and delete only its node's local-block PVs.
+ * Its events are the Node authorizer's to allow, as for pod events.
+ */
+export function localBlockRecyclerRBAC(
+  records: readonly LoopDeviceRecord[],
+): (V1ClusterRole | V1ClusterRoleBinding)[] {
+  const nodes = [...new Set(records.map((record) => record.node))];
+  return nodes.flatMap((node) => {
+    const name = localBlockRecyclerRole(node);
+    const pvNames = records.filter((record) => record.node === node).map(localBlockPVName);
+    const role: V1ClusterRole = {
+      apiVersion: `${RBAC_GROUP}/v1`,
+      kind: "ClusterRole",
+      metadata: { name },
+      rules: [
+        { apiGroups: [""], resources: ["persistentvolumes"], verbs: ["list", "watch", "create"] },
+        {
+          apiGroups: [""],
+          resources: ["persistentvolumes"],
+          verbs: ["get", "delete"],
+          resourceNames: pvNames,
+        },
+      ],
+    };
+    const binding: V1ClusterRoleBinding = {
+      apiVersion: `${RBAC_GROUP}/v1`,
+      kind: "ClusterRoleBinding",
+      metadata: { name },
+      roleRef: { apiGroup: RBAC_GROUP, kind: "ClusterRole", name },
+      subjects: [{ apiGroup: RBAC_GROUP, kind: "User", name: `system:node:${node}` }],
+    };
+    return [role, binding];
+  });
+}
+
 export function localBlockObjects(
   records: readonly LoopDeviceRecord[],
-): (V1StorageClass | V1PersistentVolume)[] {
-  return [localBlockStorageClass(), ...records.map(localBlockPV)];
+): (V1StorageClass | V1PersistentVolume | V1ClusterRole | V1ClusterRoleBinding)[] {
+  return [localBlockStorageClass(), ...records.map(localBlockPV), ...localBlockRecyclerRBAC(records)];
 }
 
 interface ExistingPV {

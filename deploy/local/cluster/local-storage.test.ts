@@ -2,7 +2,13 @@
 // (with the two intended changes), and the local-block PVs over the recorded loop devices.
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { binaryQuantity, localBlockObjects, localBlockPV, stalePVs } from "./local-block-storage.js";
+import {
+  binaryQuantity,
+  localBlockObjects,
+  localBlockPV,
+  localBlockRecyclerRBAC,
+  stalePVs,
+} from "./local-block-storage.js";
 import {
   DEFAULT_STORAGE_CLASS_ANNOTATION,
   localPathStorageObjects,
@@ -11,6 +17,8 @@ import {
   renderLocalPathStorage,
 } from "./local-path-storage.js";
 import { layout } from "./layout.js";
+import { nodeAgent } from "./nodes.js";
+import { topology } from "./topology.js";
 
 const l = layout("/repo", { HOME: "/home/u" });
 const record = {
@@ -120,5 +128,42 @@ describe("local-block storage", () => {
     expect(() => stalePVs(existing("/dev/loop2", "Bound"), wanted)).toThrow(
       /spec.local.path is \/dev\/loop2, the device is now \/dev\/loop7, and the volume is Bound/,
     );
+  });
+
+  it("lets each node agent recycle its own PVs: list, watch and create PVs, get and delete only its own", () => {
+    const other = { ...record, node: "node01", index: 0, device: "/dev/loop0" };
+    const objects = localBlockRecyclerRBAC([other, record]);
+    expect(objects.map((o) => `${o.kind}/${o.metadata?.name ?? ""}`)).toEqual([
+      "ClusterRole/kubevirt-ts:local-block-recycler:node01",
+      "ClusterRoleBinding/kubevirt-ts:local-block-recycler:node01",
+      "ClusterRole/kubevirt-ts:local-block-recycler:node02",
+      "ClusterRoleBinding/kubevirt-ts:local-block-recycler:node02",
+    ]);
+    expect(objects[2]).toMatchObject({
+      rules: [
+        { apiGroups: [""], resources: ["persistentvolumes"], verbs: ["list", "watch", "create"] },
+        {
+          apiGroups: [""],
+          resources: ["persistentvolumes"],
+          verbs: ["get", "delete"],
+          resourceNames: ["local-block-node02-3"],
+        },
+      ],
+    });
+    expect(objects[3]).toMatchObject({
+      roleRef: { kind: "ClusterRole", name: "kubevirt-ts:local-block-recycler:node02" },
+      subjects: [{ kind: "User", name: "system:node:node02" }],
+    });
+    expect(localBlockObjects([record]).map((o) => o.kind)).toEqual([
+      "StorageClass",
+      "PersistentVolume",
+      "ClusterRole",
+      "ClusterRoleBinding",
+    ]);
+  });
+
+  it("gives each node agent the loop-device record", () => {
+    const args = nodeAgent(l, topology.nodes[0]).args;
+    expect(args[args.indexOf("--loop-devices") + 1]).toBe("/repo/.local/loop-devices.json");
   });
 });

@@ -36,6 +36,8 @@ export function nodeAgent(l: Layout, node: NodeSpec, size: NodeSize = defaultNod
       // multus's own identity (user multus, bound to its ClusterRole: multus.ts)
       ...["--multus-kubeconfig", componentKubeconfig(l, MULTUS_USER)],
       ...["--state-dir", nodeStateDir(l, node)],
+      // the loop devices `up` attached: the agent recycles its node's Released local-block PVs over them
+      ...["--loop-devices", l.loopDevicesFile],
       // the agent signs its kubelet serving certificate (logs endpoint) with the cluster CA
       ...["--ca-cert", pki.ca.cert],
       ...["--ca-key", pki.ca.key],
