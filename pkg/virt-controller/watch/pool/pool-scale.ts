@@ -34,6 +34,7 @@ import {
   newPoolVM,
 } from "./pool-vms.js";
 import { vmName, type PoolWrites } from "./pool-writes.js";
+import { preservesStateOnOpportunisticScaleIn, preservesStateOnProactiveScaleIn } from "./pool-state.js";
 
 export const FailedScaleOutReason = "FailedScaleOut";
 export const FailedScaleInReason = "FailedScaleIn";
@@ -161,7 +162,7 @@ export class PoolScaler {
     }
     let error: Error | undefined;
     try {
-      await this.writes.cleanUpLeavingVM(pool, vm);
+      await this.writes.cleanUpLeavingVM(pool, vm, preservesStateOnProactiveScaleIn(pool));
     } catch (err) {
       this.writes.reporter.event(
         pool,
@@ -187,7 +188,7 @@ export class PoolScaler {
     let last: Error | undefined;
     for (const vm of filterDeletingVMs(vms)) {
       try {
-        await this.writes.cleanUpLeavingVM(pool, vm);
+        await this.writes.cleanUpLeavingVM(pool, vm, preservesStateOnOpportunisticScaleIn(pool));
       } catch (err) {
         last = asError(err);
         this.writes.reporter.error(vm, last, "Failed to remove the pool finalizer from a deleted VM");

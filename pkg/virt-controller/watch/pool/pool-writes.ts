@@ -1,5 +1,6 @@
 // The writes the pool controller makes besides creating VMs and revisions: the pool finalizer on the pool
-// and on its VMs, and the cleanup of a VM that leaves the pool (upstream's statePreservationCleanupforVM).
+// and on its VMs, and the cleanup of a VM that leaves the pool (upstream's statePreservationCleanupforVM,
+// its disks released first when the pool preserves state).
 import { isNotFound } from "../../../controller/api-error.js";
 import type { KubeClient, ResourceClient } from "../../../controller/client.js";
 import { setFinalizer } from "../../../controller/finalizers.js";
@@ -16,6 +17,9 @@ import { VirtualMachinePoolControllerFinalizer } from "../../../util/constants.j
 import { errorMessage } from "../../../util/error-message.js";
 import { FailedUpdateVirtualMachineReason } from "../common/events.js";
 import type { Reporter } from "../common/reporter.js";
+import { coreGVR } from "../../../controller/gvr.js";
+import { dataVolumesGVR } from "../../../storage/types/cdi.js";
+import { clientLookup, StatePreserver, type StateLookups } from "./pool-state.js";
 
 export const vmName = (vm: KubeObject): string =>
   `${vm.metadata?.namespace ?? ""}/${vm.metadata?.name ?? ""}`;
@@ -25,10 +29,22 @@ export class PoolWrites {
   readonly vmis: ResourceClient<StoredVMI>;
   readonly pools: ResourceClient<StoredVMPool>;
 
+  private readonly state: StatePreserver;
+
   constructor(
     client: KubeClient,
     readonly reporter: Reporter,
+    /** Where the PVCs and DataVolumes of a VM whose state is kept are read; default: the apiserver. */
+    lookups: Partial<StateLookups> = {},
   ) {
+    this.state = new StatePreserver(
+      client,
+      {
+        pvcs: lookups.pvcs ?? clientLookup(client, coreGVR.persistentVolumeClaims),
+        dataVolumes: lookups.dataVolumes ?? clientLookup(client, dataVolumesGVR),
+      },
+      (vm, message) => reporter.info(vm, message),
+    );
     this.vms = client.resource<StoredVM>(virtualMachinesGVR);
     this.vmis = client.resource<StoredVMI>(virtualMachineInstancesGVR);
     this.pools = client.resource<StoredVMPool>(virtualMachinePoolsGVR);
@@ -61,21 +77,33 @@ export class PoolWrites {
   }
 
   /**
-   * A VM leaving the pool lets go of the pool's finalizer. Preserving its state would also free its PVCs
-   * and DataVolumes from the VM; kubevirt-ts admits neither kind of volume yet, so there are none.
+   * Upstream's statePreservationCleanupforVM: a VM leaving the pool lets go of the pool's finalizer, and
+   * first of its PVCs and DataVolumes when the pool preserves state.
    */
-  async cleanUpLeavingVM(pool: StoredVMPool, vm: StoredVM): Promise<void> {
+  async cleanUpLeavingVM(pool: StoredVMPool, vm: StoredVM, preserveState = false): Promise<void> {
+    if (preserveState) {
+      await this.reporting(pool, vm, "Error removing PVC owner references", () =>
+        this.state.removePVCOwnerReferences(vm),
+      );
+      await this.reporting(pool, vm, "Error removing DataVolume owner references", () =>
+        this.state.removeDataVolumeOwnerReferences(vm),
+      );
+    }
+    await this.reporting(pool, vm, "Error removing finalizer", () => this.removeVMFinalizer(vm));
+    this.reporter.info(vm, `Removing VM ${vmName(vm)} from pool`);
+  }
+
+  private async reporting(pool: StoredVMPool, vm: StoredVM, what: string, write: () => Promise<void>) {
     try {
-      await this.removeVMFinalizer(vm);
+      await write();
     } catch (err) {
       this.reporter.event(
         pool,
         "Warning",
         FailedUpdateVirtualMachineReason,
-        `Error removing finalizer for VM ${vmName(vm)}: ${errorMessage(err)}`,
+        `${what} for VM ${vmName(vm)}: ${errorMessage(err)}`,
       );
       throw err;
     }
-    this.reporter.info(vm, `Removing VM ${vmName(vm)} from pool`);
   }
 }

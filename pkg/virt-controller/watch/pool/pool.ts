@@ -4,6 +4,7 @@
 // out by its update strategy, replaces failing VMs when autohealing is on, prunes revisions nothing uses
 // any more, and reports replicas, ready replicas, the selector and its conditions. A paused pool is
 // neither scaled nor updated; a pool being deleted lets go of its VMs' finalizers, then of its own.
+import type { PersistentVolumeClaim } from "../../../api/core/v1/persistentvolumeclaim.js";
 import { isNotFound } from "../../../controller/api-error.js";
 import { systemClock, type Clock } from "../../../controller/clock.js";
 import type { KubeClient } from "../../../controller/client.js";
@@ -57,6 +58,8 @@ export interface PoolControllerDeps {
   /** ControllerRevisions (shared with the VM controller, which reads other ones), indexed by ControllerUIDIndex. */
   revisions: Pick<Informer<PoolRevision>, "getByName" | "indexKeys" | "addEventHandler">;
   recorder: Pick<EventRecorder, "event">;
+  /** Claims, for the VMs whose state a scale-in preserves (upstream's PVC store); absent: the apiserver. */
+  pvcs?: Pick<Informer<PersistentVolumeClaim>, "getByName">;
   /** Creations or deletions per sync at most; default BurstReplicas. */
   burstReplicas?: number;
   clock?: Pick<Clock, "now">;
@@ -85,7 +88,13 @@ export class PoolController {
     const random = deps.random ?? mathRandomInt;
     this.reporter = new Reporter(deps.recorder, this.logger);
     this.queue = new WorkQueue<string>({ name: "virt-controller-pool", logger: this.logger });
-    this.writes = new PoolWrites(deps.client, this.reporter);
+    // virt-controller keeps no DataVolume informer here: those are read from the apiserver.
+    const pvcs = deps.pvcs;
+    this.writes = new PoolWrites(
+      deps.client,
+      this.reporter,
+      pvcs ? { pvcs: async (namespace, name) => pvcs.getByName(namespace, name) } : {},
+    );
     this.revisions = new PoolRevisions(
       deps.revisions,
       deps.client.resource<PoolRevision>(controllerRevisionsGVR),
