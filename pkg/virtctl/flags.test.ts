@@ -187,3 +187,39 @@ describe("uint32 flags", () => {
     expect(flagUsages(specs)).toBe("      --cpu uint32   count");
   });
 });
+
+describe("stringToString flags", () => {
+  const selector: FlagSpec = { name: "sel", kind: "stringToString", defaultValue: {}, usage: "pairs" };
+  const parse = (...argv: string[]) => parseFlags(argv, [selector]).stringMap("sel");
+
+  it.each([
+    { argv: [], map: {} },
+    { argv: ["--sel", "a=1"], map: { a: "1" } },
+    { argv: ["--sel", '"a=1"'], map: { a: "1" } },
+    { argv: ["--sel", "a=1,b=2"], map: { a: "1", b: "2" } },
+    { argv: ["--sel", "a=x=y"], map: { a: "x=y" } },
+    { argv: ["--sel", 'a=1,"b=2,3"'], map: { a: "1", b: "2,3" } },
+    { argv: ["--sel=a=1", "--sel", "b=2", "--sel", "a=3"], map: { a: "3", b: "2" } },
+  ])("$argv → $map", ({ argv, map }) => {
+    expect(parse(...argv)).toEqual(map);
+  });
+
+  it.each([
+    ["a", 'invalid argument "a" for "--sel" flag: a must be formatted as key=value'],
+    ["a,b", 'invalid argument "a,b" for "--sel" flag: a,b must be formatted as key=value'],
+    ["a=1,b,c=2", 'invalid argument "a=1,b,c=2" for "--sel" flag: b must be formatted as key=value'],
+    [
+      'a=1,b"=2',
+      `invalid argument "a=1,b\\"=2" for "--sel" flag: parse error on line 1, column 6: bare " in non-quoted-field`,
+    ],
+  ])("refuses %s", (value, message) => {
+    expect(() => parse("--sel", value)).toThrow(message);
+  });
+
+  it("shows its type and its default, even when empty, as pflag does", () => {
+    expect(flagUsages([selector])).toBe("      --sel stringToString   pairs (default [])");
+    expect(flagUsages([{ ...selector, defaultValue: { b: "2", a: "x,y" } }])).toBe(
+      '      --sel stringToString   pairs (default ["a=x,y",b=2])',
+    );
+  });
+});

@@ -5,13 +5,15 @@ import { invalidFlagValue, parseGoBool, parseGoUint32 } from "../util/flags.js";
 // `-n value`, `-nvalue`, booleans as `--force` or `--force=false` (never consuming the next word),
 // flags before or after positionals, and `--` ending the flags. Errors carry pflag's wording.
 
-export type FlagValue = boolean | number | string | readonly string[];
+export type FlagValue = boolean | number | string | readonly string[] | Readonly<Record<string, string>>;
 
 /**
  * pflag's value types. A stringArray flag collects each occurrence as given; a stringSlice flag
- * splits each occurrence as one CSV record. Both start over from their default on the first one.
+ * splits each occurrence as one CSV record. Both start over from their default on the first one. A
+ * stringToString flag reads `key=value` pairs (one CSV record) into a map, later occurrences merged in.
  */
-export type FlagKind = "bool" | "int" | "uint32" | "string" | "stringArray" | "stringSlice";
+export type FlagKind =
+  "bool" | "int" | "uint32" | "string" | "stringArray" | "stringSlice" | "stringToString";
 
 export interface FlagSpec {
   name: string;
@@ -30,6 +32,8 @@ export interface ParsedFlags {
   string(name: string): string;
   /** A stringArray or stringSlice flag's values. */
   strings(name: string): readonly string[];
+  /** A stringToString flag's map. */
+  stringMap(name: string): Readonly<Record<string, string>>;
 }
 
 /** A mistake in how the command was invoked: printed with a hint to read the usage. */
@@ -51,8 +55,16 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
   const set = (spec: FlagSpec, shown: string, raw: string): void => {
     const value = convert(spec, shown, raw);
     const previous = values.get(spec.name);
-    const appends = Array.isArray(value) && Array.isArray(previous) && changed.has(spec.name);
-    values.set(spec.name, appends ? [...(previous as string[]), ...value] : value);
+    const again = changed.has(spec.name);
+    if (spec.kind === "stringToString") {
+      values.set(
+        spec.name,
+        again ? { ...(previous as Record<string, string>), ...(value as object) } : value,
+      );
+    } else {
+      const appends = Array.isArray(value) && Array.isArray(previous) && again;
+      values.set(spec.name, appends ? [...(previous as string[]), ...value] : value);
+    }
     changed.add(spec.name);
   };
   for (let i = 0; i < argv.length; i++) {
@@ -96,6 +108,7 @@ export function parseFlags(argv: readonly string[], specs: readonly FlagSpec[]):
     int: (name) => typed<number>(name, "number"),
     string: (name) => typed<string>(name, "string"),
     strings: (name) => typed<readonly string[]>(name, "array"),
+    stringMap: (name) => typed<Readonly<Record<string, string>>>(name, "object"),
   };
 }
 
@@ -124,7 +137,38 @@ function convert(spec: FlagSpec, shown: string, raw: string): FlagValue {
       return [raw];
     case "stringSlice":
       return splitSlice(shown, raw);
+    case "stringToString":
+      return splitPairs(shown, raw);
   }
+}
+
+/**
+ * pflag's stringToString Set: no `=` at all is refused, exactly one is a single pair (surrounding quotes
+ * trimmed), more are one CSV record of pairs, each split at its first `=`.
+ */
+function splitPairs(shown: string, raw: string): Record<string, string> {
+  const refuse = (reason: string) =>
+    new UsageError(`invalid argument ${goQuote(raw)} for "${shown}" flag: ${reason}`);
+  const equals = raw.split("=").length - 1;
+  if (equals === 0) throw refuse(`${raw} must be formatted as key=value`);
+  let pairs: string[];
+  if (equals === 1) {
+    pairs = [raw.replace(/^"+|"+$/g, "")];
+  } else {
+    try {
+      pairs = readCSVRecord(raw);
+    } catch (error) {
+      if (!(error instanceof CSVParseError)) throw error;
+      throw refuse(error.message);
+    }
+  }
+  const map: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at < 0) throw refuse(`${pair} must be formatted as key=value`);
+    map[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return map;
 }
 
 /** pflag's readAsCSV: an empty value is no element, anything else one CSV record. */
@@ -167,12 +211,24 @@ const TYPE_NAMES: Record<FlagKind, string> = {
   string: " string",
   stringArray: " stringArray",
   stringSlice: " strings",
+  stringToString: " stringToString",
 };
+
+/** encoding/csv's Writer: a field is quoted when it holds a quote, a comma, a line break or leads with a space. */
+const csvField = (field: string): string =>
+  /[",\r\n]/.test(field) || field.startsWith(" ") ? `"${field.replaceAll('"', '""')}"` : field;
 
 /** What pflag prints after the usage unless the default is the type's zero value. */
 function shownDefault(spec: FlagSpec): string | undefined {
   const value = spec.defaultValue;
   if (Array.isArray(value)) return value.length > 0 ? `[${value.join(",")}]` : undefined;
+  // pflag prints a stringToString default even when empty: "[]" is no zero value to it.
+  if (typeof value === "object") {
+    const pairs = Object.keys(value)
+      .sort()
+      .map((key) => `${key}=${(value as Record<string, string>)[key] ?? ""}`);
+    return `[${pairs.map(csvField).join(",")}]`;
+  }
   if (value === false || value === 0 || value === "") return undefined;
   return typeof value === "string" ? `"${value}"` : String(value);
 }

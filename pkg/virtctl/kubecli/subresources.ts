@@ -71,9 +71,14 @@ export class SubresourceClient {
     return JSON.parse(text.toString("utf8")) as unknown;
   }
 
-  async getJson(path: string): Promise<unknown> {
-    const text = await this.request("GET", path);
+  async getJson(path: string, query?: URLSearchParams): Promise<unknown> {
+    const text = await this.request("GET", path, undefined, query);
     return JSON.parse(text.toString("utf8")) as unknown;
+  }
+
+  /** A DELETE with its DeleteOptions as the body, as client-go sends them. */
+  async delete(path: string, options: unknown): Promise<void> {
+    await this.request("DELETE", path, JSON.stringify(options));
   }
 
   /** A GET whose answer is bytes (a screenshot), taken as they come. */
@@ -117,7 +122,12 @@ export class SubresourceClient {
     const url = this.url(path, query);
     const options: https.RequestOptions = { method, headers: { Accept: accept } };
     if (body !== undefined) {
-      options.headers = { ...options.headers, "Content-Type": "application/json" };
+      // Node sends a DELETE's body only with its length given.
+      options.headers = {
+        ...options.headers,
+        "Content-Type": "application/json",
+        "Content-Length": Buffer.byteLength(body),
+      };
     }
     await this.config.kubeConfig.applyToHTTPSOptions(options);
     const send = url.protocol === "http:" ? http.request : https.request;

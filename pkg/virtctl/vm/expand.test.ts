@@ -278,7 +278,7 @@ Use "${programName} options" for a list of global command-line options (applies 
   it("is listed among the commands", async () => {
     const result = await virtctl(["--help"]);
     expect(result.stdout).toContain(
-      "  expand       Return the VirtualMachine object with expanded instancetype and preference.\n",
+      "  expand         Return the VirtualMachine object with expanded instancetype and preference.\n",
     );
   });
 });
