@@ -22,8 +22,10 @@ deps: $(NPM_STAMP)
 host-deps:
 	bash deploy/local/install-deps.sh
 
-# kube-apiserver & co. and etcd from upstream Go modules; cached, rebuilt only when pins change.
-binaries:
+# kube-apiserver & co. and etcd from upstream Go modules; cached, rebuilt only when pins change. And this suite's
+# own component binaries, bundled into dist/components (hack/bundle-components): rebuilt only when a file they
+# are made of changed; the node agents run component Pods from them, with no tsx at run time.
+binaries: deps
 	bash deploy/local/build-binaries.sh
 
 # The reference CNI plugins (bridge, host-local, loopback, static) and multus alone: the runtime's tests set pod

@@ -9,7 +9,11 @@
 #   the reference CNI plugins the node agents set pod networks up with (bridge, host-local, loopback)
 #   from go/cni-plugins, likewise upstream's main packages, into bin/cni/ (the agents' CNI_PATH)
 #   multus (the thin plugin, the node agents' primary CNI that delegates to those) from go/multus into bin/cni/
-# Arguments name the groups to build (kube etcd coredns local-path-provisioner cni-plugins multus); none: all.
+#   components: this suite's own TypeScript binaries (virt-operator, virt-api, virt-handler, virt-launcher ...),
+#   bundled with esbuild into dist/components of this checkout, where the node agents' image store runs them
+#   from (hack/bundle-components; cached the same way, by a hash of every file a bundle is made of)
+# Arguments name the groups to build (components kube etcd coredns local-path-provisioner cni-plugins multus);
+# none: all.
 # Binaries and Go caches live under ${XDG_CACHE_HOME:-~/.cache}/kubevirt-ts. A module is rebuilt
 # only when its go.mod, go.sum or main.go, its link flags, the package it builds or the build functions
 # below changed: a hash
@@ -93,7 +97,7 @@ kube_ldflags() {
     "-X $pkg.gitCommit= -X $pkg.gitTreeState=clean -X $pkg.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 }
 
-GROUPS_ALL=(kube etcd coredns local-path-provisioner cni-plugins multus)
+GROUPS_ALL=(components kube etcd coredns local-path-provisioner cni-plugins multus)
 GROUPS_WANTED=("${@:-${GROUPS_ALL[@]}}")
 for group in "${GROUPS_WANTED[@]}"; do
   case " ${GROUPS_ALL[*]} " in
@@ -102,6 +106,16 @@ for group in "${GROUPS_WANTED[@]}"; do
   esac
 done
 wanted() { case " ${GROUPS_WANTED[*]} " in *" $1 "*) return 0 ;; *) return 1 ;; esac }
+
+# first, being quick: a TypeScript error stops the build before the long Go builds
+if wanted components; then
+  repo="$(cd "$here/../.." && pwd)"
+  if [[ ! -x "$repo/node_modules/.bin/tsx" ]]; then
+    echo "[components] $repo/node_modules is missing: run \"npm ci\" (make does)" >&2
+    exit 1
+  fi
+  "$repo/node_modules/.bin/tsx" "$repo/hack/bundle-components/main.ts"
+fi
 
 if wanted kube; then
   build_module kube "$here/go/kube" "$KVTS_BIN/kube" "$(kube_ldflags)"
@@ -141,4 +155,4 @@ if wanted multus; then
 -X $multus_pkg/pkg/multus.gitTreeState=clean -X $multus_pkg/pkg/multus.releaseStatus=,released" \
     "$multus_pkg/cmd/multus"
 fi
-echo "binaries in $KVTS_BIN: ${GROUPS_WANTED[*]}"
+echo "binaries in $KVTS_BIN (components in dist/components): ${GROUPS_WANTED[*]}"

@@ -1,5 +1,6 @@
 // The whole local cluster, one idempotent step after the other: what `make up` runs, and what the
 // end-to-end tests' global setup runs (without the demo VM).
+import { bundleComponents } from "../../../hack/bundle-components/bundle.js";
 import { installClusterDNS } from "./cluster-dns.js";
 import { installKubeVirt, startDemoVM } from "./kubevirt.js";
 import type { Layout } from "./layout.js";
@@ -20,6 +21,9 @@ export interface BringUpOptions {
 export async function bringUp(l: Layout, say: Say, options: BringUpOptions): Promise<boolean> {
   const controlPlane = await startControlPlane(l, say);
   say(controlPlane.alreadyRunning ? "control plane already running and healthy" : "control plane ready");
+  // The compiled component binaries the nodes run KubeVirt's Pods from, current with this checkout (cached:
+  // nothing to do after `make binaries`), so a Pod never runs code older than the sources.
+  await bundleComponents({ root: l.repoRoot, log: say });
   const nodes = await startNodeAgents(l, say, options.nodeSize);
   if (!nodes.started)
     throw new Error("the node agent (deploy/local/node-agent/main.ts) is not in this checkout");
