@@ -1,11 +1,12 @@
 import { existsSync } from "node:fs";
-import { copyFile, lstat, mkdir, mkdtemp, readFile, readlink, rm } from "node:fs/promises";
+import { copyFile, lstat, mkdir, mkdtemp, readFile, readlink, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isDynamicElf } from "./busybox-image.js";
 import { parseImageReference } from "./image-reference.js";
 import {
+  COMPONENT_BINARIES,
   IMAGE_RULES,
   ImageStore,
   LocalImagePullError,
@@ -125,22 +126,44 @@ describe("ImageStore.pull", () => {
     );
   });
 
-  it("runs component binaries from the checkout through wrappers at their upstream paths", async () => {
+  it("runs the checkout's bundled component binaries through wrappers at their upstream paths", async () => {
     const image = await store.pull("quay.io/kubevirt/virt-launcher:v1.5.0");
     expect(image.rootfs).toEqual({ kind: "host" });
     expect(image.entrypoint).toEqual(["/usr/bin/virt-launcher"]);
     expect(image.executables.map((file) => file.path)).toContain("/usr/bin/virt-launcher-monitor");
     const wrapper = image.executables.find((file) => file.path === "/usr/bin/virt-launcher-monitor");
-    expect(wrapper && "content" in wrapper && wrapper.content).toMatch(
-      /^#!\/bin\/sh\nexec '.*node.*' '--import' 'file:\/\/.*tsx.*' /,
-    );
-    expect(wrapper && "content" in wrapper && wrapper.content).toContain(
-      `'${checkout}/cmd/virt-launcher-monitor/main.ts' "$@"`,
-    );
-    expect(image.entryPoints["/usr/bin/virt-launcher-monitor"]).toBe(
-      `${checkout}/cmd/virt-launcher-monitor/main.ts`,
+    expect(wrapper && "content" in wrapper && wrapper.content).toBe(
+      `#!/bin/sh\nexec '${process.execPath}' '--enable-source-maps' ` +
+        `'${checkout}/dist/components/bin/virt-launcher-monitor.mjs' "$@"\n`,
     );
     expect(image.imageID).toMatch(/^quay\.io\/kubevirt\/virt-launcher@sha256:[0-9a-f]{64}$/);
+  });
+
+  it("runs no TypeScript at run time: no tsx in any wrapper or in the environment", async () => {
+    for (const component of Object.keys(COMPONENT_BINARIES)) {
+      const image = await store.pull(`quay.io/kubevirt/${component}:v1.5.0`);
+      for (const file of image.executables) {
+        if (file.path.startsWith("/usr/bin/") && "content" in file) {
+          expect(file.content, file.path).not.toMatch(/tsx|\.ts\b/);
+        }
+      }
+      expect(Object.keys(image.env)).toEqual(["PATH"]);
+    }
+  });
+
+  it("says, for a missing bundle, how to build it or that the checkout has no source for it", async () => {
+    await mkdir(path.join(checkout, "cmd/virt-launcher-monitor"), { recursive: true });
+    await writeFile(path.join(checkout, "cmd/virt-launcher-monitor/main.ts"), "");
+    const image = await store.pull("quay.io/kubevirt/virt-launcher:v1.5.0");
+    expect(image.entryPoints["/usr/bin/virt-launcher-monitor"]).toEqual({
+      file: `${checkout}/dist/components/bin/virt-launcher-monitor.mjs`,
+      missing:
+        'run "make binaries" (hack/bundle-components/main.ts) to build it from cmd/virt-launcher-monitor/main.ts',
+    });
+    expect(image.entryPoints["/usr/bin/virt-probe"]).toEqual({
+      file: `${checkout}/dist/components/bin/virt-probe.mjs`,
+      missing: "this checkout has no cmd/virt-probe/main.ts to build it from",
+    });
   });
 
   it.each(["container-disk", "virt-tail"])(

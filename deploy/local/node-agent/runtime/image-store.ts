@@ -1,9 +1,15 @@
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
-import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import {
+  BUILD_BUNDLES_HINT,
+  BUNDLE_NODE_FLAGS,
+  bundleFile,
+  bundleSource,
+} from "../../../../hack/bundle-components/layout.js";
 import { ensureBinaryImage } from "./binary-image.js";
 import { ensureBusyboxImage } from "./busybox-image.js";
 import type { ExecutableFile } from "./container-root.js";
@@ -14,8 +20,10 @@ import { shellQuote } from "./shell.js";
 
 // The local image store: what an image name means on this machine, since nothing is pulled from a registry.
 // The table below is the one place that maps names to local images. Component images of this suite run
-// this checkout's entry points (cmd/<binary>/main.ts) through tsx on the host's files, with a wrapper at
+// this checkout's compiled binaries (cmd/<binary>/main.ts bundled into dist/components/bin/<binary>.mjs by
+// `make binaries`, see hack/bundle-components) with node on the host's files, with a wrapper at
 // /usr/bin/<binary> for each binary the upstream image holds, so the pod spec's command works as written.
+// Nothing transpiles TypeScript at run time: a binary whose bundle is missing fails to start, saying so.
 // busybox is the host's static busybox; the test guest's images are directories built by deploy/local/guest; CoreDNS
 // and local-path-provisioner are static binaries deploy/local/build-binaries.sh builds from their Go modules, each
 // alone in its image where upstream's image has it.
@@ -37,7 +45,7 @@ export const COMPONENT_BINARIES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * Binaries built from cmd/<binary>/main.c rather than run through tsx: container-disk runs where no node
+ * Binaries built from cmd/<binary>/main.c rather than bundled from TypeScript: container-disk runs where no node
  * exists, virt-tail runs in every launcher Pod and only tails a file, so Node's ~70 MiB would be waste.
  */
 export const NATIVE_BINARIES: ReadonlySet<string> = new Set(["container-disk", "virt-tail"]);
@@ -198,8 +206,14 @@ export interface ResolvedImage {
   workingDir: string;
   /** Files the image holds on top of its root (wrappers of component binaries). */
   executables: ExecutableFile[];
-  /** For wrappers: the entry point each one runs, so a missing one fails the start clearly. */
-  entryPoints: Record<string, string>;
+  /** For wrappers: the file each one runs, so a missing one fails the start clearly. */
+  entryPoints: Record<string, EntryPoint>;
+}
+
+/** The file a wrapper of a component image runs, and what to do when it is missing. */
+export interface EntryPoint {
+  file: string;
+  missing: string;
 }
 
 /** Why an image cannot be used, worded as kubelet shows containerd's pull errors. */
@@ -210,7 +224,7 @@ export class LocalImagePullError extends Error {
 export interface ImageStoreOptions {
   /** Default `${XDG_CACHE_HOME:-~/.cache}/kubevirt-ts`. */
   cacheDir?: string;
-  /** The checkout whose cmd/<binary>/main.ts component images run; default: this checkout. */
+  /** The checkout whose bundled cmd/<binary>/main.ts component images run; default: this checkout. */
   checkoutDir?: string;
   /** The host's static busybox. */
   busyboxBinary?: string;
@@ -233,14 +247,11 @@ export class ImageStore {
   readonly cacheDir: string;
   readonly checkoutDir: string;
   private readonly busyboxBinary: string;
-  private readonly tsxLoader: string;
 
   constructor(options: ImageStoreOptions = {}) {
     this.cacheDir = options.cacheDir ?? defaultCacheDir();
     this.checkoutDir = options.checkoutDir ?? THIS_CHECKOUT;
     this.busyboxBinary = options.busyboxBinary ?? "/bin/busybox";
-    // tsx comes from the runtime's own dependencies, whichever checkout the entry points come from.
-    this.tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
   }
 
   imageDir(name: string): string {
@@ -282,7 +293,7 @@ export class ImageStore {
     component: string,
   ): Promise<Omit<ResolvedImage, "image" | "reference" | "imageID">> {
     const binaries = COMPONENT_BINARIES[component] ?? [];
-    const entryPoints: Record<string, string> = {};
+    const entryPoints: Record<string, EntryPoint> = {};
     const native = await Promise.all(
       binaries
         .filter((binary) => NATIVE_BINARIES.has(binary))
@@ -297,9 +308,15 @@ export class ImageStore {
       .filter((binary) => !NATIVE_BINARIES.has(binary))
       .map((binary) => {
         const wrapper = `/usr/bin/${binary}`;
-        const entryPoint = path.join(this.checkoutDir, "cmd", binary, "main.ts");
-        entryPoints[wrapper] = entryPoint;
-        const exec = [process.execPath, "--import", this.tsxLoader, entryPoint].map(shellQuote).join(" ");
+        const file = bundleFile(this.checkoutDir, binary);
+        const source = bundleSource(this.checkoutDir, binary);
+        entryPoints[wrapper] = {
+          file,
+          missing: existsSync(source)
+            ? `${BUILD_BUNDLES_HINT} from ${path.relative(this.checkoutDir, source)}`
+            : `this checkout has no ${path.relative(this.checkoutDir, source)} to build it from`,
+        };
+        const exec = [process.execPath, ...BUNDLE_NODE_FLAGS, file].map(shellQuote).join(" ");
         return { path: wrapper, content: `#!/bin/sh\nexec ${exec} "$@"\n` };
       });
     const shipped = (COMPONENT_SCRIPTS[component] ?? []).map((script) => ({
@@ -311,7 +328,7 @@ export class ImageStore {
       rootfs: { kind: "host" },
       entrypoint: [`/usr/bin/${component}`],
       cmd: [],
-      env: { PATH: DEFAULT_PATH, ...(await this.tsconfigEnv()) },
+      env: { PATH: DEFAULT_PATH },
       workingDir: "/",
       executables: [
         ...executables,
@@ -320,12 +337,6 @@ export class ImageStore {
       ],
       entryPoints,
     };
-  }
-
-  /** Points tsx at the checkout's tsconfig: containers run from "/", where tsx would find none. */
-  private async tsconfigEnv(): Promise<Record<string, string>> {
-    const tsconfig = path.join(this.checkoutDir, "tsconfig.json");
-    return (await stat(tsconfig).catch(() => undefined)) ? { TSX_TSCONFIG_PATH: tsconfig } : {};
   }
 
   private async busybox(reference: string): Promise<Omit<ResolvedImage, "image" | "reference" | "imageID">> {

@@ -91,11 +91,12 @@ async function makeFakeImages(cacheDir: string, checkoutDir: string): Promise<vo
   for (const applet of ["sh", "ls", "cat", "sleep"])
     await symlink("busybox", path.join(guest, "bin", applet));
   await writeFile(path.join(guest, "guest-marker"), "this is the test guest image\n");
-  const entry = path.join(checkoutDir, "cmd/virt-handler/main.ts");
+  // the bundle `make binaries` would build from cmd/virt-handler/main.ts
+  const entry = path.join(checkoutDir, "dist/components/bin/virt-handler.mjs");
   await mkdir(path.dirname(entry), { recursive: true });
   await writeFile(
     entry,
-    'const port: string = process.argv[3] ?? "";\nconsole.log(`virt-handler stand-in on ${port}`);\n',
+    'const port = process.argv[3] ?? "";\nconsole.log(`virt-handler stand-in on ${port}`);\n',
   );
 }
 

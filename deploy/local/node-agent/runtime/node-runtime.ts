@@ -282,9 +282,9 @@ export class NodeRuntime implements PodRuntime {
     });
     const entryPoint = image.entryPoints[executable];
     if (entryPoint) {
-      await access(entryPoint).catch(() => {
+      await access(entryPoint.file).catch(() => {
         throw new ContainerStartError(
-          `exec: "${argv[0]}": its entry point ${entryPoint} does not exist in this checkout`,
+          `exec: "${argv[0]}": ${entryPoint.file} does not exist: ${entryPoint.missing}`,
         );
       });
     }
