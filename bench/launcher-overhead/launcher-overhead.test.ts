@@ -245,6 +245,16 @@ describe("report", () => {
     expect(
       shortCommand(sample(1, "node", [...NODE, "/w/cmd/virt-launcher-monitor/main.ts", "--uid", "x"], 0)),
     ).toBe("node virt-launcher-monitor");
+    expect(
+      shortCommand(
+        sample(
+          1,
+          "node",
+          ["/usr/bin/node", "--enable-source-maps", "/w/dist/components/bin/virt-launcher-monitor.mjs"],
+          0,
+        ),
+      ),
+    ).toBe("node virt-launcher-monitor");
     expect(shortCommand(sample(1, "virt-tail", ["/usr/bin/virt-tail", "--logfile", "x"], 0))).toBe(
       "virt-tail",
     );

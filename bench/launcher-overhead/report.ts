@@ -34,7 +34,10 @@ export function isQemu(sample: Pick<ProcessSample, "comm" | "argv">): boolean {
   return program.startsWith("qemu-system") || sample.comm.startsWith("qemu-system");
 }
 
-/** A short name: the program, for Node the cmd/<name> it runs, for the agent's shell "sh (supervisor)". */
+/**
+ * A short name: the program, for Node the binary it runs (cmd/<name>/main.ts, or its bundle
+ * dist/components/bin/<name>.mjs), for the agent's shell "sh (supervisor)".
+ */
 export function shortCommand(sample: Pick<ProcessSample, "comm" | "argv">, supervisor = false): string {
   const program = sample.argv[0];
   if (program === undefined) return `[${sample.comm}]`;
@@ -42,7 +45,9 @@ export function shortCommand(sample: Pick<ProcessSample, "comm" | "argv">, super
   if (supervisor) return `${name} (supervisor)`;
   if (name === "node" || sample.comm === "node") {
     for (const arg of sample.argv.slice(1)) {
-      const cmd = /(?:^|\/)cmd\/([^/]+)\/main\.[cm]?[jt]s$/.exec(arg);
+      const cmd =
+        /(?:^|\/)cmd\/([^/]+)\/main\.[cm]?[jt]s$/.exec(arg) ??
+        /(?:^|\/)components\/bin\/([^/]+)\.mjs$/.exec(arg);
       if (cmd) return `node ${cmd[1]}`;
     }
     const script = sample.argv.slice(1).find((arg) => !arg.startsWith("-") && /\.[cm]?[jt]s$/.test(arg));
