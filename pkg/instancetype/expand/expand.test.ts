@@ -28,34 +28,20 @@ const vm = (spec: Partial<VirtualMachine["spec"]> = {}): VirtualMachine => ({
 
 const defaults = () => ClusterConfig.defaults();
 
+/** Finders that must not be asked: a VM without references is never looked up. */
+const unasked: SpecFinder & PreferenceSpecFinder = {
+  find: () => Promise.reject(new Error("looked up an instance type")),
+  findPreference: () => Promise.reject(new Error("looked up a preference")),
+};
+
 describe("a VM that references no instance type or preference", () => {
-  it("is returned as it is, not even defaulted", async () => {
+  it("is returned as it is, not even defaulted, and nothing is looked up", async () => {
     const input = vm();
-    expect(await new Expander(defaults).expand(input)).toBe(input);
+    expect(await new Expander(defaults, unasked, unasked).expand(input)).toBe(input);
   });
 });
 
-describe("until kubevirt-ts has instance types, a reference is refused by field", () => {
-  it.each([
-    [
-      { instancetype: { name: "u1.small" } },
-      "spec.instancetype: the instancetype reference is not supported by kubevirt-ts yet",
-    ],
-    [
-      { preference: { name: "fedora" } },
-      "spec.preference: the preference reference is not supported by kubevirt-ts yet",
-    ],
-    // Upstream looks the instance type up first.
-    [
-      { instancetype: { name: "u1.small" }, preference: { name: "fedora" } },
-      "spec.instancetype: the instancetype reference is not supported by kubevirt-ts yet",
-    ],
-  ])("%j", async (references, message) => {
-    await expect(new Expander(defaults).expand(vm(references))).rejects.toThrow(message);
-  });
-});
-
-describe("with finders plugged in, as the instancetype work will", () => {
+describe("with finders and an applier plugged in", () => {
   const instancetypeFinder: SpecFinder = {
     find: async (target) =>
       target.spec.instancetype ? { cpu: { guest: 2 }, memory: { guest: "128Mi" } } : undefined,
@@ -113,11 +99,15 @@ describe("with finders plugged in, as the instancetype work will", () => {
   });
 
   it("passes a lookup's failure on", async () => {
-    const missing = new Expander(defaults, {
-      find: async () => {
-        throw new Error('virtualmachineclusterinstancetypes.instancetype.kubevirt.io "nope" not found');
+    const missing = new Expander(
+      defaults,
+      {
+        find: async () => {
+          throw new Error('virtualmachineclusterinstancetypes.instancetype.kubevirt.io "nope" not found');
+        },
       },
-    });
+      unasked,
+    );
     await expect(missing.expand(vm({ instancetype: { name: "nope" } }))).rejects.toThrow("not found");
   });
 

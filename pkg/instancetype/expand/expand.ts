@@ -1,7 +1,7 @@
 // Upstream pkg/instancetype/expand: a VM with its instance type and preference written into its template
 // and the references dropped, as virt-api's expand-spec subresources and `virtctl expand` show it. A VM
-// that references neither is returned as it is. The lookups and the applying of the specs are injected
-// (virt-api passes pkg/instancetype/find's and apply's); without them a reference is refused by field.
+// that references neither is returned as it is. The lookups are injected (virt-api's read the apiserver,
+// the VM controller's its informers first), as is the applier (pkg/instancetype/apply's by default).
 import { Path } from "../../api/field.js";
 import type { ObjectMeta } from "../../api/generated/k8s.js";
 import type { VirtualMachine, VirtualMachineInstanceSpec } from "../../api/generated/v1.js";
@@ -13,7 +13,7 @@ import { setDefaultVirtualMachineInstanceSpec } from "../../defaults/defaults.js
 import { setDefaultNetworkInterface } from "../../defaults/network.js";
 import { setDefaultVolumeDisk } from "../../defaults/storage.js";
 import type { ClusterConfig } from "../../virt-config/cluster-config.js";
-import { notYetSupportedMessage } from "../../virt-config/supported-subset.js";
+import { vmiApplier } from "../apply/vmi.js";
 import { Conflicts, type Conflict } from "../conflict/conflicts.js";
 
 /** Upstream's specFinder: the spec of the VM's instance type, undefined when it references none. */
@@ -37,32 +37,13 @@ export interface VMIApplier {
   ): Conflict[];
 }
 
-const refusal = (member: "instancetype" | "preference") =>
-  new Error(`spec.${member}: ${notYetSupportedMessage(`the ${member} reference`)}`);
-
-/** What kubevirt-ts offers until instance types land: a VM that references one is refused by field. */
-export const instancetypesNotYetSupported: SpecFinder & PreferenceSpecFinder & VMIApplier = {
-  find: async (vm) => {
-    if (vm.spec.instancetype !== undefined) throw refusal("instancetype");
-    return undefined;
-  },
-  findPreference: async (vm) => {
-    if (vm.spec.preference !== undefined) throw refusal("preference");
-    return undefined;
-  },
-  // Never reached: the finders above refuse every VM that has anything to apply.
-  applyToVMI: () => {
-    throw new Error(notYetSupportedMessage("applying an instancetype or preference"));
-  },
-};
-
 export class Expander {
   constructor(
     /** The configuration in force when a VM is expanded (the defaults depend on it). */
     private readonly clusterConfig: () => ClusterConfig,
-    private readonly instancetypeFinder: SpecFinder = instancetypesNotYetSupported,
-    private readonly preferenceFinder: PreferenceSpecFinder = instancetypesNotYetSupported,
-    private readonly applier: VMIApplier = instancetypesNotYetSupported,
+    private readonly instancetypeFinder: SpecFinder,
+    private readonly preferenceFinder: PreferenceSpecFinder,
+    private readonly applier: VMIApplier = vmiApplier,
   ) {}
 
   /** The expanded VM (a copy), or `vm` itself when it references no instance type or preference. */

@@ -6,12 +6,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { VirtualMachine } from "../../api/generated/v1.js";
 import { leaves, loadUpstreamExamples } from "../../defaults/testing.js";
 import { Expander } from "../../instancetype/expand/expand.js";
+import { clientFinders } from "../../instancetype/find/client.js";
+import { KubeClient } from "../../controller/client.js";
+import { FakeApiServer } from "../../controller/testing/fake-apiserver.js";
 import { ClusterConfig } from "../../virt-config/cluster-config.js";
 import { ExpandSpecApp, type ExpandReply } from "./expand.js";
 import { startHandlerStack, type HandlerStack } from "./testing/handler-stack.js";
 
 const NAMESPACE = "default";
-const app = new ExpandSpecApp({ getVM: async () => undefined }, new Expander(() => ClusterConfig.defaults()));
+// The real finders over an apiserver that holds no instance types or preferences.
+const finders = clientFinders(new KubeClient(new FakeApiServer()));
+const app = new ExpandSpecApp(
+  { getVM: async () => undefined },
+  new Expander(() => ClusterConfig.defaults(), finders.instancetype, finders.preference),
+);
 const vms = loadUpstreamExamples()
   .filter((example) => example.object.kind === "VirtualMachine")
   .map((example) => example.object);
@@ -50,7 +58,7 @@ function expectWellFormed(answer: ExpandReply): void {
 }
 
 describe("the expand-vm-spec handler on any body", () => {
-  it("expands upstream's examples, or refuses the reference kubevirt-ts cannot look up yet", async () => {
+  it("expands upstream's examples, or refuses those whose instance type or preference is missing", async () => {
     const references = (vm: Record<string, unknown>) =>
       vm.spec as { instancetype?: unknown; preference?: unknown };
     expect(vms.filter((vm) => references(vm).instancetype === undefined).length).toBeGreaterThan(0);
@@ -58,15 +66,12 @@ describe("the expand-vm-spec handler on any body", () => {
     for (const vm of vms) {
       const answer = await app.expandSpec(NAMESPACE, Buffer.from(JSON.stringify(vm)));
       const { instancetype, preference } = references(vm);
-      const refused =
-        instancetype !== undefined ? "instancetype" : preference !== undefined ? "preference" : "";
+      const refused = instancetype !== undefined || preference !== undefined;
       expect(answer, JSON.stringify(vm.metadata)).toMatchObject(
         refused
           ? {
               code: 400,
-              body: {
-                message: `spec.${refused}: the ${refused} reference is not supported by kubevirt-ts yet`,
-              },
+              body: { message: expect.stringMatching(/^virtualmachine[\w.]+ ".+" not found$/) },
             }
           : { code: 200, body: { ...vm, metadata: { ...(vm.metadata as object), namespace: NAMESPACE } } },
       );

@@ -6,6 +6,9 @@ import type { VirtualMachine } from "../../api/generated/v1.js";
 import { Path } from "../../api/field.js";
 import { Conflict } from "../../instancetype/conflict/conflicts.js";
 import { Expander, type VMIApplier } from "../../instancetype/expand/expand.js";
+import { clientFinders } from "../../instancetype/find/client.js";
+import { KubeClient } from "../../controller/client.js";
+import { FakeApiServer } from "../../controller/testing/fake-apiserver.js";
 import { ClusterConfig } from "../../virt-config/cluster-config.js";
 import { ExpandSpecApp } from "./expand.js";
 import type { Status } from "./status.js";
@@ -52,6 +55,12 @@ const pluggedExpander = () => {
   );
 };
 
+/** The real finders, over an apiserver holding no instance types or preferences. */
+const emptyClusterExpander = () => {
+  const finders = clientFinders(new KubeClient(new FakeApiServer()));
+  return new Expander(() => ClusterConfig.defaults(), finders.instancetype, finders.preference);
+};
+
 beforeAll(async () => {
   stack = await startHandlerStack({
     api: () => ({
@@ -69,7 +78,7 @@ afterAll(async () => {
 beforeEach(() => {
   vms.clear();
   storeFails = undefined;
-  expander = new Expander(() => ClusterConfig.defaults());
+  expander = emptyClusterExpander();
   stack.allow = true;
   stack.reviews.length = 0;
 });
@@ -139,17 +148,25 @@ describe.each(VERSIONS)("GET virtualmachines/{name}/expand-spec (%s)", (version)
   });
 
   it.each([
-    ["instancetype", { instancetype: { name: "u1.small" } }],
-    ["preference", { preference: { name: "fedora" } }],
-  ])("refuses a VM with a %s as an InternalError naming the field", async (member, references) => {
-    vms.set(VM_NAME, { ...testVM(), spec: { ...testVM().spec, ...references } });
-    const answer = await call("GET", expandSpecPath(version));
-    expect(answer.code).toBe(500);
-    expect(answer.body).toMatchObject({
-      reason: "InternalError",
-      message: `Internal error occurred: spec.${member}: the ${member} reference is not supported by kubevirt-ts yet`,
-    });
-  });
+    ["instance type", "virtualmachineclusterinstancetypes", { instancetype: { name: "u1.small" } }],
+    ["preference", "virtualmachineclusterpreferences", { preference: { name: "u1.small" } }],
+  ])(
+    "answers a missing %s as an InternalError with the lookup's NotFound",
+    async (_what, plural, references) => {
+      vms.set(VM_NAME, { ...testVM(), spec: { ...testVM().spec, ...references } });
+      const answer = await call("GET", expandSpecPath(version));
+      expect(answer.code).toBe(500);
+      expect(answer.body).toMatchObject({
+        reason: "InternalError",
+        // The in-memory apiserver leaves the group out of its NotFound; a real one names it.
+        message: expect.stringMatching(
+          new RegExp(
+            `^Internal error occurred: ${plural}(\\.instancetype\\.kubevirt\\.io)? "u1\\.small" not found$`,
+          ),
+        ),
+      });
+    },
+  );
 
   it("answers a conflict with the instance type as an InternalError", async () => {
     expander = pluggedExpander();
@@ -237,14 +254,14 @@ describe.each(VERSIONS)("PUT expand-vm-spec (%s)", (version) => {
       `VM namespace must be empty or ${NAMESPACE}`,
     ],
     [
-      "a VM with an instancetype",
+      "a VM whose instance type is missing",
       JSON.stringify({ ...testVM(), spec: { ...testVM().spec, instancetype: { name: "u1.small" } } }),
-      "spec.instancetype: the instancetype reference is not supported by kubevirt-ts yet",
+      'virtualmachineclusterinstancetypes "u1.small" not found',
     ],
     [
-      "a VM with a preference",
+      "a VM whose preference is missing",
       JSON.stringify({ ...testVM(), spec: { ...testVM().spec, preference: { name: "fedora" } } }),
-      "spec.preference: the preference reference is not supported by kubevirt-ts yet",
+      'virtualmachineclusterpreferences "fedora" not found',
     ],
   ])("refuses %s", async (_case, body, message) => {
     const answer = await put(body);
