@@ -11,7 +11,6 @@ import { posix } from "node:path";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { diskTargetName } from "../../container-disk/container-disk.js";
 import { resolveInRoot } from "../../safepath/relative-root.js";
-import type { IsolationResult } from "../isolation/detector.js";
 import { mountOf, nodePathOf, readMountInfoOf } from "../isolation/mount-info.js";
 import {
   ensureEmptyFile,
@@ -19,6 +18,7 @@ import {
   sameFile,
   statOnNode,
   type FileIdentity,
+  type NodeMounterOptions,
 } from "../isolation/node-files.js";
 import { activePodUID, openPodFile } from "../launcher-clients.js";
 import { MountRecords, type MountRecord } from "./mount-record.js";
@@ -30,21 +30,10 @@ export interface ContainerDiskMounter {
   unmount(vmi: VirtualMachineInstance): Promise<void>;
 }
 
-/** Runs a command in the node's mount namespace (upstream virt-chroot --mount /proc/1/ns/mnt). */
-export type NodeMountCommand = (args: string[]) => Promise<void>;
+export type { NodeMountCommand } from "../isolation/node-files.js";
 
-export interface MounterOptions {
+export interface MounterOptions extends NodeMounterOptions {
   host: string;
-  /** The kubelet pods dir as virt-handler sees it. */
-  podsDir: string;
-  /** Where the mount records live (`<handler private dir>/container-disk-mount-state`). */
-  recordDir: string;
-  detector: { detectForSocket(socketPath: string, pathInPod: string): Promise<IsolationResult> };
-  run: NodeMountCommand;
-  /** The node's /proc (hostPID). */
-  procDir?: string;
-  /** A process in the node's mount namespace and root: upstream's /proc/1 (the node's init), the default. */
-  nodePid?: number;
   /** The disk containers' view of the ephemeral disk dir (upstream's default). */
   ephemeralDiskDir?: string;
 }

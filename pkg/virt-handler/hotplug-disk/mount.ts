@@ -21,7 +21,6 @@ import { openNoFollow, type SafePath } from "../../safepath/no-follow.js";
 import { resolveInRoot } from "../../safepath/relative-root.js";
 import { NonRootUID } from "../../util/constants.js";
 import { isHotplugVolume } from "../../storage/types/volume.js";
-import type { NodeMountCommand } from "../container-disk/mount.js";
 import { MountRecords } from "../container-disk/mount-record.js";
 import type { IsolationResult } from "../isolation/detector.js";
 import { mountOf, nodePathOf, readMountInfoOf } from "../isolation/mount-info.js";
@@ -31,6 +30,7 @@ import {
   sameFile,
   statOnNode,
   type FileIdentity,
+  type NodeMounterOptions,
 } from "../isolation/node-files.js";
 import { UID_PATTERN } from "../launcher-clients.js";
 
@@ -45,19 +45,9 @@ export interface HotplugVolumeMounter {
   isMounted(vmi: VirtualMachineInstance, volume: string): Promise<boolean>;
 }
 
-export interface HotplugMounterOptions {
-  /** The kubelet pods dir as virt-handler sees it. */
-  podsDir: string;
-  /** Where the mount records live (`<handler private dir>/hotplug-volume-mount-state`). */
-  recordDir: string;
-  detector: { detectForSocket(socketPath: string, pathInPod: string): Promise<IsolationResult> };
-  run: NodeMountCommand;
+export interface HotplugMounterOptions extends NodeMounterOptions {
   /** Makes a block device node (`mknod <path> b <major> <minor>` with the mode). */
   mknod?: (path: string, mode: number, major: number, minor: number) => Promise<void>;
-  /** The node's /proc (hostPID). */
-  procDir?: string;
-  /** A process in the node's mount namespace and root (upstream's /proc/1). */
-  nodePid?: number;
   /** The owner the launcher's QEMU needs; upstream's qemu user. */
   owner?: number;
 }

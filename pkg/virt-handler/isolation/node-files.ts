@@ -5,7 +5,25 @@ import { constants } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { posix } from "node:path";
 import type { SafePath } from "../../safepath/no-follow.js";
+import type { IsolationResult } from "./detector.js";
 import type { MountInfoEntry } from "./mount-info.js";
+
+/** Runs a command in the node's mount namespace (upstream virt-chroot --mount /proc/1/ns/mnt). */
+export type NodeMountCommand = (args: string[]) => Promise<void>;
+
+/** What a mounter of files into launcher pods needs to know about the node. */
+export interface NodeMounterOptions {
+  /** The kubelet pods dir as virt-handler sees it. */
+  podsDir: string;
+  /** Where the mount records live (`<handler private dir>/<kind>-mount-state`). */
+  recordDir: string;
+  detector: { detectForSocket(socketPath: string, pathInPod: string): Promise<IsolationResult> };
+  run: NodeMountCommand;
+  /** The node's /proc (hostPID). */
+  procDir?: string;
+  /** A process in the node's mount namespace and root: upstream's /proc/1 (the node's init), the default. */
+  nodePid?: number;
+}
 
 /** A file as the kernel names it: checked before and after a mount to be the very file meant. */
 export interface FileIdentity {
