@@ -1,11 +1,12 @@
 // Everything `up` writes before starting a process: folders, certificates, kubeconfigs.
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { writeKubeconfig } from "./kubeconfig.js";
 import type { Layout } from "./layout.js";
 import { binary, componentKubeconfig } from "./layout.js";
 import { clientIdentities, ensurePki } from "./pki.js";
 import { apiserverURL } from "./topology.js";
+import { readLoopDeviceRecords, type LoopDeviceRecord } from "../node-agent/loop-device-record.js";
 
 export const requiredBinaries = [
   "etcd",
@@ -50,24 +51,10 @@ export async function prepareState(l: Layout): Promise<void> {
   }
 }
 
-/** A loop device `up` attached for a node (deploy/local/cluster/loop-devices.ts). */
-export interface LoopDeviceRecord {
-  node: string;
-  index: number;
-  /** The backing file's real path, as losetup reports it. */
-  file: string;
-  device: string;
-  sizeBytes: number;
-}
+export type { LoopDeviceRecord };
 
-export async function readLoopDevices(l: Layout): Promise<LoopDeviceRecord[]> {
-  const text = await readFile(l.loopDevicesFile, "utf8").catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return "[]";
-    throw error;
-  });
-  const parsed: unknown = JSON.parse(text);
-  if (!Array.isArray(parsed)) throw new Error(`${l.loopDevicesFile}: expected a list of loop devices`);
-  return parsed as LoopDeviceRecord[];
+export function readLoopDevices(l: Layout): Promise<LoopDeviceRecord[]> {
+  return readLoopDeviceRecords(l.loopDevicesFile);
 }
 
 /** Replaces the records in one rename, so a crash never leaves half a file. */

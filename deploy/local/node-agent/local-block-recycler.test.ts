@@ -9,11 +9,10 @@ import { persistentVolumeSchema } from "./k8s-types.js";
 import {
   LOCAL_BLOCK_LABEL,
   LocalBlockRecycler,
-  readLoopDeviceRecords,
   RECYCLER_COMPONENT,
   recreatedPV,
-  type LoopDeviceRecord,
 } from "./local-block-recycler.js";
+import { readLoopDeviceRecords, type LoopDeviceRecord } from "./loop-device-record.js";
 import { silentLogger } from "./logger.js";
 import type { LoopDeviceTools, WipeResult } from "./loop-device-wipe.js";
 

@@ -10,6 +10,7 @@ import type { KubeClient } from "./kube-client.js";
 import type { PersistentVolume } from "./k8s-types.js";
 import type { Logger } from "./logger.js";
 import type { LoopDeviceTools } from "./loop-device-wipe.js";
+import type { LoopDeviceRecord } from "./loop-device-record.js";
 
 // The local-block PVs of this node offered again once their claim is gone, as
 // sig-storage-local-static-provisioner's DaemonSet does for the local volumes it discovered: its deleter
@@ -42,30 +43,8 @@ export const EVENT_VOLUME_FAILED_DELETE = "VolumeFailedDelete";
 /** Set by the PV controller when it binds a PV; a new PV is not bound. */
 const BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller";
 
-/** A loop device `up` attached for a node: deploy/local/cluster/state.ts's LoopDeviceRecord. */
-export const loopDeviceRecordSchema = z.object({
-  node: z.string(),
-  index: z.number().int().nonnegative(),
-  /** The backing file's real path, as losetup reports it. */
-  file: z.string(),
-  device: z.string(),
-  sizeBytes: z.number(),
-});
-export type LoopDeviceRecord = z.infer<typeof loopDeviceRecordSchema>;
-
 export function localBlockPVName(record: Pick<LoopDeviceRecord, "node" | "index">): string {
   return `local-block-${record.node}-${record.index}`;
-}
-
-/** The records in `file`; none when it does not exist (no `up` has attached a device yet). */
-export async function readLoopDeviceRecords(file: string): Promise<LoopDeviceRecord[]> {
-  const text = await readFile(file, "utf8").catch((err: NodeJS.ErrnoException) => {
-    if (err.code === "ENOENT") return "[]";
-    throw err;
-  });
-  const parsed = z.array(loopDeviceRecordSchema).safeParse(JSON.parse(text));
-  if (!parsed.success) throw new Error(`${file}: not a list of loop devices: ${parsed.error.message}`);
-  return parsed.data;
 }
 
 /** The PV to create again: its labels, annotations and spec, without the binding, status and server fields. */
