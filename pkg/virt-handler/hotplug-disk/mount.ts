@@ -119,7 +119,7 @@ export class NodeHotplugVolumeMounter implements HotplugVolumeMounter {
     if (!dir) return false;
     try {
       if (isBlockVolume(vmi, volume)) return (await this.entryKind(dir, volume)) === "block";
-      return await this.isNodeMountPoint(launcherUID, `${volume}.img`);
+      return (await this.mountedNodeTarget(this.launcherDirPath(launcherUID), `${volume}.img`)) !== undefined;
     } finally {
       await dir.close();
     }
@@ -184,7 +184,7 @@ export class NodeHotplugVolumeMounter implements HotplugVolumeMounter {
 
   /** The record's name of a target: the path under the pods dir, as the handler sees it. */
   private targetPath(launcherUID: string, volume: string, block: boolean): string {
-    return posix.join(this.options.podsDir, launcherUID, HOTPLUG_DISKS_DIR, block ? volume : `${volume}.img`);
+    return posix.join(this.launcherDirPath(launcherUID), block ? volume : `${volume}.img`);
   }
 
   private async addToRecord(vmi: VirtualMachineInstance, targetFile: string): Promise<void> {
@@ -245,11 +245,11 @@ export class NodeHotplugVolumeMounter implements HotplugVolumeMounter {
     if (!launcherUID) return;
     const name = `${volume}.img`;
     await this.ensureFileTarget(launcherUID, name);
-    if (!(await this.isNodeMountPoint(launcherUID, name))) {
+    if (!(await this.mountedNodeTarget(this.launcherDirPath(launcherUID), name))) {
       const source = await this.sourceImage(sourceUID, volume);
       // Until the attachment pod shows the claim there is nothing to mount yet.
       if (!source) return;
-      const nodeTarget = await this.nodeTarget(launcherUID, name);
+      const nodeTarget = await this.nodeTarget(this.launcherDirPath(launcherUID), name);
       await this.addToRecord(vmi, this.targetPath(launcherUID, volume, false));
       await this.options.run(["mount", "-o", "bind", source.nodePath, nodeTarget]);
       const mounted = await statOnNode(this.procDir, this.nodePid, nodeTarget);
@@ -322,24 +322,28 @@ export class NodeHotplugVolumeMounter implements HotplugVolumeMounter {
   }
 
   /** The target as the node names it, through its directory (the target may be a mount already). */
-  private async nodeTarget(launcherUID: string, name: string): Promise<string> {
+  /** `name` in `dir` (a path under the pods dir, as the handler sees it) as the node names it. */
+  private async nodeTarget(dir: string, name: string): Promise<string> {
     const [ownView, nodeView] = await Promise.all([
       readMountInfoOf(this.procDir, "self"),
       readMountInfoOf(this.procDir, this.nodePid),
     ]);
-    const nodeDir = nodePathOf(
-      ownView,
-      nodeView,
-      posix.join(this.options.podsDir, launcherUID, HOTPLUG_DISKS_DIR),
-    );
-    if (!nodeDir) throw new Error(`the node does not show the hotplug-disks volume of pod ${launcherUID}`);
+    const nodeDir = nodePathOf(ownView, nodeView, dir);
+    if (!nodeDir) throw new Error(`the node does not show ${dir}`);
     return posix.join(nodeDir, name);
   }
 
-  private async isNodeMountPoint(launcherUID: string, name: string): Promise<boolean> {
-    const nodeTarget = await this.nodeTarget(launcherUID, name).catch(() => undefined);
-    if (!nodeTarget) return false;
-    return isMountPoint(await readMountInfoOf(this.procDir, this.nodePid), nodeTarget);
+  /** The node's name of `name` in `dir` when the node shows a mount there; undefined otherwise. */
+  private async mountedNodeTarget(dir: string, name: string): Promise<string | undefined> {
+    const nodeTarget = await this.nodeTarget(dir, name).catch(() => undefined);
+    if (!nodeTarget) return undefined;
+    return isMountPoint(await readMountInfoOf(this.procDir, this.nodePid), nodeTarget)
+      ? nodeTarget
+      : undefined;
+  }
+
+  private launcherDirPath(launcherUID: string): string {
+    return posix.join(this.options.podsDir, launcherUID, HOTPLUG_DISKS_DIR);
   }
 
   /** Unmounts (Filesystem) or removes (Block) one recorded target, then removes the target file. */
@@ -353,15 +357,10 @@ export class NodeHotplugVolumeMounter implements HotplugVolumeMounter {
     try {
       const kind = await this.entryKind(dir, name);
       if (kind === "missing") return;
-      if (kind === "file") {
-        const [ownView, nodeView] = await Promise.all([
-          readMountInfoOf(this.procDir, "self"),
-          readMountInfoOf(this.procDir, this.nodePid),
-        ]);
-        const nodeDir = nodePathOf(ownView, nodeView, posix.join(this.options.podsDir, ...components));
-        const nodeTarget = nodeDir && posix.join(nodeDir, name);
-        if (nodeTarget && isMountPoint(nodeView, nodeTarget)) await this.options.run(["umount", nodeTarget]);
-      }
+      const mounted =
+        kind === "file" &&
+        (await this.mountedNodeTarget(posix.join(this.options.podsDir, ...components), name));
+      if (mounted) await this.options.run(["umount", mounted]);
       await rm(posix.join(dir.procPath, name), { force: true });
     } finally {
       await dir.close();
