@@ -20,6 +20,7 @@ import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { openNoFollow, type SafePath } from "../../safepath/no-follow.js";
 import { resolveInRoot } from "../../safepath/relative-root.js";
 import { NonRootUID } from "../../util/constants.js";
+import { isPVCBlock } from "../../storage/types/pvc.js";
 import { isHotplugVolume } from "../../storage/types/volume.js";
 import { MountRecords } from "../container-disk/mount-record.js";
 import type { IsolationResult } from "../isolation/detector.js";
@@ -63,7 +64,7 @@ const DISK_IMAGE = "disk.img";
 /** Whether the status says the claim is a Block one (upstream isBlockVolume, migrations aside). */
 function isBlockVolume(vmi: VirtualMachineInstance, volume: string): boolean {
   const status = (vmi.status?.volumeStatus ?? []).find((entry) => entry.name === volume);
-  return status?.persistentVolumeClaimInfo?.volumeMode === "Block";
+  return isPVCBlock(status?.persistentVolumeClaimInfo?.volumeMode);
 }
 
 const defaultMknod = async (path: string, mode: number, major: number, minor: number) => {
