@@ -16,6 +16,7 @@ const ROOT_TESTS = UNIT_TESTS.map((glob) => glob.replace(/\.test\.ts$/, ".root.t
 // runs e2e in a second vitest run, since its cluster carries KubeVirt and integration's must not.
 export default defineConfig({
   test: {
+    reporters: ["default", "./test/support/failure-summary-reporter.ts"],
     projects: [
       {
         test: {
