@@ -71,7 +71,7 @@ function diskContainer(context: RenderContext, image: DiskImage, asInit: boolean
   const mountDir = containerDiskMountDir(context);
   const container: Container = {
     name: asInit ? `volume${image.volumeName}-init` : `volume${image.volumeName}`,
-    image: image.source.image,
+    image: context.imageIDs?.get(image.volumeName) ?? image.source.image,
     command: [ContainerDiskBinary],
     args: asInit ? ["--no-op"] : ["--copy-path", path.posix.join(mountDir, image.mountedName)],
     volumeMounts: [

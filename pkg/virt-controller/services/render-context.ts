@@ -27,15 +27,20 @@ export interface RenderContext {
   nonRoot: boolean;
   /** The uid the launcher's containers run as. */
   userId: number;
+  /** Disk volume name → the image to run instead (a migration target pins the source's digests). */
+  imageIDs?: ReadonlyMap<string, string>;
 }
 
 export function renderContext(
   vmi: VirtualMachineInstance,
   config: ClusterConfig,
   settings: LauncherSettings,
+  imageIDs?: ReadonlyMap<string, string>,
 ): RenderContext {
   const nonRoot = isNonRoot(vmi);
-  return { vmi, config, settings, nonRoot, userId: nonRoot ? NonRootUID : RootUser };
+  const context: RenderContext = { vmi, config, settings, nonRoot, userId: nonRoot ? NonRootUID : RootUser };
+  if (imageIDs) context.imageIDs = imageIDs;
+  return context;
 }
 
 /** Helper containers upstream sizes through `supportContainerResources` in the KubeVirt CR. */

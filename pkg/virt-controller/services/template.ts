@@ -27,6 +27,7 @@ import { networkToResource, type NADGetter } from "../../network/multus/nad.js";
 import { generateNetworkAnnotations } from "../../network/pod/annotations/generator.js";
 import { FeatureGate } from "../../virt-config/featuregate/feature-gates.js";
 import { renderHotplugAttachmentPod } from "./hotplug-attachment.js";
+import { extractImageIDsFromSourcePod } from "./container-disk-image-ids.js";
 
 /** Upstream's wording for every rendering failure: "failed to render launch manifest: <why>". */
 export class LaunchManifestError extends Error {
@@ -111,7 +112,10 @@ export class TemplateService {
    * LaunchManifestError. Reads the NADs of its multus networks for their device-plugin resources,
    * unless the ExternalNetResourceInjection gate leaves that to someone else.
    */
-  async renderLaunchManifest(vmi: VirtualMachineInstance): Promise<Pod> {
+  async renderLaunchManifest(
+    vmi: VirtualMachineInstance,
+    imageIDs?: ReadonlyMap<string, string>,
+  ): Promise<Pod> {
     const config = this.clusterConfig();
     this.refuseUnrenderable(vmi, config);
     let networkResources = new Map<string, string>();
@@ -120,7 +124,24 @@ export class TemplateService {
         throw new LaunchManifestError(err instanceof Error ? err.message : String(err));
       });
     }
-    return this.renderLaunchManifestWith(vmi, networkResources);
+    return this.renderLaunchManifestWith(vmi, networkResources, imageIDs);
+  }
+
+  /**
+   * A migration target's launcher Pod (upstream's RenderMigrationManifest): the VMI's launcher Pod with
+   * the disk images pinned to the digests the source pod runs.
+   */
+  async renderMigrationManifest(vmi: VirtualMachineInstance, sourcePod: Pod): Promise<Pod> {
+    let imageIDs: Map<string, string>;
+    try {
+      imageIDs = extractImageIDsFromSourcePod(vmi, sourcePod);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new Error(
+        `can not proceed with the migration when no reproducible image digest can be detected: ${why}`,
+      );
+    }
+    return this.renderLaunchManifest(vmi, imageIDs);
   }
 
   private refuseUnrenderable(vmi: VirtualMachineInstance, config: ClusterConfig): void {
@@ -132,10 +153,14 @@ export class TemplateService {
   }
 
   /** The Pod once the NADs are read: network name → the resourceName its NAD asks for ("" for none). */
-  renderLaunchManifestWith(vmi: VirtualMachineInstance, networkResources: ReadonlyMap<string, string>): Pod {
+  renderLaunchManifestWith(
+    vmi: VirtualMachineInstance,
+    networkResources: ReadonlyMap<string, string>,
+    imageIDs?: ReadonlyMap<string, string>,
+  ): Pod {
     const config = this.clusterConfig();
     this.refuseUnrenderable(vmi, config);
-    const context = renderContext(vmi, config, this.settings);
+    const context = renderContext(vmi, config, this.settings, imageIDs);
     const arch = vmi.spec.architecture || config.getDefaultArchitecture() || "amd64";
     const overhead = getMemoryOverhead(vmi, arch, config.getConfig().additionalGuestMemoryOverheadRatio);
     const resources = renderResources(vmi, {
