@@ -31,6 +31,7 @@ import {
   QemuDomainMonitorCommandArgsCodec,
 } from "./generated/qemu-protocol.js";
 import * as remote from "./generated/remote-protocol.js";
+import { VIR_MIGRATE_LIVE, VIR_MIGRATE_PEER2PEER, VIR_MIGRATE_PERSIST_DEST } from "./migrate.js";
 import { VIR_NET_MESSAGE, VIR_NET_OK } from "./generated/virnet-protocol.js";
 import type { DecodedMessage } from "./rpc-client.js";
 import { FakeDaemon } from "./testdata/fake-daemon.js";
@@ -215,6 +216,45 @@ describe("LibvirtClient calls", () => {
     });
   });
 
+  it("domainMigrateToURI3 sends PERFORM3_PARAMS with the parameters typed, lists as repeated names", async () => {
+    const flags = VIR_MIGRATE_LIVE | VIR_MIGRATE_PEER2PEER | VIR_MIGRATE_PERSIST_DEST;
+    const migrated = client.domainMigrateToURI3(
+      dom,
+      "qemu+unix:///session?socket=/s/uid-source.sock",
+      {
+        uri: "unix:///s/uid-49152-source.sock",
+        destName: "ns_vm",
+        destXML: "<domain/>",
+        bandwidth: 64,
+        migrateDisks: ["vda", "vdb"],
+      },
+      flags,
+    );
+    const call = await answerNext(remote.RemoteDomainMigratePerform3ParamsRetCodec, {
+      cookie_out: new Uint8Array(0),
+    });
+    await migrated;
+    expect(call.header.proc).toBe(remote.REMOTE_PROC_DOMAIN_MIGRATE_PERFORM3_PARAMS);
+    const args = decodeXdr(remote.RemoteDomainMigratePerform3ParamsArgsCodec, call.payload);
+    expect(args).toMatchObject({ dom, dconnuri: "qemu+unix:///session?socket=/s/uid-source.sock", flags });
+    expect(args.params).toEqual([
+      { field: "migrate_uri", value: { type: VIR_TYPED_PARAM_STRING, s: "unix:///s/uid-49152-source.sock" } },
+      { field: "destination_name", value: { type: VIR_TYPED_PARAM_STRING, s: "ns_vm" } },
+      { field: "destination_xml", value: { type: VIR_TYPED_PARAM_STRING, s: "<domain/>" } },
+      { field: "bandwidth", value: { type: VIR_TYPED_PARAM_ULLONG, ul: 64n } },
+      { field: "migrate_disks", value: { type: VIR_TYPED_PARAM_STRING, s: "vda" } },
+      { field: "migrate_disks", value: { type: VIR_TYPED_PARAM_STRING, s: "vdb" } },
+    ]);
+  });
+
+  it("domainAbortJob names the domain", async () => {
+    const aborted = client.domainAbortJob(dom);
+    const call = await answerNext();
+    await aborted;
+    expect(call.header.proc).toBe(remote.REMOTE_PROC_DOMAIN_ABORT_JOB);
+    expect(decodeXdr(remote.RemoteDomainAbortJobArgsCodec, call.payload)).toEqual({ dom });
+  });
+
   it("rejects a reply that does not decode as the procedure's result", async () => {
     const version = client.getVersion().catch((e: unknown) => e);
     await answerNext(remote.RemoteNonnullStringCodec, "not a hyper");
@@ -250,9 +290,9 @@ describe("LibvirtClient calls", () => {
       /sent by the daemon/,
     ],
     [
-      "migration",
-      () => client.domainMigratePerform3Params(),
-      /domainMigratePerform3Params is not supported yet/,
+      "a migration that is not peer-to-peer",
+      () => client.domainMigrateToURI3(dom, "qemu+unix:///session", {}, VIR_MIGRATE_LIVE),
+      /only supported with VIR_MIGRATE_PEER2PEER/,
     ],
   ])("refuses %s without sending anything", async (_name, attempt, message) => {
     const failure = await attempt().catch((e: unknown) => e);

@@ -39,3 +39,18 @@ export function typedParamsToRecord(params: readonly RemoteTypedParam[]): Record
   for (const param of params) record[param.field] = valueOf(param.value);
   return record;
 }
+
+/** One typed parameter to send: a string (virTypedParamsAddString). */
+export function stringParam(field: string, s: string): RemoteTypedParam {
+  return { field, value: { type: VIR_TYPED_PARAM_STRING, s } };
+}
+
+/** One typed parameter to send: an unsigned 64-bit integer (virTypedParamsAddULLong). */
+export function ullongParam(field: string, ul: bigint): RemoteTypedParam {
+  return { field, value: { type: VIR_TYPED_PARAM_ULLONG, ul } };
+}
+
+/** One typed parameter to send: a signed 32-bit integer (virTypedParamsAddInt). */
+export function intParam(field: string, i: number): RemoteTypedParam {
+  return { field, value: { type: VIR_TYPED_PARAM_INT, i } };
+}
