@@ -29,6 +29,7 @@ import { Notifier } from "./notify-client/notifier.js";
 import { Launcher, runServer } from "./virtwrap/cmd-server/server.js";
 import { LibvirtDomainManager } from "./virtwrap/manager.js";
 import { MetadataCache } from "./virtwrap/metadata-cache.js";
+import { watchIncomingMigration } from "./virtwrap/live-migration-target.js";
 import { LauncherDomainPreparation } from "./virtwrap/prestart.js";
 import { AgentPoller } from "./virtwrap/agent-poller/agent-poller.js";
 import { AsyncAgentStore } from "./virtwrap/agent-poller/agent-store.js";
@@ -125,6 +126,7 @@ export class VirtLauncher {
       layout,
       log,
       agentStore,
+      setFileOwnership: (path) => this.identity.ownership.setFileOwnership(path),
     });
     this.manager = manager;
 
@@ -144,6 +146,7 @@ export class VirtLauncher {
       domainName: domainName(this.vmi),
       log,
       agent: { store: agentStore, poller },
+      onMigratedIn: () => void watchIncomingMigration(client, domainName(this.vmi), metadata, log),
     });
     await domainNotifier.start();
     this.domainNotifier = domainNotifier;

@@ -33,6 +33,8 @@ export interface DomainNotifierOptions {
   log: Logger;
   /** The guest agent's poller and what it read; absent: no agent data is reported. */
   agent?: { store: AsyncAgentStore; poller: Pick<AgentPoller, "updateFromEvent" | "stop"> };
+  /** The domain has arrived by migration and resumed (or paused): the target's migration watch starts. */
+  onMigratedIn?: () => void;
 }
 
 type NotifiedEvent = Extract<DomainEvent, { kind: "lifecycle" | "agent-lifecycle" }>;
@@ -47,6 +49,17 @@ export function isFinalEvent({ event, detail }: Lifecycle): boolean {
   return (
     event === libvirt.VIR_DOMAIN_EVENT_UNDEFINED ||
     (event === libvirt.VIR_DOMAIN_EVENT_STOPPED && detail !== libvirt.VIR_DOMAIN_EVENT_STOPPED_MIGRATED)
+  );
+}
+
+/**
+ * Events only a migration target sees once the guest has arrived (upstream processLifecycleEvent):
+ * resumed after the migration, or paused (a paused guest migrated).
+ */
+export function isMigratedInEvent({ event, detail }: Lifecycle): boolean {
+  return (
+    (event === libvirt.VIR_DOMAIN_EVENT_RESUMED && detail === libvirt.VIR_DOMAIN_EVENT_RESUMED_MIGRATED) ||
+    (event === libvirt.VIR_DOMAIN_EVENT_SUSPENDED && detail === libvirt.VIR_DOMAIN_EVENT_SUSPENDED_PAUSED)
   );
 }
 
@@ -141,6 +154,7 @@ export class DomainNotifier {
     if (received && (!event || event.domain.name !== this.options.domainName)) return;
     if (event) {
       this.seenEvent = true;
+      if (event.kind === "lifecycle" && isMigratedInEvent(event)) this.options.onMigratedIn?.();
       if (event.kind === "lifecycle") {
         this.options.log.info(
           { event: event.eventName, detail: event.detailName },

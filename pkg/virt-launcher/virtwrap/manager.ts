@@ -27,6 +27,16 @@ import {
 } from "./hotplug-disks.js";
 import { launcherConverterContext } from "./converter-context.js";
 import type { MetadataCache } from "./metadata-cache.js";
+import { MigrationMode } from "./api/domain-object.js";
+import type { MigrationOptions } from "./live-migration-params.js";
+import {
+  FuncTestBlockLauncherPrepareMigrationTargetAnnotation,
+  migrationUID,
+} from "./live-migration-params.js";
+import { MigrationSource } from "./live-migration-source.js";
+import { isPausedVMI, prepareMigrationSockets } from "./live-migration-target.js";
+import { initializeMigrationMetadata } from "./migration-metadata.js";
+import type { Clock } from "./migration-monitor.js";
 import { FSFreezer } from "./storage/fsfreeze.js";
 import type { FileSystem, GuestAgentInfo, GuestOSUser } from "../../api/guest-agent-info.js";
 import type { Filesystem } from "./agent-poller/agent-parser.js";
@@ -64,6 +74,10 @@ export interface DomainManagerOptions {
   agentStore?: AsyncAgentStore;
   /** How disks' cache and I/O modes are chosen; the node's own probes when absent. */
   diskModeProbes?: DiskModeProbes;
+  /** Hands a path to QEMU's user (the migration sockets dir); nothing to do when absent. */
+  setFileOwnership?: (path: string) => Promise<void>;
+  /** Time for the migration monitor; the real one when absent. */
+  clock?: Clock;
 }
 
 /** Devices are plugged into, and unplugged from, the running guest and its persistent definition alike. */
@@ -107,10 +121,22 @@ export class LibvirtDomainManager {
   private lock: Promise<unknown> = Promise.resolve();
   private readonly freezer: FSFreezer;
   private readonly agent: AsyncAgentStore;
+  readonly migrationSource: MigrationSource;
+  /** VMIs whose pod was prepared as a migration target (disks, cloud-init, DHCP): done once. */
+  private readonly preparedTargets = new Set<string>();
 
   constructor(private readonly options: DomainManagerOptions) {
     this.freezer = new FSFreezer(options.connection, options.log);
     this.agent = options.agentStore ?? new AsyncAgentStore();
+    this.migrationSource = new MigrationSource({
+      connection: options.connection,
+      metadata: options.metadata,
+      virtShareDir: options.layout.virtShareDir,
+      log: options.log,
+      exclusive: (work) => this.exclusive(work),
+      markPaused: (uid) => this.paused.add(uid),
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
   }
 
   private get connection(): DomainConnection {
@@ -209,6 +235,104 @@ export class LibvirtDomainManager {
     const dom = await this.lookup(domainName(vmi));
     if (!dom) throw new Error("Domain not found.");
     return dom;
+  }
+
+  /** Starts the live migration in the background (upstream MigrateVMI); its outcome goes into the metadata. */
+  migrateVMI(vmi: VirtualMachineInstance, options: MigrationOptions): Promise<void> {
+    return Promise.resolve().then(() => this.migrationSource.start(vmi, options));
+  }
+
+  /** Aborts the running migration (upstream CancelVMIMigration). */
+  cancelVMIMigration(vmi: VirtualMachineInstance): Promise<void> {
+    return Promise.resolve().then(() => this.migrationSource.cancel(vmi));
+  }
+
+  /**
+   * Upstream prepareMigrationTarget: the pod gets what a start would give QEMU, the migration metadata
+   * starts, and the incoming stream's socket dir is made; libvirt defines the domain itself.
+   */
+  prepareMigrationTarget(
+    vmi: VirtualMachineInstance,
+    allowEmulation: boolean,
+    options: VirtualMachineOptions | null,
+  ): Promise<void> {
+    return this.exclusive(async () => {
+      const { preparation, layout, metadata, log } = this.options;
+      const uid = vmi.metadata?.uid ?? "";
+      const inputs = await preparation.converterInputs(vmi, allowEmulation, options);
+      const domain = convertVMIToDomain(vmi, launcherConverterContext(vmi, layout, inputs));
+      // Retries re-run the rest; disks and DHCP servers are made once.
+      if (!this.preparedTargets.has(uid)) {
+        await preparation.beforeDefine(vmi, domain.spec);
+        await preparation.beforeStart(vmi, domain.spec);
+        this.preparedTargets.add(uid);
+      }
+      metadata.setUID(uid);
+      metadata.updateGracePeriod(() => ({ deletionGracePeriodSeconds: gracePeriodSeconds(vmi) }));
+      // Unlike the source, the target's preparation re-runs whether the migration runs already or not.
+      initializeMigrationMetadata(metadata, migrationUID(vmi), MigrationMode.PreCopy, new Date());
+      if (vmi.metadata?.annotations?.[FuncTestBlockLauncherPrepareMigrationTargetAnnotation] !== undefined) {
+        throw new Error(
+          "Blocking preparation of migration target in order to satisfy a functional test condition",
+        );
+      }
+      await prepareMigrationSockets(
+        vmi,
+        layout.virtShareDir,
+        this.options.setFileOwnership ?? (() => Promise.resolve()),
+        log,
+      );
+      // The source is paused: the guest stays paused once it has arrived.
+      if (isPausedVMI(vmi)) this.paused.add(uid);
+    });
+  }
+
+  /**
+   * Upstream finalizeMigrationTarget, once the guest runs here: its clock is set, as it stood still
+   * while the migration paused it. Refreshing interfaces' links (the LinkRefresh migration method) is
+   * not ported yet.
+   */
+  finalizeVirtualMachineMigration(
+    vmi: VirtualMachineInstance,
+    options: VirtualMachineOptions | null,
+  ): Promise<void> {
+    const refresh = Object.entries(options?.interfaceMigration ?? {}).filter(
+      ([, option]) => option.Method === "LinkRefresh",
+    );
+    if (refresh.length > 0) {
+      this.options.log.warn(
+        { interfaces: refresh.map(([name]) => name) },
+        "interface link refresh is not supported yet",
+      );
+    }
+    this.setGuestTime(vmi);
+    return Promise.resolve();
+  }
+
+  private guestTimeSet = false;
+
+  /** Upstream setGuestTime: best effort, once per launcher, tried every second for up to a minute. */
+  private setGuestTime(vmi: VirtualMachineInstance): void {
+    if (this.guestTimeSet) return;
+    this.guestTimeSet = true;
+    const { connection, log } = this.options;
+    void (async () => {
+      let latest: unknown;
+      for (let attempt = 0; attempt < 60; attempt++) {
+        // Unreferenced: a guest that never answers must not hold the launcher open.
+        await new Promise((resolve) => setTimeout(resolve, 1000).unref());
+        try {
+          const dom = await connection.domainLookupByName(domainName(vmi));
+          const now = Date.now();
+          await connection.domainSetTime(dom, BigInt(Math.floor(now / 1000)), (now % 1000) * 1_000_000, 0);
+          log.info("guest time set");
+          return;
+        } catch (error) {
+          latest = error;
+        }
+      }
+      log.warn({ err: latest }, "failed to sync guest time");
+    })();
   }
 
   pauseVMI(vmi: VirtualMachineInstance): Promise<void> {

@@ -152,6 +152,17 @@ const DomainJSON = z.object({
               MarkedForGracefulShutdown: z.boolean().nullish(),
             })
             .nullish(),
+          Migration: z
+            .looseObject({
+              UID: z.string().nullish(),
+              StartTimestamp: z.string().nullish(),
+              EndTimestamp: z.string().nullish(),
+              Failed: z.boolean().nullish(),
+              FailureReason: z.string().nullish(),
+              AbortStatus: z.string().nullish(),
+              Mode: z.string().nullish(),
+            })
+            .nullish(),
         }),
       })
       .optional(),

@@ -11,8 +11,42 @@ export interface GracePeriodMetadata {
   markedForGracefulShutdown?: boolean;
 }
 
+/** Upstream v1.MigrationAbortStatus. */
+export const MigrationAbortStatus = {
+  Succeeded: "Succeeded",
+  Failed: "Failed",
+  InProgress: "Aborting",
+} as const;
+
+/** Upstream v1.MigrationMode. */
+export const MigrationMode = {
+  PreCopy: "PreCopy",
+  PostCopy: "PostCopy",
+  Paused: "Paused",
+} as const;
+
+/**
+ * Upstream api.MigrationMetadata: one migration attempt as this launcher saw it, reported with the
+ * domain so that virt-handler can follow it (started, ended, failed and why, aborted or not).
+ * A migration without a failure whose end timestamp is set has completed.
+ */
+export interface MigrationMetadata {
+  uid?: string;
+  /** RFC 3339. */
+  startTimestamp?: string;
+  /** RFC 3339; set once the outcome is known. */
+  endTimestamp?: string;
+  failed?: boolean;
+  failureReason?: string;
+  /** "", or a MigrationAbortStatus. */
+  abortStatus?: string;
+  /** A MigrationMode. */
+  mode?: string;
+}
+
 export interface LauncherKubeVirtMetadata extends KubeVirtMetadata {
   gracePeriod?: GracePeriodMetadata;
+  migration?: MigrationMetadata;
 }
 
 export interface InterfaceStatus {

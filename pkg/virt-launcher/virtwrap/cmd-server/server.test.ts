@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { defaultedVMI } from "../converter/testing.js";
 import { noSuchDomain } from "../testing/fake-libvirt.js";
 import { testManager } from "../testing/test-manager.js";
+import { layoutUnder } from "../../layout.js";
 import { AgentPoller } from "../agent-poller/agent-poller.js";
 import type { DomainManager } from "./server.js";
 import { INVALID_VMI_MESSAGE, Launcher, errorMessage, notSupportedMessage, runServer } from "./server.js";
@@ -105,10 +106,10 @@ describe("the launcher's Cmd server", () => {
 
   it("answers what is not built yet with a clear message, in the method's response shape", async () => {
     const launcher = await serve(testManager().manager);
-    const migrate = await launcher.call("MigrateVirtualMachine", {
+    const hotplug = await launcher.call("HotplugHostDevices", {
       vmi: { vmiJson: Buffer.from(JSON.stringify(vmi)) },
     });
-    expect(migrate).toEqual({ success: false, message: notSupportedMessage("MigrateVirtualMachine") });
+    expect(hotplug).toEqual({ success: false, message: notSupportedMessage("HotplugHostDevices") });
     const stats = await launcher.call("GetDomainStats", {});
     expect(stats.response).toEqual({
       success: false,
@@ -178,5 +179,70 @@ describe("the launcher's Cmd server", () => {
       "LibvirtError(Code=42, Domain=10, Message='Domain not found: no domain with matching name 'default_x'')",
     );
     expect(errorMessage(new Error("plain"))).toBe("plain");
+  });
+
+  describe("live migration", () => {
+    const migrating = {
+      ...vmi,
+      status: { ...vmi.status, migrationState: { migrationUid: "mig-1" } },
+    };
+    const request = (options: unknown) => ({
+      vmi: { vmiJson: Buffer.from(JSON.stringify(migrating)) },
+      options: Buffer.from(JSON.stringify(options)),
+    });
+
+    it("starts the migration with the handler's options and reports it in the domain's metadata", async () => {
+      const { fake, manager } = testManager();
+      const launcher = await serve(manager);
+      await launcher.syncVirtualMachine(vmi);
+      const started = await launcher.call(
+        "MigrateVirtualMachine",
+        request({ Bandwidth: "64Mi", ProgressTimeout: 150, CompletionTimeoutPerGiB: 150 }),
+      );
+      expect(started).toEqual({ success: true, message: "" });
+      await expect.poll(() => fake.migrations.length).toBe(1);
+      expect(fake.migrations[0]?.params.bandwidth).toBe(64);
+      const domain = await launcher.getDomain();
+      expect(domain?.spec.metadata?.kubeVirt.migration).toMatchObject({ uid: "mig-1", mode: "PreCopy" });
+      fake.finishMigration();
+      await manager.migrationSource.running;
+      expect((await launcher.getDomain())?.spec.metadata?.kubeVirt.migration).toMatchObject({
+        uid: "mig-1",
+        endTimestamp: expect.any(String),
+      });
+    });
+
+    it("refuses options that do not parse, and a cancel when nothing migrates", async () => {
+      const { manager } = testManager();
+      const launcher = await serve(manager);
+      await launcher.syncVirtualMachine(vmi);
+      const refused = await launcher.call("MigrateVirtualMachine", request({ ProgressTimeout: "soon" }));
+      expect(refused.success).toBe(false);
+      expect(refused.message).toMatch(/invalid migration options: .*ProgressTimeout/s);
+      const cancel = await launcher.call("CancelVirtualMachineMigration", {
+        vmi: { vmiJson: Buffer.from(JSON.stringify(migrating)) },
+      });
+      expect(cancel).toEqual({
+        success: false,
+        message: "failed to cancel migration - vmi is not migrating",
+      });
+    });
+
+    it("prepares a migration target without defining a domain", async () => {
+      const { fake, manager, metadata } = testManager(
+        layoutUnder(mkdtempSync(join(tmpdir(), "kvts-target-"))),
+      );
+      const launcher = await serve(manager);
+      const prepared = await launcher.call("SyncMigrationTarget", {
+        vmi: { vmiJson: Buffer.from(JSON.stringify(migrating)) },
+      });
+      expect(prepared).toEqual({ success: true, message: "" });
+      expect(fake.domains.size).toBe(0);
+      expect(metadata.loadMigration()).toMatchObject({ uid: "mig-1", mode: "PreCopy" });
+      const finalized = await launcher.call("FinalizeVirtualMachineMigration", {
+        vmi: { vmiJson: Buffer.from(JSON.stringify(migrating)) },
+      });
+      expect(finalized).toEqual({ success: true, message: "" });
+    });
   });
 });

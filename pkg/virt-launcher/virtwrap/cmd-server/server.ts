@@ -1,6 +1,6 @@
 // The launcher's Cmd service (upstream virtwrap/cmd-server/server.go): each command parses the
 // VMI from the request, hands it to the domain manager, and answers success or the failure's
-// message. Commands outside the walking skeleton answer that they are not supported yet.
+// message. Commands not ported yet answer that they are not supported yet.
 import * as grpc from "@grpc/grpc-js";
 import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
 import { parseDefinition } from "../../../api/parse.js";
@@ -8,6 +8,7 @@ import type { Logger } from "../../../controller/log.js";
 import type {
   CmdMethodName,
   CmdMethods,
+  MigrationRequest,
   Response,
   VirtualMachineOptions,
   VMI,
@@ -21,6 +22,7 @@ import { LibvirtError } from "../../../libvirt/errors.js";
 import { domainToJSON } from "../api/domain-json.js";
 import { fileSystemsJSON, guestAgentInfoJSON, usersJSON } from "../../../api/guest-agent-info.js";
 import type { LibvirtDomainManager } from "../manager.js";
+import { parseMigrationOptions } from "../live-migration-params.js";
 import { errorMessage as messageOf } from "../../../util/error-message.js";
 
 export type DomainManager = Pick<
@@ -41,6 +43,10 @@ export type DomainManager = Pick<
   | "getGuestInfo"
   | "getUsers"
   | "getFilesystems"
+  | "migrateVMI"
+  | "prepareMigrationTarget"
+  | "cancelVMIMigration"
+  | "finalizeVirtualMachineMigration"
 >;
 
 export interface LauncherServerOptions {
@@ -123,6 +129,17 @@ export class Launcher {
         this.withVMI("signal shutdown for", request, (vmi) => manager.signalShutdownVMI(vmi)),
       KillVirtualMachine: (request) => this.withVMI("kill", request, (vmi) => manager.killVMI(vmi)),
       DeleteVirtualMachine: (request) => this.withVMI("delete", request, (vmi) => manager.deleteVMI(vmi)),
+      MigrateVirtualMachine: (request) => this.migrate(request),
+      SyncMigrationTarget: (request) =>
+        this.withVMI("prepare migration target pod for", request, (vmi, options) =>
+          manager.prepareMigrationTarget(vmi, allowEmulation, options),
+        ),
+      CancelVirtualMachineMigration: (request) =>
+        this.withVMI("abort live migration of", request, (vmi) => manager.cancelVMIMigration(vmi)),
+      FinalizeVirtualMachineMigration: (request) =>
+        this.withVMI("finalize migration of", request, (vmi, options) =>
+          manager.finalizeVirtualMachineMigration(vmi, options),
+        ),
       Ping: () => Promise.resolve({ success: true, message: "" }),
       GetDomain: () => this.getDomain(),
       GetScreenshot: (request) => this.getScreenshot(request.vmi),
@@ -141,6 +158,15 @@ export class Launcher {
           (error: unknown) => ({ response: { success: false, message: errorMessage(error) } }),
         ),
     };
+  }
+
+  /** Upstream MigrateVirtualMachine: the options are checked before the migration starts in the background. */
+  private migrate(request: MigrationRequest): Promise<Response> {
+    return this.withVMI("migrate", { vmi: request.vmi }, (vmi) =>
+      Promise.resolve().then(() =>
+        this.options.manager.migrateVMI(vmi, parseMigrationOptions(request.options)),
+      ),
+    );
   }
 
   private async getScreenshot(

@@ -10,6 +10,8 @@ import { FakeGuestAgent } from "../../../libvirt/testdata/fake-guest-agent.js";
 import type { EventSource } from "../../notify-client/domain-notifier.js";
 import type { AgentConnection } from "../agent-poller/agent-poller.js";
 import type { DomainConnection } from "../domain-connection.js";
+import type { MigrateParameters } from "../../../libvirt/migrate.js";
+import type { RemoteDomainGetJobInfoRet } from "../../../libvirt/generated/remote-protocol.js";
 
 interface FakeDomain {
   dom: Domain;
@@ -331,6 +333,109 @@ export class FakeLibvirt implements DomainConnection, EventSource, AgentConnecti
       domain.xml = domain.xml.replace(disk[0], "");
       this.emitDevice(domain.dom, "device-removed", deviceAlias(disk[0]) ?? "");
     });
+  }
+
+  /** The current job as domainGetJobStats reports it; the migration call sets it to an unbounded one. */
+  job: { type: number; params: Record<string, TypedParamValue> } = {
+    type: libvirt.VIR_DOMAIN_JOB_NONE,
+    params: {},
+  };
+  /** Every domainMigrateToURI3 call, in order. */
+  readonly migrations: { domain: string; dconnuri: string; params: MigrateParameters; flags: number }[] = [];
+  private migrationEnd: { resolve: () => void; reject: (error: Error) => void } | undefined;
+
+  /**
+   * Starts a migration that runs until finishMigration or failMigration (or an abort) ends it: an
+   * unbounded job with the data still to send.
+   */
+  domainMigrateToURI3(
+    dom: Domain,
+    dconnuri: string,
+    params: MigrateParameters,
+    flags: number,
+  ): Promise<void> {
+    this.calls.push(`migrate ${dom.name} flags=${flags}`);
+    this.migrations.push({ domain: dom.name, dconnuri, params, flags });
+    this.find(dom.name);
+    this.job = { type: libvirt.VIR_DOMAIN_JOB_UNBOUNDED, params: { data_remaining: 64n << 20n } };
+    return new Promise((resolve, reject) => (this.migrationEnd = { resolve, reject }));
+  }
+
+  /** The migration went through: the source's domain is shut off, reason migrated. */
+  finishMigration(): void {
+    const name = this.migrations.at(-1)?.domain ?? "";
+    this.job = { type: libvirt.VIR_DOMAIN_JOB_NONE, params: {} };
+    this.transition(
+      name,
+      libvirt.VIR_DOMAIN_SHUTOFF,
+      libvirt.VIR_DOMAIN_SHUTOFF_MIGRATED,
+      libvirt.VIR_DOMAIN_EVENT_STOPPED,
+      libvirt.VIR_DOMAIN_EVENT_STOPPED_MIGRATED,
+    );
+    this.migrationEnd?.resolve();
+    this.migrationEnd = undefined;
+  }
+
+  /** The migration call fails with libvirt's `message`; the guest keeps running here. */
+  failMigration(message: string): void {
+    this.job = { type: libvirt.VIR_DOMAIN_JOB_NONE, params: {} };
+    this.migrationEnd?.reject(
+      fakeError(libvirt.VIR_ERR_OPERATION_FAILED, message, "REMOTE_PROC_DOMAIN_MIGRATE_PERFORM3_PARAMS"),
+    );
+    this.migrationEnd = undefined;
+  }
+
+  domainGetJobStats(dom: Domain): Promise<{ type: number; params: Record<string, TypedParamValue> }> {
+    return Promise.resolve().then(() => {
+      this.find(dom.name);
+      return { type: this.job.type, params: { ...this.job.params } };
+    });
+  }
+
+  domainGetJobInfo(dom: Domain): Promise<RemoteDomainGetJobInfoRet> {
+    return Promise.resolve().then(() => {
+      this.find(dom.name);
+      const remaining = this.job.params["data_remaining"];
+      return {
+        type: this.job.type,
+        timeElapsed: 0n,
+        timeRemaining: 0n,
+        dataTotal: 0n,
+        dataProcessed: 0n,
+        dataRemaining: typeof remaining === "bigint" ? remaining : 0n,
+        memTotal: 0n,
+        memProcessed: 0n,
+        memRemaining: 0n,
+        fileTotal: 0n,
+        fileProcessed: 0n,
+        fileRemaining: 0n,
+      };
+    });
+  }
+
+  /** Aborts the running migration as libvirt does: its call fails saying the client canceled it. */
+  domainAbortJob(dom: Domain): Promise<void> {
+    this.calls.push(`abortJob ${dom.name}`);
+    return Promise.resolve().then(() => {
+      if (this.job.type !== libvirt.VIR_DOMAIN_JOB_UNBOUNDED) {
+        throw fakeError(
+          libvirt.VIR_ERR_OPERATION_INVALID,
+          "Requested operation is not valid: no job is active on the domain",
+          "REMOTE_PROC_DOMAIN_ABORT_JOB",
+        );
+      }
+      this.failMigration("operation aborted: migration out job: canceled by client");
+    });
+  }
+
+  domainSetTime(dom: Domain, seconds: bigint): Promise<void> {
+    this.calls.push(`setTime ${dom.name} ${seconds > 0n ? "now" : "zero"}`);
+    return Promise.resolve().then(() => void this.find(dom.name));
+  }
+
+  domainMigrateStartPostCopy(dom: Domain): Promise<void> {
+    this.calls.push(`postcopy ${dom.name}`);
+    return Promise.resolve();
   }
 
   connectListAllDomains(): Promise<Domain[]> {
