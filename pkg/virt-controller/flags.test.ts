@@ -30,6 +30,7 @@ describe("parseVirtControllerFlags", () => {
       rsWorkers: 2,
       poolWorkers: 2,
       nodeWorkers: 2,
+      migrationWorkers: 2,
       leaseDurationMs: 15_000,
       renewDeadlineMs: 10_000,
       retryPeriodMs: 2_000,
@@ -49,6 +50,8 @@ describe("parseVirtControllerFlags", () => {
       "5",
       "--node-controller-threads",
       "7",
+      "--migration-controller-threads",
+      "8",
       "--leader-elect-lease-duration",
       "30s",
     ]);
@@ -58,6 +61,7 @@ describe("parseVirtControllerFlags", () => {
       rsWorkers: 3,
       poolWorkers: 5,
       nodeWorkers: 7,
+      migrationWorkers: 8,
       leaseDurationMs: 30_000,
       port: 8182,
     });

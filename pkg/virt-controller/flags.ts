@@ -18,6 +18,7 @@ export interface VirtControllerFlags {
   rsWorkers: number;
   poolWorkers: number;
   nodeWorkers: number;
+  migrationWorkers: number;
   port: number;
   bindAddress: string;
   certFile: string;
@@ -53,6 +54,7 @@ export function parseVirtControllerFlags(argv: readonly string[]): VirtControlle
       "rs-controller-threads": string,
       "pool-controller-threads": string,
       "node-controller-threads": string,
+      "migration-controller-threads": string,
       port: string,
       listen: string,
       "prom-cert-file": string,
@@ -83,6 +85,11 @@ export function parseVirtControllerFlags(argv: readonly string[]): VirtControlle
     rsWorkers: intFlag("rs-controller-threads", values["rs-controller-threads"], DefaultWorkers),
     poolWorkers: intFlag("pool-controller-threads", values["pool-controller-threads"], DefaultWorkers),
     nodeWorkers: intFlag("node-controller-threads", values["node-controller-threads"], DefaultWorkers),
+    migrationWorkers: intFlag(
+      "migration-controller-threads",
+      values["migration-controller-threads"],
+      DefaultWorkers,
+    ),
     port: intFlag("port", values.port, DefaultPort),
     bindAddress: values.listen ?? "0.0.0.0",
     certFile: values["prom-cert-file"] ?? "/etc/virt-controller/certificates/tls.crt",

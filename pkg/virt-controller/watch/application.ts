@@ -1,6 +1,6 @@
 // virt-controller as a process (upstream's watch/application.go): one replica at a time leads, through
 // the `virt-controller` Lease in the install namespace; the leader runs the informers and the VM, VMI,
-// replica set and pool controllers. Losing the lease ends the process (upstream exits), so a fresh start rebuilds
+// replica set, pool, node and migration controllers. Losing the lease ends the process (upstream exits), so a fresh start rebuilds
 // all state from the apiserver. /healthz and /leader are served by every replica.
 import { setMaxListeners } from "node:events";
 import type { KubeClient } from "../../controller/client.js";
@@ -42,6 +42,15 @@ import { NodeController, type Node } from "./node/node.js";
 import { ReplicaSetController } from "./replicaset/replicaset.js";
 import { PoolController } from "./pool/pool.js";
 import { networkAttachmentDefinitionsGVR } from "../../network/multus/nad.js";
+import { MigrationController } from "./migration/migration.js";
+import {
+  byVMIName,
+  ByVMINameIndex,
+  migrationPoliciesGVR,
+  virtualMachineInstanceMigrationsGVR,
+  type StoredMigrationPolicy,
+  type StoredVMIM,
+} from "./migration/vmim.js";
 
 export const LeaseName = "virt-controller";
 export const ComponentName = "virt-controller";
@@ -59,6 +68,8 @@ export interface VirtControllerOptions {
   poolWorkers: number;
   /** 0 runs no node controller (tests of other controllers on a shared cluster). */
   nodeWorkers: number;
+  /** `--migration-controller-threads`; absent: 2 like the other controllers. */
+  migrationWorkers?: number;
   logger: Logger;
   /** Absent: no HTTP endpoints (in-process tests). */
   http?: { bindAddress: string; port: number; certFile: string; keyFile: string };
@@ -81,6 +92,8 @@ interface Informers {
   pools: Informer<StoredVMPool>;
   pvcs: Informer<PersistentVolumeClaim>;
   nodes: Informer<Node>;
+  migrations: Informer<StoredVMIM>;
+  migrationPolicies: Informer<StoredMigrationPolicy>;
   instancetypeInformers: InstancetypeInformers;
 }
 
@@ -103,6 +116,10 @@ export class VirtControllerApp {
     this.config =
       options.clusterConfig ??
       ClusterConfigSource.forNamespace(this.client, options.namespace, options.logger);
+  }
+
+  private get migrationWorkers(): number {
+    return this.options.migrationWorkers ?? 2;
   }
 
   isLeader(): boolean {
@@ -171,6 +188,14 @@ export class VirtControllerApp {
       pvcs: resourceInformer<PersistentVolumeClaim>(this.client, coreGVR.persistentVolumeClaims, scope),
       // Nodes are cluster-wide whatever namespace the controller watches.
       nodes: resourceInformer<Node>(this.client, coreGVR.nodes, { logger: this.options.logger }),
+      migrations: resourceInformer<StoredVMIM>(this.client, virtualMachineInstanceMigrationsGVR, {
+        ...scope,
+        indexers: { [ByVMINameIndex]: byVMIName },
+      }),
+      // MigrationPolicies are cluster-wide.
+      migrationPolicies: resourceInformer<StoredMigrationPolicy>(this.client, migrationPoliciesGVR, {
+        logger: this.options.logger,
+      }),
       // Instance types and preferences the VM controller reads; the cluster kinds whatever the namespace.
       instancetypeInformers: newInstancetypeInformers(this.client, scope),
     };
@@ -224,6 +249,14 @@ export class VirtControllerApp {
       recorder: this.recorder,
       logger,
     });
+    const migrationController = new MigrationController({
+      client: this.client,
+      ...informers,
+      templateService,
+      clusterConfig: () => this.config.current(),
+      recorder: this.recorder,
+      logger,
+    });
     const leaderInformers: SyncingInformer[] = [
       informers.vms,
       informers.vmis,
@@ -233,6 +266,8 @@ export class VirtControllerApp {
       informers.pools,
       informers.pvcs,
       informers.nodes,
+      informers.migrations,
+      informers.migrationPolicies,
       ...instancetypeInformerList(informers.instancetypeInformers),
     ];
     const running = leaderInformers.map((informer) => informer.run(signal));
@@ -247,6 +282,7 @@ export class VirtControllerApp {
           rsWorkers: this.options.rsWorkers,
           poolWorkers: this.options.poolWorkers,
           nodeWorkers: this.options.nodeWorkers,
+          migrationWorkers: this.migrationWorkers,
         },
         "STARTING controllers",
       );
@@ -256,6 +292,7 @@ export class VirtControllerApp {
         rsController.run(this.options.rsWorkers, signal),
         poolController.run(this.options.poolWorkers, signal),
         nodeController.run(this.options.nodeWorkers, signal),
+        migrationController.run(this.migrationWorkers, signal),
       ]);
     }
     await Promise.all(running);
