@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   constructProxyKey,
   getMigrationPortsList,
+  isProxiedPort,
   isValidProxyKey,
   LibvirtBlockMigrationPort,
   LibvirtDirectMigrationPort,
@@ -60,6 +61,17 @@ describe("migration proxy keys and paths", () => {
     ["1e3", undefined],
   ])("parseTcpPort(%j) = %s", (text, port) => {
     expect(parseTcpPort(text)).toBe(port);
+  });
+
+  it.each([
+    [0, true],
+    [49152, true],
+    [49153, true],
+    [49154, false],
+    [-1, false],
+    [Number.NaN, false],
+  ])("isProxiedPort(%d) = %s", (port, proxied) => {
+    expect(isProxiedPort(port)).toBe(proxied);
   });
 
   it.each([

@@ -37,6 +37,11 @@ export function migrationPortOfSocket(id: string, socketPath: string): number {
   return MIGRATION_PORTS.find((port) => file.startsWith(constructProxyKey(id, port))) ?? 0;
 }
 
+/** The ports a source socket may stand for: 0 (libvirt's connection) or one of the migration ports. */
+export function isProxiedPort(port: number): boolean {
+  return port === 0 || MIGRATION_PORTS.includes(port);
+}
+
 /** A TCP port as a handler publishes it in `targetDirectMigrationNodePorts`; undefined unless 1..65535. */
 export function parseTcpPort(text: string): number | undefined {
   if (!/^[1-9][0-9]{0,4}$/.test(text)) return undefined;
