@@ -6,7 +6,7 @@ import { nonExistentDomain } from "../virtwrap/domain-reader.js";
 import { MetadataCache } from "../virtwrap/metadata-cache.js";
 import { testManager } from "../virtwrap/testing/test-manager.js";
 import { AgentPoller } from "../virtwrap/agent-poller/agent-poller.js";
-import { classify, DomainNotifier, isFinalEvent } from "./domain-notifier.js";
+import { classify, DomainNotifier, isFinalEvent, isMigratedInEvent } from "./domain-notifier.js";
 import { Notifier } from "./notifier.js";
 import type { RecordingNotifyServer } from "./testing.js";
 import { startRecordingNotifyServer } from "./testing.js";
@@ -50,6 +50,18 @@ describe("classifying lifecycle events", () => {
         detail: libvirt.VIR_DOMAIN_EVENT_STOPPED_DESTROYED,
       }),
     ).toBe(true);
+  });
+});
+
+describe("isMigratedInEvent", () => {
+  it.each([
+    [libvirt.VIR_DOMAIN_EVENT_RESUMED, libvirt.VIR_DOMAIN_EVENT_RESUMED_MIGRATED, true],
+    [libvirt.VIR_DOMAIN_EVENT_SUSPENDED, libvirt.VIR_DOMAIN_EVENT_SUSPENDED_PAUSED, true],
+    [libvirt.VIR_DOMAIN_EVENT_RESUMED, libvirt.VIR_DOMAIN_EVENT_RESUMED_UNPAUSED, false],
+    [libvirt.VIR_DOMAIN_EVENT_STARTED, libvirt.VIR_DOMAIN_EVENT_STARTED_MIGRATED, false],
+    [libvirt.VIR_DOMAIN_EVENT_DEFINED, libvirt.VIR_DOMAIN_EVENT_DEFINED_UPDATED, false],
+  ])("event %d detail %d: %s", (event, detail, expected) => {
+    expect(isMigratedInEvent({ event, detail })).toBe(expected);
   });
 });
 

@@ -86,6 +86,36 @@ describe("api.Domain JSON", () => {
     expect(parseDomainJSON(domainToJSON(domain))).toEqual(domain);
   });
 
+  it("carries the migration metadata under upstream's keys, and reads it back", () => {
+    const migration = {
+      uid: "mig-1",
+      startTimestamp: "2026-12-08T10:00:00Z",
+      endTimestamp: "2026-12-08T10:00:03Z",
+      failed: true,
+      failureReason: "Live migration aborted ",
+      abortStatus: "Succeeded",
+      mode: "PreCopy",
+    };
+    const migrating: DomainObject = {
+      ...domain,
+      spec: { ...domain.spec, metadata: { kubeVirt: { uid: "u", migration } } },
+    };
+    const json = JSON.parse(domainToJSON(migrating)) as { Spec: { Metadata: { KubeVirt: unknown } } };
+    expect(json.Spec.Metadata.KubeVirt).toEqual({
+      UID: "u",
+      Migration: {
+        UID: "mig-1",
+        StartTimestamp: "2026-12-08T10:00:00Z",
+        EndTimestamp: "2026-12-08T10:00:03Z",
+        Failed: true,
+        FailureReason: "Live migration aborted ",
+        AbortStatus: "Succeeded",
+        Mode: "PreCopy",
+      },
+    });
+    expect(parseDomainJSON(domainToJSON(migrating)).spec.metadata?.kubeVirt.migration).toEqual(migration);
+  });
+
   it("carries the guest agent's report: OS, interfaces and the filesystem freeze status", () => {
     const osInfo = {
       name: "Debian GNU/Linux",

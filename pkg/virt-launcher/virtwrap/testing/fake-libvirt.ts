@@ -424,7 +424,8 @@ export class FakeLibvirt implements DomainConnection, EventSource, AgentConnecti
           "REMOTE_PROC_DOMAIN_ABORT_JOB",
         );
       }
-      this.failMigration("operation aborted: migration out job: canceled by client");
+      // As in libvirt, the migration call fails after the abort has answered.
+      setImmediate(() => this.failMigration("operation aborted: migration out job: canceled by client"));
     });
   }
 
