@@ -269,6 +269,41 @@ describe("MigrationProxyManager", () => {
     await target.stopTargetListener(KEY);
   });
 
+  it("leaves no socket or listener behind once everything is stopped", async () => {
+    const sockets = () =>
+      process.getActiveResourcesInfo().filter((kind) => /^(TCP|Pipe)(Server)?Wrap$/.test(kind)).length;
+    // Sockets of earlier tests may still be closing: count once the number holds still.
+    const settled = async () => {
+      let last = -1;
+      for (let stable = 0; stable < 3;) {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        const now = sockets();
+        stable = now === last ? stable + 1 : 0;
+        last = now;
+      }
+      return last;
+    };
+    const before = await settled();
+    const launcher = await targetLauncher("echo", true);
+    const { target, source } = newPair();
+    await target.startTargetListener(KEY, launcher.sockets);
+    await source.startSourceListener(KEY, "127.0.0.1", target.getTargetListenerPorts(KEY), sourceRun);
+    const files = source.getSourceListenerFiles(KEY);
+    await Promise.all(files.map((file) => exchange(file, randomBytes(256 * 1024))));
+    // one connection still open when the proxies stop
+    const open = netConnect({ path: files[0]!, allowHalfOpen: true });
+    open.on("error", () => open.destroy());
+    await new Promise((resolve) => open.once("connect", resolve));
+    // the proxy's end of it goes away: the client reads the end of the stream
+    const openEnded = new Promise((resolve) => open.once("end", resolve));
+    await source.stopAll();
+    await target.stopAll();
+    await openEnded;
+    open.destroy();
+    await Promise.all(launcher.servers.map((server) => server.close()));
+    expect(await settled()).toBe(before);
+  });
+
   it("does nothing when started again with the same targets, and restarts on changed ones", async () => {
     const { source, target, ports, launcher } = await started();
     await target.startTargetListener(KEY, [...launcher.sockets].reverse());
