@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import { connect as netConnect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -72,7 +73,6 @@ describe("MigrationProxyManager", () => {
       libvirt,
       ...ports.map((port) => sourceUnixFile(targetRun, constructProxyKey(KEY, port))),
     ];
-    const { mkdir } = await import("node:fs/promises");
     await mkdir(path.join(targetRun, "migrationproxy"), { recursive: true });
     const servers = await Promise.all(sockets.map((socket) => fakeLauncherSocket(socket, behaviour)));
     cleanups.push(async () => {
@@ -145,7 +145,6 @@ describe("MigrationProxyManager", () => {
 
   it("passes the target's half-close back to the source, which can still send", async () => {
     const libvirt = path.join(targetRun, "virtqemud-sock");
-    const { mkdir } = await import("node:fs/promises");
     await mkdir(targetRun, { recursive: true });
     const received = new Promise<Buffer>((resolve) => {
       void fakeLauncherSocket(libvirt, "bye-first", resolve).then((server) => cleanups.push(server.close));
@@ -313,7 +312,6 @@ describe("MigrationProxyManager", () => {
 
     // The target launcher moved (a new pod): new sockets, so new listeners on new ports.
     const movedRun = path.join(dir, "moved");
-    const { mkdir } = await import("node:fs/promises");
     await mkdir(path.join(movedRun, "migrationproxy"), { recursive: true });
     const moved = [
       path.join(movedRun, "virtqemud-sock"),
@@ -403,7 +401,6 @@ describe("MigrationProxyManager", () => {
 
   it("leaves nothing listening when one source socket cannot be created", async () => {
     const { source } = newPair();
-    const { writeFile, mkdir } = await import("node:fs/promises");
     await mkdir(sourceRun, { recursive: true });
     await writeFile(path.join(sourceRun, "migrationproxy"), "a file where the directory should be");
     await expect(
