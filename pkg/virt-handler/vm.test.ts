@@ -68,6 +68,18 @@ class FakeLauncher implements LauncherCommands {
   async resetVirtualMachine() {
     this.calls.push("Reset");
   }
+  async migrateVirtualMachine() {
+    this.calls.push("Migrate");
+  }
+  async syncMigrationTarget() {
+    this.calls.push("SyncMigrationTarget");
+  }
+  async cancelVirtualMachineMigration() {
+    this.calls.push("CancelMigration");
+  }
+  async finalizeVirtualMachineMigration() {
+    this.calls.push("FinalizeMigration");
+  }
   async getDomain() {
     return this.domain;
   }

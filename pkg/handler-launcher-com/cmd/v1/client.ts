@@ -112,6 +112,29 @@ export class LauncherClient {
   softRebootVirtualMachine(vmi: VirtualMachineInstance): Promise<void> {
     return this.sendVMI("SoftReboot", "SoftRebootVirtualMachine", vmi);
   }
+  /** `options` is upstream's cmdclient.MigrationOptions as Go marshals it (field names as keys). */
+  async migrateVirtualMachine(vmi: VirtualMachineInstance, options: object): Promise<void> {
+    const request = {
+      vmi: { vmiJson: Buffer.from(JSON.stringify(vmi)) },
+      options: Buffer.from(JSON.stringify(options)),
+    };
+    const response = await this.guarded("Migrate", () =>
+      this.call("MigrateVirtualMachine", request, LONG_TIMEOUT_MS),
+    );
+    checkResponse("Migrate", response);
+  }
+  syncMigrationTarget(vmi: VirtualMachineInstance, options?: Sendable<VirtualMachineOptions>): Promise<void> {
+    return this.sendVMI("SyncMigrationTarget", "SyncMigrationTarget", vmi, options);
+  }
+  cancelVirtualMachineMigration(vmi: VirtualMachineInstance): Promise<void> {
+    return this.sendVMI("CancelMigration", "CancelVirtualMachineMigration", vmi);
+  }
+  finalizeVirtualMachineMigration(
+    vmi: VirtualMachineInstance,
+    options?: Sendable<VirtualMachineOptions>,
+  ): Promise<void> {
+    return this.sendVMI("FinalizeVirtualMachineMigration", "FinalizeVirtualMachineMigration", vmi, options);
+  }
 
   async ping(): Promise<void> {
     const response = await this.guarded("Ping", () => this.call("Ping", {}, SHORT_TIMEOUT_MS));
