@@ -7,12 +7,13 @@ import { Quantity } from "../../defaults/quantity.js";
 import * as migrate from "../../libvirt/migrate.js";
 import type { MigrateParameters } from "../../libvirt/migrate.js";
 import type { Disk } from "./api/schema.js";
+// The handler's proxies and the launcher agree on these names; upstream's launcher imports them too.
 import {
-  LIBVIRT_BLOCK_MIGRATION_PORT,
-  LIBVIRT_DIRECT_MIGRATION_PORT,
+  LibvirtBlockMigrationPort,
+  LibvirtDirectMigrationPort,
   constructProxyKey,
   sourceUnixFile,
-} from "./migration-sockets.js";
+} from "../../virt-handler/migration-proxy/keys.js";
 
 /** Upstream's functional-test annotations: the launcher fails the migration, or its target preparation. */
 export const FuncTestForceLauncherMigrationFailureAnnotation =
@@ -167,7 +168,7 @@ export function generateMigrationParams(
   const bandwidth = quantityToMebiByte(options.Bandwidth);
   const parallel = shouldConfigureParallelMigration(options);
   const params: MigrateParameters = {
-    uri: `unix://${sourceUnixFile(virtShareDir, constructProxyKey(uid, LIBVIRT_DIRECT_MIGRATION_PORT))}`,
+    uri: `unix://${sourceUnixFile(virtShareDir, constructProxyKey(uid, LibvirtDirectMigrationPort))}`,
     destXML: xml,
     persistXML: xml,
     destName: generateDomainName(vmi),
@@ -177,7 +178,7 @@ export function generateMigrationParams(
   const copyDisks = getDiskTargetsForMigration(disks, vmi);
   if (copyDisks.length > 0) {
     params.migrateDisks = copyDisks;
-    params.disksURI = `unix://${sourceUnixFile(virtShareDir, constructProxyKey(uid, LIBVIRT_BLOCK_MIGRATION_PORT))}`;
+    params.disksURI = `unix://${sourceUnixFile(virtShareDir, constructProxyKey(uid, LibvirtBlockMigrationPort))}`;
   }
   return params;
 }

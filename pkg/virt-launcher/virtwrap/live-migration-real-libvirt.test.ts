@@ -32,7 +32,7 @@ import { watchIncomingMigration } from "./live-migration-target.js";
 import type { DomainPreparation } from "./manager.js";
 import { LibvirtDomainManager } from "./manager.js";
 import { MetadataCache } from "./metadata-cache.js";
-import { migrationSocketsDir, sourceUnixFile } from "./migration-sockets.js";
+import { MIGRATION_PROXY_DIR, sourceUnixFile } from "../../virt-handler/migration-proxy/keys.js";
 
 const installScript = fileURLToPath(new URL("../../libvirt/testdata/install-libvirt.sh", import.meta.url));
 // starting private libvirtds as another uid needs root
@@ -147,7 +147,7 @@ describe.runIf(isRoot)("live migration between two real libvirtds", () => {
       }
     });
     // virt-handler makes the source's proxy sockets; the target's launcher makes its own dir.
-    const dir = migrationSocketsDir(source.layout.virtShareDir);
+    const dir = join(source.layout.virtShareDir, MIGRATION_PROXY_DIR);
     mkdirSync(dir, { recursive: true });
     chownSync(dir, DAEMON_UID, DAEMON_UID);
     const uid = vmi("").metadata?.uid ?? "";

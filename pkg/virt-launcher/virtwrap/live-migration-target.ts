@@ -3,6 +3,7 @@
 // brings the domain over; the migration metadata starts; and the socket dir where QEMU listens for
 // the incoming stream is made. Once the domain has arrived and resumed, the incoming-migration
 // watch waits for libvirt's job to end and then records the end, which the domain notifier sends.
+import { join } from "node:path";
 import { chmod, mkdir } from "node:fs/promises";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import type { Logger } from "../../controller/log.js";
@@ -13,7 +14,7 @@ import type { Clock } from "./migration-monitor.js";
 import { realClock } from "./migration-monitor.js";
 import { setEndTimestamp } from "./migration-metadata.js";
 import type { MetadataCache } from "./metadata-cache.js";
-import { migrationSocketsDir } from "./migration-sockets.js";
+import { MIGRATION_PROXY_DIR } from "../../virt-handler/migration-proxy/keys.js";
 
 /** Upstream canSourceMigrateOverUnixURI: the controller marked the VMI's migrations as over unix sockets. */
 export function canSourceMigrateOverUnixURI(vmi: VirtualMachineInstance): boolean {
@@ -43,7 +44,7 @@ export async function prepareMigrationSockets(
       "the source would migrate over TCP proxies, which kubevirt-ts does not build; using unix sockets",
     );
   }
-  const dir = migrationSocketsDir(virtShareDir);
+  const dir = join(virtShareDir, MIGRATION_PROXY_DIR);
   await mkdir(dir, { recursive: true });
   await chmod(dir, 0o755);
   await setFileOwnership(dir);
