@@ -42,6 +42,14 @@ runMain(async () => {
       namespace,
       caConfigMapName: flags.caConfigMapName,
     },
+    migration: {
+      ipAddress: flags.podIpAddress,
+      serverCertFile: flags.tlsCertFile,
+      serverKeyFile: flags.tlsKeyFile,
+      clientCertFile: flags.migrationClientCertFile,
+      clientKeyFile: flags.migrationClientKeyFile,
+      commonNameTypes: flags.migrationCnTypes,
+    },
   });
   await app.run(shutdownSignal(logger));
 });

@@ -19,12 +19,16 @@ import { DEFAULT_PODS_BASE_DIR } from "../handler-launcher-com/sockets.js";
 import { NetConf } from "../network/setup/netconf.js";
 import { VIRT_PRIVATE_DIR } from "../network/cache/podinterface.js";
 import { NodeNameLabel, NonRootUID } from "../util/constants.js";
+import type { CAManager } from "../util/tls/ca-manager.js";
 import { isNonRoot } from "../vmitrait/vmitrait.js";
 import { virtualMachineInstancesGVR } from "../controller/resources.js";
 import { HealthServer } from "../healthz/health-server.js";
 import type { ClusterConfigSource } from "../virt-config/cluster-config-source.js";
 import { ClusterConfig } from "../virt-config/cluster-config.js";
-import { runConsoleServer, type ConsoleOptions } from "./console-app.js";
+import { kubevirtCA, runConsoleServer, type ConsoleOptions } from "./console-app.js";
+import { MigrationProxyManager } from "./migration-proxy/migration-proxy.js";
+import { fileMigrationTLS } from "./migration-proxy/tls.js";
+import { ownershipFor } from "../ephemeral-disk/ownership.js";
 import { DEVICE_PLUGIN_SUBDIR } from "./device-manager/deviceplugin/v1beta1/api.js";
 import { DeviceController } from "./device-manager/device-controller.js";
 import { DEFAULT_HEARTBEAT_INTERVAL_MS, Heartbeat, type NodeMetadataPatch } from "./heartbeat/heartbeat.js";
@@ -78,6 +82,19 @@ export interface VirtHandlerOptions {
   console?: ConsoleOptions;
   /** The live configuration (the KubeVirt CR); absent: the defaults, nothing watched (in-process tests). */
   clusterConfig?: ClusterConfigSource;
+  /** Live migration between handlers; absent: none (in-process tests). Needs `console` for the CA. */
+  migration?: MigrationOptions;
+}
+
+export interface MigrationOptions {
+  /** Where other handlers reach this one's target listeners (upstream: the pod IP). */
+  ipAddress: string;
+  serverCertFile: string;
+  serverKeyFile: string;
+  clientCertFile: string;
+  clientKeyFile: string;
+  /** --migration-cn-types */
+  commonNameTypes: readonly string[];
 }
 
 function defaultDeviceRoot(): string {
@@ -158,6 +175,11 @@ export class VirtHandlerApp {
       await mkdir(shareDir, { recursive: true });
       await notify.start(domainNotifySocketPath(shareDir));
     }
+    const ca =
+      this.options.console &&
+      kubevirtCA(client, this.options.console.namespace, this.options.console.caConfigMapName, logger);
+    const watchingCA = ca?.run(signal);
+    const proxies = ca && this.migrationProxies(ca.caManager);
     const watchingConfig = clusterConfig?.run(signal);
     const runVMIs = async () => {
       const informer = vmis.run(signal);
@@ -177,6 +199,7 @@ export class VirtHandlerApp {
         this.devices.run(signal),
         heartbeat.run(this.options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS, signal),
         this.options.console &&
+          ca &&
           runConsoleServer(
             this.options.console,
             {
@@ -185,16 +208,37 @@ export class VirtHandlerApp {
               podsDir: this.options.podsDir ?? DEFAULT_PODS_BASE_DIR,
               vmis,
               launcher: launchers.connector,
+              caManager: ca.caManager,
               logger,
             },
             signal,
           ),
       ]);
     } finally {
+      await proxies?.stopAll();
+      await watchingCA;
       await notify.stop();
       await health?.stop();
       await watchingConfig;
     }
+  }
+
+  private migrationProxies(caManager: CAManager): MigrationProxyManager | undefined {
+    const { migration, clusterConfig, logger } = this.options;
+    if (!migration) return undefined;
+    return new MigrationProxyManager({
+      tls: fileMigrationTLS({
+        caBundle: () => caManager.current(),
+        serverCertFile: migration.serverCertFile,
+        serverKeyFile: migration.serverKeyFile,
+        clientCertFiles: [{ certFile: migration.clientCertFile, keyFile: migration.clientKeyFile }],
+        clientCommonNameTypes: migration.commonNameTypes,
+      }),
+      disableTLS: () => clusterConfig?.current().getConfig().migrations?.disableTLS === true,
+      // The source sockets are QEMU's to connect to, as upstream hands them to its user.
+      ownership: ownershipFor(NonRootUID, NonRootUID),
+      logger,
+    });
   }
 
   private async heartbeat(capabilities: HostCapabilities): Promise<Heartbeat> {

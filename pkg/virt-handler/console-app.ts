@@ -1,5 +1,6 @@
-// Wiring of virt-handler's console server: the `kubevirt-ca` ConfigMap informer behind the client CA, the
-// console handler over the VMI informer, and the mTLS server, started once both caches have synced.
+// Wiring of virt-handler's console server: the console handler over the VMI informer and the mTLS server,
+// started once both caches have synced; and the `kubevirt-ca` ConfigMap informer behind the client CA, which
+// the console server and the migration proxies share.
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import {
   EventRecorder,
@@ -39,6 +40,8 @@ export interface ConsoleContext {
   vmis: Informer<VirtualMachineInstance>;
   /** The launchers of this node's VMIs, for the lifecycle, guest agent and screenshot endpoints. */
   launcher: LauncherConnector;
+  /** The client CA virt-api's certificate must chain to (kubevirtCA). */
+  caManager: CAManager;
   logger: Logger;
 }
 
@@ -48,17 +51,7 @@ export async function runConsoleServer(
   context: ConsoleContext,
   signal: AbortSignal,
 ): Promise<void> {
-  const { logger } = context;
-  const caName = options.caConfigMapName ?? KUBEVIRT_CA_CONFIGMAP;
-  const configMaps = resourceInformer<ConfigMapObject>(context.client, coreGVR.configMaps, {
-    namespace: options.namespace,
-    fieldSelector: `metadata.name=${caName}`,
-    logger,
-  });
-  const caManager = new CAManager(configMaps, options.namespace, caName, (message) =>
-    logger.error({ reason: message }, "Failed to get kubevirt CA"),
-  );
-  const informer = configMaps.run(signal);
+  const { logger, caManager } = context;
   const handler = new ConsoleHandler({
     host: context.host,
     podsDir: context.podsDir,
@@ -105,5 +98,23 @@ export async function runConsoleServer(
     });
     await server.stop();
   }
-  await informer;
+}
+
+/** The `kubevirt-ca` ConfigMap behind every client CA of the handler (console and migration); run it until the signal aborts. */
+export function kubevirtCA(
+  client: KubeClient,
+  namespace: string,
+  caConfigMapName: string | undefined,
+  logger: Logger,
+): { caManager: CAManager; run(signal: AbortSignal): Promise<void> } {
+  const caName = caConfigMapName ?? KUBEVIRT_CA_CONFIGMAP;
+  const configMaps = resourceInformer<ConfigMapObject>(client, coreGVR.configMaps, {
+    namespace,
+    fieldSelector: `metadata.name=${caName}`,
+    logger,
+  });
+  const caManager = new CAManager(configMaps, namespace, caName, (message) =>
+    logger.error({ reason: message }, "Failed to get kubevirt CA"),
+  );
+  return { caManager, run: (signal) => configMaps.run(signal) };
 }

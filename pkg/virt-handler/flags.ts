@@ -1,8 +1,9 @@
 // virt-handler's command line, with upstream's flag names and defaults. Flags for parts not built yet
-// (migration, vsock, vmstats, TLS) are accepted so the operator's DaemonSet arguments parse.
+// (vsock, vmstats) are accepted so the operator's DaemonSet arguments parse.
 import { parseArgs } from "node:util";
 import { boolFlag, intFlag } from "../util/flags.js";
 import { parseGoDuration } from "../util/go-duration.js";
+import { DEFAULT_MIGRATION_CN_TYPES } from "./migration-proxy/tls.js";
 
 export interface VirtHandlerFlags {
   port: number;
@@ -16,6 +17,10 @@ export interface VirtHandlerFlags {
   tlsCertFile: string;
   tlsKeyFile: string;
   caConfigMapName: string;
+  migrationClientCertFile: string;
+  migrationClientKeyFile: string;
+  /** The certificate types whose CN a migration source may present (upstream --migration-cn-types). */
+  migrationCnTypes: string[];
   maxDevices: number;
   consoleServerPort: number;
   vmstatsServerPort: number;
@@ -75,6 +80,11 @@ export function parseVirtHandlerFlags(argv: readonly string[]): VirtHandlerFlags
     tlsCertFile: values["tls-cert-file"] ?? "/etc/virt-handler/servercertificates/tls.crt",
     tlsKeyFile: values["tls-key-file"] ?? "/etc/virt-handler/servercertificates/tls.key",
     caConfigMapName: values["ca-configmap-name"] ?? "kubevirt-ca",
+    migrationClientCertFile:
+      values["migration-client-cert-file"] ?? "/etc/virt-handler/migrationservercertificates/tls.crt",
+    migrationClientKeyFile:
+      values["migration-client-key-file"] ?? "/etc/virt-handler/migrationservercertificates/tls.key",
+    migrationCnTypes: values["migration-cn-types"] ?? [...DEFAULT_MIGRATION_CN_TYPES],
     maxDevices: intFlag("max-devices", values["max-devices"], 1000),
     consoleServerPort: intFlag("console-server-port", values["console-server-port"], 8186),
     vmstatsServerPort: intFlag("vmstats-server-port", values["vmstats-server-port"], 8187),
