@@ -1,105 +1,15 @@
 import { describe, expect, it } from "vitest";
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
-import { keyOf, silentLogger, type Clock } from "../controller/index.js";
+import { silentLogger, type Clock } from "../controller/index.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
-import type { LauncherCommands } from "./launcher-clients.js";
-import type { GuestAgentInfo } from "../api/guest-agent-info.js";
+import { FakeLauncher } from "./testing/fake-launcher-commands.js";
+import { FakeVMIs } from "./testing/fake-vmis.js";
 import type { VMINetworkSetup } from "./network-setup.js";
-import { VirtualMachineController, type VMControllerOptions, type VMIEvents } from "./vm.js";
+import { VirtualMachineController, type VMControllerOptions } from "./vm.js";
 import { HotplugMountError, SourceImageMissing } from "./hotplug-disk/mount.js";
 
 const NOW = Date.parse("2026-11-30T12:00:00Z");
 const clock: Clock = { now: () => NOW, sleep: async () => undefined };
-
-class FakeVMIs implements VMIEvents<VirtualMachineInstance> {
-  readonly objects = new Map<string, VirtualMachineInstance>();
-  private handlers: Parameters<VMIEvents<VirtualMachineInstance>["addEventHandler"]>[0] = {};
-  get(key: string) {
-    return this.objects.get(key);
-  }
-  addEventHandler(handlers: typeof this.handlers) {
-    this.handlers = handlers;
-  }
-  set(vmi: VirtualMachineInstance) {
-    this.objects.set(keyOf(vmi), vmi);
-    this.handlers.add?.(vmi);
-  }
-  remove(vmi: VirtualMachineInstance) {
-    this.objects.delete(keyOf(vmi));
-    this.handlers.delete?.(vmi);
-  }
-}
-
-/** A launcher that defines a running domain on SyncVirtualMachine and records every command. */
-class FakeLauncher implements LauncherCommands {
-  constructor(readonly calls: string[] = []) {}
-  domain: DomainObject | undefined;
-  synced: VirtualMachineInstance[] = [];
-  async syncVirtualMachine(vmi: VirtualMachineInstance) {
-    this.calls.push("SyncVirtualMachine");
-    this.synced.push(vmi);
-    this.domain ??= {
-      objectMeta: { name: "default_testvmi", namespace: "default" },
-      spec: { devices: {} },
-      status: { status: "Running", reason: "Unknown" },
-    } as unknown as DomainObject;
-  }
-  async shutdownVirtualMachine() {
-    this.calls.push("Shutdown");
-  }
-  async killVirtualMachine() {
-    this.calls.push("Kill");
-  }
-  async pauseVirtualMachine() {
-    this.calls.push("Pause");
-  }
-  async unpauseVirtualMachine() {
-    this.calls.push("Unpause");
-  }
-  async freezeVirtualMachine() {
-    this.calls.push("Freeze");
-  }
-  async unfreezeVirtualMachine() {
-    this.calls.push("Unfreeze");
-  }
-  async softRebootVirtualMachine() {
-    this.calls.push("SoftReboot");
-  }
-  async resetVirtualMachine() {
-    this.calls.push("Reset");
-  }
-  async migrateVirtualMachine() {
-    this.calls.push("Migrate");
-  }
-  async syncMigrationTarget() {
-    this.calls.push("SyncMigrationTarget");
-  }
-  async cancelVirtualMachineMigration() {
-    this.calls.push("CancelMigration");
-  }
-  async finalizeVirtualMachineMigration() {
-    this.calls.push("FinalizeMigration");
-  }
-  async getDomain() {
-    return this.domain;
-  }
-  async getScreenshot() {
-    this.calls.push("GetScreenshot");
-    return { mime: "image/png", data: Buffer.alloc(0) };
-  }
-  guestInfo: GuestAgentInfo = {};
-  async getGuestInfo() {
-    this.calls.push("GetGuestInfo");
-    return this.guestInfo;
-  }
-  async getUsers() {
-    return { items: [] };
-  }
-  async getFilesystems() {
-    return { items: [] };
-  }
-  close() {}
-}
 
 /** Network setup recording into the launcher's call log, so the order of the two shows. */
 class FakeNetwork implements VMINetworkSetup {
