@@ -66,6 +66,7 @@ describe("VirtualMachineController with a launcher over gRPC", () => {
         status: {
           phase: "Running",
           phaseTransitionTimestamps: [{ phase: "Running", phaseTransitionTimestamp: expect.any(String) }],
+          selinuxContext: "none",
           interfaces: [
             {
               name: "default",

@@ -82,6 +82,7 @@ describe("VirtualMachineController.sync", () => {
               { type: "StorageLiveMigratable", status: "True" },
             ],
             migrationMethod: "LiveMigration",
+            selinuxContext: "none",
           },
         },
       },
@@ -544,5 +545,65 @@ describe("VirtualMachineController and hotplugged volumes", () => {
     vmis.remove(subject);
     await controller.sync("default/testvmi");
     expect(launcher.calls).toContain("UnmountAll");
+  });
+});
+
+describe("VirtualMachineController leaves migrations to the migration controllers", () => {
+  const migrating = (domainStatus: string, reason: string) => {
+    const launcher = new FakeLauncher();
+    launcher.domain = {
+      objectMeta: { name: "default_testvmi", namespace: "default" },
+      spec: { devices: {} },
+      status: { status: domainStatus, reason },
+    } as unknown as DomainObject;
+    const running = vmi("Running");
+    running.status!.migrationState = {
+      migrationUid: "mig-uid",
+      sourceNode: "node01",
+      targetNode: "node02",
+      startTimestamp: "2026-11-30T11:59:00Z",
+    };
+    return { launcher, running };
+  };
+
+  it("does not sync or report a VMI whose migration is in progress", async () => {
+    const { launcher, running } = migrating("Paused", "Migration");
+    const { vmis, patches, controller } = setup(launcher);
+    vmis.set(running);
+    expect(await controller.sync("default/testvmi")).toEqual({ requeueAfter: 5_000 });
+    expect(launcher.calls).toEqual([]);
+    expect(patches).toEqual([]);
+  });
+
+  it("cleans up this node's state for a guest that migrated away, without touching the VMI", async () => {
+    const { launcher, running } = migrating("Shutoff", "Migrated");
+    running.status!.migrationState!.endTimestamp = "2026-11-30T11:59:30Z";
+    const network = new FakeNetwork([]);
+    const stopped: string[] = [];
+    const { vmis, patches, controller } = setup(launcher, network, clock, {
+      migrationProxy: {
+        stopSourceListener: async (key) => void stopped.push(`source ${key}`),
+        stopTargetListener: async (key) => void stopped.push(`target ${key}`),
+      },
+    });
+    vmis.set(running);
+    await controller.sync("default/testvmi");
+    expect(launcher.calls).toEqual([]);
+    expect(patches).toEqual([]);
+    expect(network.tornDown).toEqual(["vmi-uid-1"]);
+    expect(stopped).toEqual(["target vmi-uid-1", "source vmi-uid-1"]);
+  });
+
+  it("forgets a VMI that left this node's cache for another node, without shutting anything down", async () => {
+    const launcher = new FakeLauncher();
+    const network = new FakeNetwork([]);
+    const { vmis, patches, controller } = setup(launcher, network);
+    const moved = vmi("Running", "node02");
+    vmis.set(moved);
+    vmis.remove(moved);
+    await controller.sync("default/testvmi");
+    expect(launcher.calls).toEqual([]);
+    expect(patches).toEqual([]);
+    expect(network.tornDown).toEqual(["vmi-uid-1"]);
   });
 });

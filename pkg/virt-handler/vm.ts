@@ -7,6 +7,9 @@
 // reported as upstream does (a SyncFailed event and Synchronized=False) and retried with backoff.
 // The launcher gets a copy of the VMI whose Filesystem PVCs are hostDisks (upstream ReplacePVCByHostDisk);
 // their images are created in the pod before a starting VMI's sync.
+// Migrations are the migration controllers' (migration-source.ts, migration-target.ts): a VMI whose
+// migration is under way is left alone, and one whose guest migrated away only has its local state here
+// (network cache, container disk mounts, notify pipe, proxies) cleaned up.
 import type { InterfaceBindingPlugin, VirtualMachineInstance } from "../api/generated/v1.js";
 import {
   WorkQueue,
@@ -29,9 +32,12 @@ import type { VMINetworkSetup } from "./network-setup.js";
 import type { NotifyPipes } from "./notify-server/pipe.js";
 import { decideAction, type SyncAction } from "./sync-decision.js";
 import { isFinal, VMIPhase as Phase } from "../controller/vmi-phase.js";
+import { isBeingDeleted } from "../controller/object.js";
 import { evictionStrategyWarning } from "./migration-conditions.js";
 import { agentChannelConnected, computeStatus, statusPatch, type PodInterfaceIPs } from "./vmi-status.js";
 import { SupportedGuestAgentVersions } from "../virt-config/defaults.js";
+import type { ProxyManager } from "./migration-proxy/migration-proxy.js";
+import { domainMigrated, isMigrationInProgress } from "./migration-state.js";
 
 export interface VMIEvents<T> {
   get(key: string): T | undefined;
@@ -72,6 +78,8 @@ export interface VMControllerOptions {
   clusterEvictionStrategy?: () => string | undefined;
   /** The node's host-model CPU as libvirt names it (the node labeller's); empty: none offered. */
   hostCpuModel?: string;
+  /** Stops a forgotten VMI's migration proxies (upstream processVmCleanup); absent: none. */
+  migrationProxy?: Pick<ProxyManager, "stopSourceListener" | "stopTargetListener">;
 }
 
 interface Observed {
@@ -121,9 +129,23 @@ export class VirtualMachineController {
     const cached = this.opts.vmis.get(key);
     if (cached) this.deleted.delete(key);
     const vmi = cached ?? this.deleted.get(key);
-    if (!vmi || vmi.status?.nodeName !== this.opts.host) return;
+    if (!vmi) return;
+    if (vmi.status?.nodeName !== this.opts.host) {
+      // It left this node's cache because it migrated away: only this node's leftovers remain.
+      if (!cached) await this.forget(key, vmi);
+      return;
+    }
 
     const observed = await this.observe(vmi);
+    // The guest moved to the target: clean up here without touching the VMI (upstream's orphan case).
+    if (domainMigrated(observed.domain)) {
+      await this.forget(key, vmi);
+      return;
+    }
+    // The migration controllers own a VMI while its guest is on the move.
+    if (!isBeingDeleted(vmi) && isMigrationInProgress(vmi, observed.domain)) {
+      return { requeueAfter: this.opts.resyncMs ?? 5_000 };
+    }
     // Without the pipe the VMI is still looked at every resync period, only later: worth a warning, no more.
     if (cached && observed.launcher) {
       await this.opts.notifyPipes?.ensure(cached).catch((error: unknown) => {
@@ -258,6 +280,9 @@ export class VirtualMachineController {
     this.networkReady.delete(vmi.metadata?.uid ?? "");
     this.sockets.forget(vmi.metadata?.uid ?? "");
     this.opts.notifyPipes?.close(vmi);
+    const uid = vmi.metadata?.uid ?? "";
+    await this.opts.migrationProxy?.stopTargetListener(uid).catch(() => undefined);
+    await this.opts.migrationProxy?.stopSourceListener(uid).catch(() => undefined);
     await this.opts.network?.teardown(vmi).catch((error: unknown) => {
       this.opts.logger.error({ err: error, vmi: key }, "failed to delete VMI Network cache files");
     });

@@ -58,3 +58,27 @@ describe("calculatePhase", () => {
     ).toBe("Succeeded");
   });
 });
+
+describe("calculatePhase during migrations", () => {
+  it("keeps the phase of a VMI whose source domain was shut off as migrated", () => {
+    expect(
+      calculatePhase({
+        vmi: vmi("Running"),
+        domain: domain("Shutoff", "Migrated"),
+        launcherUnresponsive: false,
+      }),
+    ).toBe("Running");
+  });
+
+  it("fails a destroyed guest whose post-copy migration failed", () => {
+    const failed = vmi("Running", 0);
+    failed.status!.migrationState = { failed: true, mode: "PostCopy" };
+    expect(
+      calculatePhase({
+        vmi: failed,
+        domain: domain("Shutoff", "Destroyed", false),
+        launcherUnresponsive: false,
+      }),
+    ).toBe("Failed");
+  });
+});

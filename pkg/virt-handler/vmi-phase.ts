@@ -1,5 +1,5 @@
 // The VMI phase virt-handler reports from what the launcher says about the domain (upstream vm.go's
-// calculateVmPhaseForStatusReason), without migrations: those come with the migration issue.
+// calculateVmPhaseForStatusReason).
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import { isFinal, VMIPhase as Phase } from "../controller/vmi-phase.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
@@ -22,6 +22,16 @@ function isACPIEnabled(vmi: VirtualMachineInstance, domain: DomainObject): boole
   return gracePeriod && domain.spec.features?.acpi !== undefined;
 }
 
+function failedPostCopy(vmi: VirtualMachineInstance): boolean {
+  const state = vmi.status?.migrationState;
+  return !!state?.failed && state.mode === "PostCopy";
+}
+
+/** Upstream vmi.IsMigrationTarget: the VMI is the receiving half of a decentralized migration. */
+function isMigrationTargetNode(vmi: VirtualMachineInstance): boolean {
+  return vmi.metadata?.annotations?.["kubevirt.io/create-migration-target"] === "true";
+}
+
 export interface PhaseInput {
   vmi: VirtualMachineInstance;
   /** Undefined when the launcher has no domain (yet, or any more). */
@@ -33,6 +43,8 @@ export interface PhaseInput {
 export function calculatePhase({ vmi, domain, launcherUnresponsive }: PhaseInput): string {
   const current = vmi.status?.phase ?? "";
   if (!domain) {
+    // A failed migration's target has no domain; the phase is the source's to report.
+    if (vmi.status?.migrationState?.failed && isMigrationTargetNode(vmi)) return current;
     if (current === Phase.Scheduled || current === Phase.Running) {
       return launcherUnresponsive ? Phase.Failed : current;
     }
@@ -47,11 +59,16 @@ export function calculatePhase({ vmi, domain, launcherUnresponsive }: PhaseInput
         case "Panicked":
           return Phase.Failed;
         case "Destroyed":
-          return isACPIEnabled(vmi, domain) ? Phase.Failed : Phase.Succeeded;
+          if (isACPIEnabled(vmi, domain)) return Phase.Failed;
+          // A guest that failed a post-copy migration is lost, never succeeded.
+          return failedPostCopy(vmi) ? Phase.Failed : Phase.Succeeded;
         case "Shutdown":
         case "Saved":
         case "FromSnapshot":
           return Phase.Succeeded;
+        // The guest lives on elsewhere: this node no longer knows its phase.
+        case "Migrated":
+          return current;
         default:
           return current;
       }

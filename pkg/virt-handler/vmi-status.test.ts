@@ -50,6 +50,7 @@ describe("VMI status from the launcher", () => {
         },
       ],
       conditions: [],
+      selinuxContext: "none",
     });
   });
 
@@ -166,12 +167,14 @@ describe("VMI status from the launcher", () => {
         phase: "Running",
         phaseTransitionTimestamps: desired.phaseTransitionTimestamps,
         interfaces: desired.interfaces,
+        selinuxContext: "none",
       },
     });
     const written = vmi({
       phase: "Running",
       phaseTransitionTimestamps: desired.phaseTransitionTimestamps,
       interfaces: desired.interfaces,
+      selinuxContext: "none",
     });
     expect(statusPatch(written, desired)).toBeUndefined();
   });

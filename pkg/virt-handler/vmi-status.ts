@@ -48,6 +48,8 @@ export interface ReportedStatus {
   migrationMethod?: string;
   /** Targets and hotplug phases from the domain (./volume-status.ts); absent: unchanged. */
   volumeStatus?: VolumeStatus[];
+  /** The launcher's SELinux context; "none" as upstream reports it on a node without SELinux (ours). */
+  selinuxContext?: string;
 }
 
 /** What the launcher's GetGuestInfo said, asked while the agent is connected, for the supported check. */
@@ -148,6 +150,8 @@ export function computeStatus(
   return {
     phase,
     phaseTransitionTimestamps,
+    // The migration controller refuses to migrate a VMI without it (upstream updateSELinuxContext).
+    selinuxContext: "none",
     interfaces: interfacesStatus(vmi, domain, podIPs),
     conditions,
     ...(migrationMethod ? { migrationMethod } : {}),
@@ -304,6 +308,8 @@ export function statusPatch(vmi: VirtualMachineInstance, desired: ReportedStatus
   if (desired.guestOSInfo && !isDeepStrictEqual(vmi.status?.guestOSInfo ?? {}, desired.guestOSInfo)) {
     status["guestOSInfo"] = desired.guestOSInfo;
   }
+  if (desired.selinuxContext && vmi.status?.selinuxContext !== desired.selinuxContext)
+    status["selinuxContext"] = desired.selinuxContext;
   const frozen = vmi.status?.fsFreezeStatus;
   if (desired.fsFreezeStatus === null && frozen) status["fsFreezeStatus"] = null;
   if (desired.fsFreezeStatus && desired.fsFreezeStatus !== frozen)
