@@ -14,8 +14,6 @@ import {
 import { migrationClient } from "../cluster.js";
 import { handleAdmission } from "../webhooks/handler.js";
 import {
-  NOT_YET_SERVED_WEBHOOK_ROUTES,
-  WEBHOOK_ROUTES,
   kubeVirtServiceAccounts,
   webhookRoutes,
   type WebhookContext,
@@ -248,7 +246,8 @@ describe("the migrate subresource against the apiserver", () => {
   };
 
   it("while live migration is switched off, hands the webhook's not-yet-supported denial back", async () => {
-    const client = admittingClient([...WEBHOOK_ROUTES, ...NOT_YET_SERVED_WEBHOOK_ROUTES], context);
+    const off = webhookRoutes(false);
+    const client = admittingClient([...off.served, ...off.notYetServed], context);
     const why =
       'admission webhook "migrations-mutator.kubevirt.io" denied the request: kubevirt-ts does not support virtualmachineinstancemigrations.kubevirt.io yet (webhook migrations-mutator.kubevirt.io)';
     expect(await new MigrateApp(client).handle(NAMESPACE, VM_NAME, undefined)).toEqual(

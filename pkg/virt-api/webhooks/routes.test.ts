@@ -47,10 +47,10 @@ describe("webhook routes", () => {
   });
 
   it("deny a kind kubevirt-ts does not serve yet, saying so", async () => {
-    const migrations = route(NOT_YET_SERVED_WEBHOOK_ROUTES, "/migration-validate-create");
+    const snapshots = route(NOT_YET_SERVED_WEBHOOK_ROUTES, "/virtualmachinesnapshots-validate");
     const answer = await handleAdmission(
-      review("kubevirt.io", "virtualmachineinstancemigrations", {}),
-      migrations,
+      review("snapshot.kubevirt.io", "virtualmachinesnapshots", {}),
+      snapshots,
       context,
     );
     expect(answer.body).toMatchObject({
@@ -59,7 +59,7 @@ describe("webhook routes", () => {
         status: {
           code: 501,
           message:
-            "kubevirt-ts does not support virtualmachineinstancemigrations.kubevirt.io yet (webhook migration-create-validator.kubevirt.io)",
+            "kubevirt-ts does not support virtualmachinesnapshots.snapshot.kubevirt.io yet (webhook virtualmachinesnapshot-validator.snapshot.kubevirt.io)",
         },
       },
     });
@@ -313,18 +313,26 @@ describe("the migration webhooks behind the live-migration switch", () => {
     },
   });
 
-  it("is off: the live routes answer every migration webhook with the not-yet-supported denial", async () => {
-    expect(LIVE_MIGRATION_SERVED).toBe(false);
+  it("is on: the live routes serve every migration webhook, and none of them answers not-yet-supported", () => {
+    expect(LIVE_MIGRATION_SERVED).toBe(true);
+    for (const path of MIGRATION_PATHS) {
+      expect(WEBHOOK_ROUTES.map((r) => r.path)).toContain(path);
+      expect(NOT_YET_SERVED_WEBHOOK_ROUTES.map((r) => r.path)).not.toContain(path);
+    }
+  });
+
+  it("when switched off, answers every migration webhook with the not-yet-supported denial", async () => {
+    const off = webhookRoutes(false);
     const names: Record<string, string> = {
       "/migration-mutate-create": "migrations-mutator.kubevirt.io",
       "/migration-validate-create": "migration-create-validator.kubevirt.io",
       "/migration-validate-update": "migration-update-validator.kubevirt.io",
     };
     for (const path of MIGRATION_PATHS) {
-      expect(WEBHOOK_ROUTES.map((r) => r.path)).not.toContain(path);
+      expect(off.served.map((r) => r.path)).not.toContain(path);
       const answer = await handleAdmission(
         createReview(migration),
-        route(NOT_YET_SERVED_WEBHOOK_ROUTES, path),
+        route(off.notYetServed, path),
         withVMI("Running"),
       );
       expect(answer.body).toMatchObject({

@@ -4,6 +4,7 @@ import type { ClusterConfig } from "../../virt-config/cluster-config.js";
 import {
   MIGRATION_CREATE_VALIDATE_PATH,
   MIGRATION_MUTATE_PATH,
+  MIGRATION_POLICY_CREATE_VALIDATE_PATH,
   MIGRATION_UPDATE_VALIDATE_PATH,
   POD_EVICTION_VALIDATE_PATH,
   STATUS_VALIDATE_PATH,
@@ -31,6 +32,7 @@ import {
   type MigrationAdmissionClient,
 } from "./validating-webhook/admitters/migration-create-admitter.js";
 import { admitMigrationUpdate } from "./validating-webhook/admitters/migration-update-admitter.js";
+import { admitMigrationPolicy } from "./validating-webhook/admitters/migration-policy-admitter.js";
 import type { PresetLister } from "./mutating-webhook/mutators/preset.js";
 import { errorResponse } from "./mutating-webhook/mutators/admission.js";
 import {
@@ -135,6 +137,7 @@ function vmiNamespace(request: AdmissionRequest): string {
 const KUBEVIRT_GROUP = "kubevirt.io";
 const POOL_GROUP = "pool.kubevirt.io";
 const INSTANCETYPE_GROUP = "instancetype.kubevirt.io";
+const MIGRATIONS_GROUP = "migrations.kubevirt.io";
 
 const SERVED_WEBHOOK_ROUTES: readonly WebhookRoute[] = [
   {
@@ -232,6 +235,12 @@ const SERVED_WEBHOOK_ROUTES: readonly WebhookRoute[] = [
     admit: validating(admitReplicaSet),
   },
   {
+    path: MIGRATION_POLICY_CREATE_VALIDATE_PATH,
+    group: MIGRATIONS_GROUP,
+    resources: ["migrationpolicies"],
+    admit: validating(admitMigrationPolicy),
+  },
+  {
     path: VMIPRESET_VALIDATE_PATH,
     group: KUBEVIRT_GROUP,
     resources: ["virtualmachineinstancepresets"],
@@ -310,13 +319,10 @@ export const MIGRATION_WEBHOOK_ROUTES: readonly WebhookRoute[] = [
 ];
 
 /**
- * THE switch in front of live migration. kubevirt-ts has no migration controller and no node side yet, so
- * a migration accepted here would never migrate anything: while this is false the migration webhooks are
- * left out of WEBHOOK_ROUTES and answer, like every kind not served yet, with the denial below (so the
- * `migrate` subresource's VMIM is refused too). Set it to true when live migration lands; nothing else
- * needs to change.
+ * The switch in front of live migration: on since the migration controller and both handlers' sides landed.
+ * Off, the migration webhooks are left out of WEBHOOK_ROUTES and answer with the not-yet-supported denial.
  */
-export const LIVE_MIGRATION_SERVED = false;
+export const LIVE_MIGRATION_SERVED = true;
 
 /**
  * Webhooks the operator registers (upstream's full set) whose kinds kubevirt-ts does not serve yet.
