@@ -51,6 +51,9 @@ import {
 import { detectMachineTypes, machineTypeLabels } from "./node-labeller/machine-types.js";
 import { LauncherHostDisks } from "./host-disks.js";
 import { VirtualMachineController } from "./vm.js";
+import { MigrationSourceController } from "./migration-source.js";
+import { MigrationTargetController } from "./migration-target.js";
+import { MigrationTargetNodeNameLabel } from "./migration-state.js";
 
 /** Upstream's HostRootMount: the node's filesystem as seen by a privileged pod with hostPID. */
 const HOST_ROOT_MOUNT = "/proc/1/root";
@@ -111,6 +114,8 @@ function devicePermissions(): string {
   return existsSync("/sys/fs/cgroup/cgroup.controllers") ? "rwm" : "rw";
 }
 
+type NodeParts = ReturnType<VirtHandlerApp["nodeParts"]>;
+
 export class VirtHandlerApp {
   readonly devices: DeviceController;
   private readonly clock: Clock;
@@ -169,27 +174,54 @@ export class VirtHandlerApp {
         ownerFor: (vmi) => (isNonRoot(vmi) ? NonRootUID : undefined),
         logger,
       });
-    const vmController = this.vmController(vmis, launchers, nodePid, pipes || undefined, capabilities);
-    const notify = new DomainNotifyServer({ onDomainEvent: (key) => vmController.enqueueKey(key), logger });
-    if (shareDir) {
-      await mkdir(shareDir, { recursive: true });
-      await notify.start(domainNotifySocketPath(shareDir));
-    }
+    const parts = this.nodeParts(nodePid);
     const ca =
       this.options.console &&
       kubevirtCA(client, this.options.console.namespace, this.options.console.caConfigMapName, logger);
     const watchingCA = ca?.run(signal);
     const proxies = ca && this.migrationProxies(ca.caManager);
+    // The VMIs migrating to this node carry its name in another label than the ones running here (upstream's
+    // target informer).
+    const targetVMIs = resourceInformer<VirtualMachineInstance>(client, virtualMachineInstancesGVR, {
+      labelSelector: `${MigrationTargetNodeNameLabel}=${host}`,
+      logger,
+    });
+    const migration = this.options.migration;
+    const migrations =
+      proxies &&
+      migration &&
+      this.migrationControllers(vmis, targetVMIs, launchers, parts, proxies, migration);
+    const vmController = this.vmController(vmis, launchers, parts, pipes || undefined, capabilities, proxies);
+    const notify = new DomainNotifyServer({
+      onDomainEvent: (key) => {
+        vmController.enqueueKey(key);
+        migrations?.source.enqueueKey(key);
+        migrations?.target.enqueueKey(key);
+      },
+      logger,
+    });
+    if (shareDir) {
+      await mkdir(shareDir, { recursive: true });
+      await notify.start(domainNotifySocketPath(shareDir));
+    }
     const watchingConfig = clusterConfig?.run(signal);
     const runVMIs = async () => {
-      const informer = vmis.run(signal);
+      const informers = [vmis.run(signal), targetVMIs.run(signal)];
       // As upstream, VMIs are handled only once the configuration is known, never with a guess.
       const synced = await Promise.all([
         vmis.waitForSync(signal),
+        targetVMIs.waitForSync(signal),
         clusterConfig?.waitForSync(signal) ?? true,
       ]);
-      if (synced.every(Boolean)) await vmController.run(this.options.vmiWorkers ?? 2, signal);
-      await informer;
+      if (synced.every(Boolean)) {
+        const workers = this.options.vmiWorkers ?? 2;
+        await Promise.all([
+          vmController.run(workers, signal),
+          migrations?.source.run(workers, signal),
+          migrations?.target.run(workers, signal),
+        ]);
+      }
+      await Promise.all(informers);
       launchers.closeAll();
       if (pipes) pipes.closeAll();
     };
@@ -266,24 +298,93 @@ export class VirtHandlerApp {
     });
   }
 
-  private vmController(
-    vmis: Informer<VirtualMachineInstance>,
-    launchers: LauncherClients,
-    nodePid: number,
-    notifyPipes: NotifyPipes | undefined,
-    capabilities: HostCapabilities,
-  ): VirtualMachineController {
-    const vmiResource = this.options.client.resource<VirtualMachineInstance>(virtualMachineInstancesGVR);
-    const { host, logger } = this.options;
+  /** What the VMI controller and the migration controllers share: one detector, recorder and set of mounters. */
+  private nodeParts(nodePid: number) {
+    const { host, logger, clusterConfig } = this.options;
     const podsDir = this.options.podsDir ?? DEFAULT_PODS_BASE_DIR;
     const privateDir = this.options.virtPrivateDir ?? VIRT_PRIVATE_DIR;
     const detector = new SocketIsolationDetector({ host, podsDir });
-    const { clusterConfig } = this.options;
     const recorder = new EventRecorder(
       clientEventSink(this.options.client),
       { component: "virt-handler", host },
       { logger },
     );
+    const nodeMounts = { detector, run: nodeMountCommand(`/proc/${nodePid}/ns/mnt`), nodePid };
+    return {
+      detector,
+      recorder,
+      privateDir,
+      containerDisks: new NodeContainerDiskMounter({
+        host,
+        podsDir,
+        recordDir: path.join(privateDir, "container-disk-mount-state"),
+        ...nodeMounts,
+      }),
+      hotplugVolumes: new NodeHotplugVolumeMounter({
+        podsDir,
+        recordDir: path.join(privateDir, "hotplug-volume-mount-state"),
+        ...nodeMounts,
+      }),
+      network: new PodNetworkSetup(detector, new NetConf({ privateDir, logger })),
+      hostDisks: new LauncherHostDisks({
+        detector,
+        clusterConfig: () => clusterConfig?.current() ?? ClusterConfig.defaults(),
+        recorder,
+      }),
+    };
+  }
+
+  /** virt-handler's two migration controllers (upstream's source and target controllers). */
+  private migrationControllers(
+    vmis: Informer<VirtualMachineInstance>,
+    targetVMIs: Informer<VirtualMachineInstance>,
+    launchers: LauncherClients,
+    parts: NodeParts,
+    proxy: MigrationProxyManager,
+    migration: MigrationOptions,
+  ): { source: MigrationSourceController; target: MigrationTargetController } {
+    const vmiResource = this.options.client.resource<VirtualMachineInstance>(virtualMachineInstancesGVR);
+    const { clusterConfig } = this.options;
+    const shared = {
+      host: this.options.host,
+      launchers: launchers.connector,
+      updateVMI: async (vmi: VirtualMachineInstance) => {
+        await vmiResource.update(vmi);
+      },
+      podRoot: async (vmi: VirtualMachineInstance) => (await parts.detector.detect(vmi)).rootFs,
+      proxy,
+      recorder: parts.recorder,
+      logger: this.options.logger,
+      clock: this.clock,
+    };
+    return {
+      source: new MigrationSourceController({
+        ...shared,
+        vmis,
+        migrationConfiguration: () => clusterConfig?.current().getConfig().migrations ?? undefined,
+      }),
+      target: new MigrationTargetController({
+        ...shared,
+        vmis: targetVMIs,
+        migrationIpAddress: migration.ipAddress,
+        containerDisks: parts.containerDisks,
+        network: parts.network,
+        hostDisks: parts.hostDisks,
+      }),
+    };
+  }
+
+  private vmController(
+    vmis: Informer<VirtualMachineInstance>,
+    launchers: LauncherClients,
+    parts: NodeParts,
+    notifyPipes: NotifyPipes | undefined,
+    capabilities: HostCapabilities,
+    migrationProxy: MigrationProxyManager | undefined,
+  ): VirtualMachineController {
+    const vmiResource = this.options.client.resource<VirtualMachineInstance>(virtualMachineInstancesGVR);
+    const { host } = this.options;
+    const { clusterConfig } = this.options;
     return new VirtualMachineController({
       host,
       vmis,
@@ -297,29 +398,13 @@ export class VirtHandlerApp {
           }
         : {}),
       ...(notifyPipes ? { notifyPipes } : {}),
-      podInterfaceIPs: (vmi) => cachedPodInterfaceIPs(privateDir, vmi),
-      containerDisks: new NodeContainerDiskMounter({
-        host,
-        podsDir,
-        recordDir: path.join(privateDir, "container-disk-mount-state"),
-        detector: detector,
-        run: nodeMountCommand(`/proc/${nodePid}/ns/mnt`),
-        nodePid,
-      }),
-      hotplugVolumes: new NodeHotplugVolumeMounter({
-        podsDir,
-        recordDir: path.join(privateDir, "hotplug-volume-mount-state"),
-        detector,
-        run: nodeMountCommand(`/proc/${nodePid}/ns/mnt`),
-        nodePid,
-      }),
-      network: new PodNetworkSetup(detector, new NetConf({ privateDir, logger })),
-      hostDisks: new LauncherHostDisks({
-        detector,
-        clusterConfig: () => clusterConfig?.current() ?? ClusterConfig.defaults(),
-        recorder,
-      }),
-      recorder,
+      ...(migrationProxy ? { migrationProxy } : {}),
+      podInterfaceIPs: (vmi) => cachedPodInterfaceIPs(parts.privateDir, vmi),
+      containerDisks: parts.containerDisks,
+      hotplugVolumes: parts.hotplugVolumes,
+      network: parts.network,
+      hostDisks: parts.hostDisks,
+      recorder: parts.recorder,
       // The VMI CRD has no status subresource (as upstream), and upstream grants virt-handler `update`, not
       // `patch`, on VMIs: the changed status fields go back with PUT at the resourceVersion they were
       // computed from, so a stale cache gets a conflict (and a retry) instead of overwriting.
