@@ -27,7 +27,11 @@ export interface MigrationControllerOptions {
   retryMs?: number;
 }
 
-/** The launcher's share dir (its migration proxy sockets) and libvirt socket, as paths inside its pod. */
+/**
+ * The launcher's share dir (its migration proxy sockets) and libvirt socket, as paths inside its pod: join them
+ * to the pod's root with resolveInRoot, since /var/run is a symlink to /run in the image, and an absolute
+ * symlink met below /proc/<pid>/root resolves against virt-handler's own root.
+ */
 export const POD_VIRT_SHARE_DIR = DEFAULT_LAYOUT.virtShareDir;
 export const POD_LIBVIRT_SOCKET = libvirtSocket(DEFAULT_LAYOUT);
 

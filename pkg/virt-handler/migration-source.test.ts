@@ -1,7 +1,8 @@
+import { rmSync } from "node:fs";
 // The migration source controller step by step, as upstream's migration-source_test.go: wait for the
 // target's ports, migrate with the right options, follow the launcher's progress, abort, failure, and the
 // 60 s wait for the target to report the domain.
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import { silentLogger, type Clock } from "../controller/index.js";
 import type { DomainObject, MigrationMetadata } from "../virt-launcher/virtwrap/api/domain-object.js";
@@ -9,6 +10,11 @@ import { MigrationSourceController } from "./migration-source.js";
 import { FakeLauncher } from "./testing/fake-launcher-commands.js";
 import { FakeProxy } from "./testing/fake-proxy.js";
 import { FakeVMIs } from "./testing/fake-vmis.js";
+import { fakeLauncherPodRoot } from "./testing/pod-root.js";
+
+// Paths in the pod resolve inside it: /var/run is the image's symlink to /run.
+const POD_ROOT = fakeLauncherPodRoot();
+afterAll(() => rmSync(POD_ROOT, { recursive: true, force: true }));
 
 const KEY = "default/testvmi";
 const PORTS = { "40000": 0, "40001": 49152 };
@@ -74,7 +80,7 @@ describe("migration source controller", () => {
         current = structuredClone(vmi);
         vmis.objects.set(KEY, current);
       },
-      podRoot: async () => "/proc/7/root",
+      podRoot: async () => POD_ROOT,
       proxy,
       migrationConfiguration: () => clusterMigrations,
       recorder: { event: (_o, type, reason, message) => events.push(`${type} ${reason} ${message}`) },
@@ -104,7 +110,7 @@ describe("migration source controller", () => {
     expect(proxy.sources.get("vmi-uid")).toEqual({
       address: "10.244.2.1",
       ports: PORTS,
-      baseDir: "/proc/7/root/var/run/kubevirt",
+      baseDir: `${POD_ROOT}/run/kubevirt`,
     });
     expect(launcher.migrations).toEqual([
       {

@@ -5,7 +5,7 @@
 // migration progress (start, end, failure, abort, mode) into migrationState, and fails the VMI when the
 // target never reports the domain within 60 s after the end. The source listener stops once the migration
 // is done or the VMI left this node.
-import path from "node:path";
+import { resolveInRoot } from "../safepath/relative-root.js";
 import type { MigrationConfiguration, VirtualMachineInstance } from "../api/generated/v1.js";
 import { WorkQueue, keyOf, systemClock, type Clock, type SyncResult } from "../controller/index.js";
 import { timestamp } from "../controller/conditions.js";
@@ -148,7 +148,7 @@ export class MigrationSourceController {
         migrationProxyKey(vmi),
         ms.targetNodeAddress ?? "",
         ms.targetDirectMigrationNodePorts,
-        path.join(root, POD_VIRT_SHARE_DIR),
+        await resolveInRoot(root, POD_VIRT_SHARE_DIR),
       );
     } catch (error) {
       throw new Error(`failed to handle migration proxy: ${errorMessage(error)}`, { cause: error });

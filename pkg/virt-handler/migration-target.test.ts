@@ -1,6 +1,7 @@
+import { rmSync } from "node:fs";
 // The migration target controller step by step, as upstream's migration-target_test.go walks it: prepare,
 // publish the listener, see the domain arrive, take the VMI over, finalize and clean up; and a failure.
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import { silentLogger, type Clock } from "../controller/index.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
@@ -8,6 +9,11 @@ import { MigrationTargetController } from "./migration-target.js";
 import { FakeLauncher } from "./testing/fake-launcher-commands.js";
 import { FakeProxy } from "./testing/fake-proxy.js";
 import { FakeVMIs } from "./testing/fake-vmis.js";
+import { fakeLauncherPodRoot } from "./testing/pod-root.js";
+
+// Paths in the pod resolve inside it: /var/run is the image's symlink to /run.
+const POD_ROOT = fakeLauncherPodRoot();
+afterAll(() => rmSync(POD_ROOT, { recursive: true, force: true }));
 
 const NOW = Date.parse("2026-11-30T12:00:00Z");
 const clock: Clock = { now: () => NOW, sleep: async () => undefined };
@@ -74,7 +80,7 @@ describe("migration target controller", () => {
       vmis,
       launchers: async () => launcher,
       updateVMI: writeBack,
-      podRoot: async () => "/proc/42/root",
+      podRoot: async () => POD_ROOT,
       proxy,
       migrationIpAddress: "10.244.2.1",
       containerDisks: {
@@ -106,8 +112,8 @@ describe("migration target controller", () => {
     expect(await controller.sync(KEY)).toBeUndefined();
     expect(launcher.calls).toEqual(["MountContainerDisks", "NetworkSetup", "SyncMigrationTarget"]);
     expect(proxy.targets.get("vmi-uid")).toEqual([
-      "/proc/42/root/var/run/libvirt/libvirt-sock",
-      "/proc/42/root/var/run/kubevirt/migrationproxy/vmi-uid-49152-source.sock",
+      `${POD_ROOT}/run/libvirt/libvirt-sock`,
+      `${POD_ROOT}/run/kubevirt/migrationproxy/vmi-uid-49152-source.sock`,
     ]);
     const ms = current.status!.migrationState!;
     expect(ms.targetNodeAddress).toBe("10.244.2.1");
@@ -147,7 +153,7 @@ describe("migration target controller", () => {
       vmis,
       launchers: async () => undefined,
       updateVMI: writeBack,
-      podRoot: async () => "/proc/42/root",
+      podRoot: async () => POD_ROOT,
       proxy,
       migrationIpAddress: "10.244.2.1",
       logger: silentLogger,

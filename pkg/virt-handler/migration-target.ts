@@ -5,7 +5,7 @@
 // it shows up, takes the VMI over once the migration ended with the domain running here (node name and
 // labels), finalizes it in the launcher, and cleans up (listener, label; on failure what it prepared).
 // The domain is read from the launcher at each sync; domain events only enqueue the VMI.
-import path from "node:path";
+import { resolveInRoot } from "../safepath/relative-root.js";
 import type { VirtualMachineInstance, VirtualMachineInstanceMigrationState } from "../api/generated/v1.js";
 import { WorkQueue, systemClock, type Clock, type SyncResult } from "../controller/index.js";
 import { removeCondition, timestamp } from "../controller/conditions.js";
@@ -163,9 +163,9 @@ export class MigrationTargetController {
   private async startTargetProxy(vmi: VirtualMachineInstance): Promise<void> {
     const root = await this.opts.podRoot(vmi);
     const key = migrationProxyKey(vmi);
-    const shareDir = path.join(root, POD_VIRT_SHARE_DIR);
+    const shareDir = await resolveInRoot(root, POD_VIRT_SHARE_DIR);
     const sockets = [
-      path.join(root, POD_LIBVIRT_SOCKET),
+      await resolveInRoot(root, POD_LIBVIRT_SOCKET),
       ...getMigrationPortsList(isBlockMigration(vmi)).map((port) =>
         sourceUnixFile(shareDir, constructProxyKey(key, port)),
       ),
