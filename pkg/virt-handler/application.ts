@@ -190,7 +190,7 @@ export class VirtHandlerApp {
     const migrations =
       proxies &&
       migration &&
-      this.migrationControllers(vmis, targetVMIs, launchers, parts, proxies, migration);
+      this.migrationControllers(vmis, targetVMIs, launchers, parts, proxies, migration, pipes || undefined);
     const vmController = this.vmController(vmis, launchers, parts, pipes || undefined, capabilities, proxies);
     const notify = new DomainNotifyServer({
       onDomainEvent: (key) => {
@@ -342,6 +342,7 @@ export class VirtHandlerApp {
     parts: NodeParts,
     proxy: MigrationProxyManager,
     migration: MigrationOptions,
+    notifyPipes: NotifyPipes | undefined,
   ): { source: MigrationSourceController; target: MigrationTargetController } {
     const vmiResource = this.options.client.resource<VirtualMachineInstance>(virtualMachineInstancesGVR);
     const { clusterConfig } = this.options;
@@ -370,6 +371,7 @@ export class VirtHandlerApp {
         containerDisks: parts.containerDisks,
         network: parts.network,
         hostDisks: parts.hostDisks,
+        ...(notifyPipes ? { notifyPipes } : {}),
       }),
     };
   }

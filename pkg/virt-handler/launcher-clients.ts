@@ -13,6 +13,7 @@ export type LauncherCommands = Pick<
   | "syncVirtualMachine"
   | "shutdownVirtualMachine"
   | "killVirtualMachine"
+  | "deleteDomain"
   | "pauseVirtualMachine"
   | "unpauseVirtualMachine"
   | "freezeVirtualMachine"

@@ -91,6 +91,7 @@ describe("migration target controller", () => {
         setup: async () => void launcher.calls.push("NetworkSetup"),
         teardown: async () => void launcher.calls.push("NetworkTeardown"),
       },
+      notifyPipes: { ensure: async () => void launcher.calls.push("NotifyPipe") },
       recorder: { event: (_o, type, reason, message) => events.push(`${type} ${reason} ${message}`) },
       logger: silentLogger,
       clock,
@@ -109,8 +110,14 @@ describe("migration target controller", () => {
   });
 
   it("prepares disks and network before SyncMigrationTarget, then listens on the pod's sockets and publishes the ports", async () => {
-    expect(await controller.sync(KEY)).toBeUndefined();
-    expect(launcher.calls).toEqual(["MountContainerDisks", "NetworkSetup", "SyncMigrationTarget"]);
+    // Looked at again while the migration runs, besides the domain events the pipe brings.
+    expect(await controller.sync(KEY)).toEqual({ requeueAfter: 5_000 });
+    expect(launcher.calls).toEqual([
+      "NotifyPipe",
+      "MountContainerDisks",
+      "NetworkSetup",
+      "SyncMigrationTarget",
+    ]);
     expect(proxy.targets.get("vmi-uid")).toEqual([
       `${POD_ROOT}/run/libvirt/libvirt-sock`,
       `${POD_ROOT}/run/kubevirt/migrationproxy/vmi-uid-49152-source.sock`,
@@ -129,7 +136,7 @@ describe("migration target controller", () => {
     ]);
     // Prepared once: a second look changes nothing.
     await controller.sync(KEY);
-    expect(launcher.calls).toHaveLength(3);
+    expect(launcher.calls.filter((call) => call !== "NotifyPipe")).toHaveLength(3);
     expect(updates).toHaveLength(1);
   });
 

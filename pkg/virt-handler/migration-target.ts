@@ -32,6 +32,7 @@ import {
   domainIsActiveOnTarget,
   domainPausedFailedPostCopy,
   isBlockMigration,
+  isMigrationDone,
   migrationNeedsFinalization,
   migrationProxyKey,
   MigrationTargetNodeNameLabel,
@@ -39,6 +40,7 @@ import {
   VMIMigrationTargetPrepared,
 } from "./migration-state.js";
 import type { VMINetworkSetup } from "./network-setup.js";
+import type { NotifyPipes } from "./notify-server/pipe.js";
 
 const EvictionSourceAnnotation = "kubevirt.io/eviction-source";
 const CreateMigrationTargetAnnotation = "kubevirt.io/create-migration-target";
@@ -51,6 +53,10 @@ export interface MigrationTargetOptions extends MigrationControllerOptions {
   containerDisks?: Pick<ContainerDiskMounter, "mountAndVerify" | "unmount">;
   network?: VMINetworkSetup;
   hostDisks?: HostDiskSetup;
+  /** Relays the target launcher's domain events to the notify server; absent: none. */
+  notifyPipes?: Pick<NotifyPipes, "ensure">;
+  /** How often a migration in progress is looked at besides domain events. */
+  resyncMs?: number;
 }
 
 type MigrationState = VirtualMachineInstanceMigrationState;
@@ -118,7 +124,13 @@ export class MigrationTargetController {
     waiting = this.updateStatus(vmi, domain) || waiting;
     if (vmiChanged(cached, vmi)) await this.opts.updateVMI(vmi);
     if (syncError) throw syncError;
-    return waiting ? { requeueAfter: this.retryMs } : undefined;
+    if (waiting) return { requeueAfter: this.retryMs };
+    // Looked at again while the migration runs, should a domain event be lost.
+    return isMigrationDone(vmi.status?.migrationState) ? undefined : { requeueAfter: this.resyncMs };
+  }
+
+  private get resyncMs(): number {
+    return this.opts.resyncMs ?? 5_000;
   }
 
   private get retryMs(): number {
@@ -138,6 +150,11 @@ export class MigrationTargetController {
     if (Object.keys(this.opts.proxy.getTargetListenerPorts(migrationProxyKey(vmi))).length > 0) return false;
     // The target pod's launcher is not serving yet.
     if (!launcher) return true;
+    // The target launcher's domain events (the migrated domain arriving, resuming, its end) must reach this
+    // handler: without them the completion is only seen at the next resync.
+    await this.opts.notifyPipes?.ensure(vmi).catch((error: unknown) => {
+      this.opts.logger.warn({ err: error, vmi: vmiKey(vmi) }, "failed to start the domain notify pipe");
+    });
     if (isMigrating(vmi, this.clock.now())) return false;
 
     await this.opts.containerDisks?.mountAndVerify(vmi);

@@ -575,7 +575,7 @@ describe("VirtualMachineController leaves migrations to the migration controller
     expect(patches).toEqual([]);
   });
 
-  it("cleans up this node's state for a guest that migrated away, without touching the VMI", async () => {
+  it("undefines the domain of a guest that migrated away and cleans up this node's state, without touching the VMI", async () => {
     const { launcher, running } = migrating("Shutoff", "Migrated");
     running.status!.migrationState!.endTimestamp = "2026-11-30T11:59:30Z";
     const network = new FakeNetwork([]);
@@ -588,13 +588,14 @@ describe("VirtualMachineController leaves migrations to the migration controller
     });
     vmis.set(running);
     await controller.sync("default/testvmi");
-    expect(launcher.calls).toEqual([]);
+    // Undefined, the source launcher gets its final notification and exits: its pod completes.
+    expect(launcher.calls).toEqual(["DeleteDomain"]);
     expect(patches).toEqual([]);
     expect(network.tornDown).toEqual(["vmi-uid-1"]);
     expect(stopped).toEqual(["target vmi-uid-1", "source vmi-uid-1"]);
   });
 
-  it("forgets a VMI that left this node's cache for another node, without shutting anything down", async () => {
+  it("forgets a VMI that left this node's cache for another node, only undefining the domain left behind", async () => {
     const launcher = new FakeLauncher();
     const network = new FakeNetwork([]);
     const { vmis, patches, controller } = setup(launcher, network);
@@ -602,7 +603,7 @@ describe("VirtualMachineController leaves migrations to the migration controller
     vmis.set(moved);
     vmis.remove(moved);
     await controller.sync("default/testvmi");
-    expect(launcher.calls).toEqual([]);
+    expect(launcher.calls).toEqual(["DeleteDomain"]);
     expect(patches).toEqual([]);
     expect(network.tornDown).toEqual(["vmi-uid-1"]);
   });

@@ -132,14 +132,14 @@ export class VirtualMachineController {
     if (!vmi) return;
     if (vmi.status?.nodeName !== this.opts.host) {
       // It left this node's cache because it migrated away: only this node's leftovers remain.
-      if (!cached) await this.forget(key, vmi);
+      if (!cached) await this.cleanUpMigratedAway(key, vmi);
       return;
     }
 
     const observed = await this.observe(vmi);
     // The guest moved to the target: clean up here without touching the VMI (upstream's orphan case).
     if (domainMigrated(observed.domain)) {
-      await this.forget(key, vmi);
+      await this.cleanUpMigratedAway(key, vmi);
       return;
     }
     // The migration controllers own a VMI while its guest is on the move.
@@ -273,6 +273,22 @@ export class VirtualMachineController {
       throw new Error(`failed to configure vmi network: ${errorMessage(error)}`, { cause: error });
     }
     this.networkReady.add(uid);
+  }
+
+  /**
+   * The guest runs on another node now: the source domain is undefined (upstream processVmDelete), which
+   * sends the launcher its final notification so that it exits and its pod completes; then the node's
+   * leftovers go.
+   */
+  private async cleanUpMigratedAway(key: string, vmi: VirtualMachineInstance): Promise<void> {
+    const launcher = await this.opts.launchers(vmi).catch(() => undefined);
+    if (launcher) {
+      this.opts.recorder?.event(vmi, "Normal", "Deleted", "Signaled Deletion");
+      await launcher.deleteDomain(vmi).catch((error: unknown) => {
+        this.opts.logger.warn({ err: error, vmi: key }, "failed to delete the migrated domain");
+      });
+    }
+    await this.forget(key, vmi);
   }
 
   private async forget(key: string, vmi: VirtualMachineInstance): Promise<void> {

@@ -43,6 +43,9 @@ export class FakeLauncher implements LauncherCommands {
   async resetVirtualMachine() {
     this.calls.push("Reset");
   }
+  async deleteDomain() {
+    this.calls.push("DeleteDomain");
+  }
   /** The options of each MigrateVirtualMachine, in order. */
   migrations: object[] = [];
   /** Thrown by the next migration command, once. */
