@@ -1,6 +1,8 @@
 // Last-resort cleanup of the pod's processes: QEMU must never outlive its launcher. Processes are
 // found through libvirt's pid files, never by name, and stopped by PID (upstream's monitor does the
 // same with a 10 s grace).
+import { readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "../controller/log.js";
 import { findPid, pidStatus } from "./monitor.js";
@@ -32,4 +34,19 @@ export async function killLeftoverQemu(pidDir: string, domainName: string, log: 
   await terminate(pid, QEMU_TERM_TIMEOUT_MS).catch((error: unknown) =>
     log.error({ err: error, pid }, "could not stop QEMU"),
   );
+}
+
+/**
+ * Empties the container-disk dir on the way out (upstream virt-launcher-monitor's cleanupContainerDiskDirectory):
+ * each containerDisk container's process exits once its socket there is gone, so the pod completes. Only
+ * files and sockets go; directories, and anything virt-handler still has mounted (EBUSY), are left alone.
+ */
+export async function cleanupContainerDiskDirectory(dir: string, log: Logger): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    if (entry.isDirectory()) continue;
+    await rm(join(dir, entry.name), { force: true }).catch((error: unknown) => {
+      log.warn({ err: error, file: entry.name }, "could not clean up the container disk directory");
+    });
+  }
 }

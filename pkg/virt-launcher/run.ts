@@ -3,6 +3,7 @@ import { pino } from "pino";
 import type { LauncherFlags } from "./flags.js";
 import { parseLauncherFlags } from "./flags.js";
 import { VirtLauncher } from "./launcher.js";
+import { cleanupContainerDiskDirectory } from "./cleanup.js";
 import { errorMessage } from "../util/error-message.js";
 
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT"];
@@ -54,6 +55,7 @@ export async function runVirtLauncher(argv: readonly string[], component: string
     log.error({ err: error }, "virt-launcher failed");
   } finally {
     await launcher.shutdown();
+    await cleanupContainerDiskDirectory(flags.layout.containerDiskDir, log);
   }
   if (exitCode !== 0 && flags.keepAfterFailure) {
     log.info("keeping virt-launcher container alive since --keep-after-failure is set to true");
