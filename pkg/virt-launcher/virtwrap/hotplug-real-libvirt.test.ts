@@ -22,15 +22,13 @@ import { startSessionDaemon } from "../../libvirt/testdata/session-daemon.js";
 import type { SessionDaemon } from "../../libvirt/testdata/session-daemon.js";
 import { runnable, unlessRoot } from "../../testutils/requirement.js";
 import type { LauncherLayout } from "../layout.js";
-import { hotplugDiskDir, hotplugFilesystemVolumePath, layoutUnder, vmiPrivateDir } from "../layout.js";
+import { hotplugDiskDir, hotplugFilesystemVolumePath, layoutUnder } from "../layout.js";
 import { unmarshalDomainXML } from "./api/domain-xml.js";
 import type { Disk } from "./api/schema.js";
-import type { LauncherConverterInputs } from "./converter-context.js";
-import { blockClaimVolumes } from "./converter-context.js";
 import { defaultedVMI } from "./converter/testing.js";
-import type { DomainPreparation } from "./manager.js";
 import { LibvirtDomainManager } from "./manager.js";
 import { MetadataCache } from "./metadata-cache.js";
+import { SessionDaemonPreparation } from "./testing/session-preparation.js";
 
 const installScript = fileURLToPath(new URL("../../libvirt/testdata/install-libvirt.sh", import.meta.url));
 // starting a private libvirtd as another uid needs root
@@ -73,33 +71,6 @@ function vmi(hotplugPhase?: string): VirtualMachineInstance {
   return result;
 }
 
-/** What the launcher's own preparation does for this VMI: the dir QEMU puts the console sockets in. */
-class TestPreparation implements DomainPreparation {
-  constructor(private readonly layout: LauncherLayout) {}
-
-  converterInputs(vmi: VirtualMachineInstance): Promise<LauncherConverterInputs> {
-    return Promise.resolve({
-      allowEmulation: true,
-      hypervisorDeviceAvailable: false,
-      containerDiskFormats: new Map(),
-      interfaces: new Map(),
-      blockVolumes: blockClaimVolumes(vmi, this.layout),
-      options: null,
-    });
-  }
-
-  beforeDefine(vmi: VirtualMachineInstance): Promise<void> {
-    const dir = vmiPrivateDir(this.layout, vmi.metadata?.uid ?? "");
-    mkdirSync(dir, { recursive: true });
-    chownSync(dir, DAEMON_UID, DAEMON_UID);
-    return Promise.resolve();
-  }
-
-  beforeStart(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
 const hotplugDisksOf = (xml: string, dir: string): Disk[] =>
   (unmarshalDomainXML(xml).devices.disks ?? []).filter((disk) => disk.source.file?.startsWith(dir));
 
@@ -132,7 +103,7 @@ describe.runIf(isRoot)("volume hotplug with a real libvirtd", () => {
     mkdirSync(hotplugDiskDir(layout), { recursive: true, mode: 0o755 });
     manager = new LibvirtDomainManager({
       connection: client,
-      preparation: new TestPreparation(layout),
+      preparation: new SessionDaemonPreparation(layout, DAEMON_UID),
       metadata: new MetadataCache(),
       layout,
       log: silentLogger,

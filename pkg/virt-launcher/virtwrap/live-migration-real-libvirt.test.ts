@@ -23,16 +23,14 @@ import type { SessionDaemon } from "../../libvirt/testdata/session-daemon.js";
 import { runnable, unlessRoot } from "../../testutils/requirement.js";
 import { isMigratedInEvent as isMigratedInLifecycle } from "../notify-client/domain-notifier.js";
 import type { LauncherLayout } from "../layout.js";
-import { layoutUnder, vmiPrivateDir } from "../layout.js";
-import type { LauncherConverterInputs } from "./converter-context.js";
-import { blockClaimVolumes } from "./converter-context.js";
+import { layoutUnder } from "../layout.js";
 import { defaultedVMI } from "./converter/testing.js";
 import { MigrationOptionsSchema } from "./live-migration-params.js";
 import { watchIncomingMigration } from "./live-migration-target.js";
-import type { DomainPreparation } from "./manager.js";
 import { LibvirtDomainManager } from "./manager.js";
 import { MetadataCache } from "./metadata-cache.js";
 import { MIGRATION_PROXY_DIR, sourceUnixFile } from "../../virt-handler/migration-proxy/keys.js";
+import { SessionDaemonPreparation } from "./testing/session-preparation.js";
 
 const installScript = fileURLToPath(new URL("../../libvirt/testdata/install-libvirt.sh", import.meta.url));
 // starting private libvirtds as another uid needs root
@@ -63,32 +61,6 @@ function vmi(migrationUid: string): VirtualMachineInstance {
   return result;
 }
 
-class TestPreparation implements DomainPreparation {
-  constructor(private readonly layout: LauncherLayout) {}
-
-  converterInputs(vmi: VirtualMachineInstance): Promise<LauncherConverterInputs> {
-    return Promise.resolve({
-      allowEmulation: true,
-      hypervisorDeviceAvailable: false,
-      containerDiskFormats: new Map(),
-      interfaces: new Map(),
-      blockVolumes: blockClaimVolumes(vmi, this.layout),
-      options: null,
-    });
-  }
-
-  beforeDefine(vmi: VirtualMachineInstance): Promise<void> {
-    const dir = vmiPrivateDir(this.layout, vmi.metadata?.uid ?? "");
-    mkdirSync(dir, { recursive: true });
-    chownSync(dir, DAEMON_UID, DAEMON_UID);
-    return Promise.resolve();
-  }
-
-  beforeStart(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
 interface Side {
   daemon: SessionDaemon;
   client: LibvirtClient;
@@ -107,7 +79,7 @@ async function startSide(): Promise<Side> {
   const metadata = new MetadataCache();
   const manager = new LibvirtDomainManager({
     connection: client,
-    preparation: new TestPreparation(layout),
+    preparation: new SessionDaemonPreparation(layout, DAEMON_UID),
     metadata,
     layout,
     log: silentLogger,
