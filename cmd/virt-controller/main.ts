@@ -28,6 +28,7 @@ runMain(async () => {
     rsWorkers: flags.rsWorkers,
     poolWorkers: flags.poolWorkers,
     nodeWorkers: flags.nodeWorkers,
+    migrationWorkers: flags.migrationWorkers,
     logger,
     http: {
       bindAddress: flags.bindAddress,
