@@ -81,65 +81,107 @@ async function admit(
   return admitPodEviction(request, { clusterConfig: clusterWith(configuration), client });
 }
 
-const NOT_AVAILABLE = (strategy: string) =>
-  `Eviction of VMI "default/testvmi" needs a live migration (evictionStrategy ${strategy}), ` +
-  "and live migration is not supported by kubevirt-ts yet";
 const TRIGGERED = 'Eviction triggered evacuation of VMI "default/testvmi"';
+const IN_PROGRESS = `Evacuation in progress: ${TRIGGERED}`;
+const NOT_MIGRATABLE = "VMI testvmi is configured with an eviction strategy but is not live-migratable";
+const MARK = [{ op: "add", path: "/status/evacuationNodeName", value: "node02" }];
 
 describe("the pod eviction admitter, per eviction strategy", () => {
+  // strategy × migratable × dryRun: the answer, and whether the VMI is marked (as a dry run or not).
+  it.each<[string | undefined, boolean, boolean, string | undefined, boolean]>([
+    [undefined, false, false, undefined, false],
+    [undefined, true, false, undefined, false],
+    ["None", false, false, undefined, false],
+    ["None", true, false, undefined, false],
+    ["None", true, true, undefined, false],
+    ["LiveMigrate", false, false, NOT_MIGRATABLE, false],
+    ["LiveMigrate", false, true, NOT_MIGRATABLE, false],
+    ["LiveMigrate", true, false, TRIGGERED, true],
+    ["LiveMigrate", true, true, TRIGGERED, true],
+    ["LiveMigrateIfPossible", false, false, undefined, false],
+    ["LiveMigrateIfPossible", false, true, undefined, false],
+    ["LiveMigrateIfPossible", true, false, TRIGGERED, true],
+    ["LiveMigrateIfPossible", true, true, TRIGGERED, true],
+    ["External", false, false, TRIGGERED, true],
+    ["External", false, true, TRIGGERED, true],
+    ["External", true, false, TRIGGERED, true],
+    ["External", true, true, TRIGGERED, true],
+  ])("%s, migratable %s, dry run %s", async (strategy, migratable, dryRun, message, marked) => {
+    const client = new FakeClient(
+      { "virt-launcher-testvmi-abcde": launcher() },
+      { testvmi: vmi({ ...(strategy ? { strategy } : {}), migratable }) },
+    );
+    const decision = await admit(client, {}, eviction(dryRun ? { dryRun: true } : {}));
+    if (message === undefined) {
+      expect(decision).toEqual({ allowed: true });
+    } else {
+      expect(decision).toEqual({ allowed: false, result: { message, code: 429 } });
+    }
+    expect(client.patches).toEqual(marked ? [{ name: "testvmi", patch: MARK, dryRun }] : []);
+  });
+
   it.each<[string, ReturnType<typeof vmi>, KubeVirtConfiguration, string | undefined, boolean]>([
-    ["no strategy anywhere: evicted", vmi(), {}, undefined, false],
-    ["None: evicted", vmi({ strategy: "None" }), {}, undefined, false],
-    ["None on a migratable VMI: evicted", vmi({ strategy: "None", migratable: true }), {}, undefined, false],
-    ["the cluster's None: evicted", vmi(), { evictionStrategy: "None" }, undefined, false],
+    [
+      "the cluster's None: evicted",
+      vmi({ migratable: true }),
+      { evictionStrategy: "None" },
+      undefined,
+      false,
+    ],
     [
       "the VMI's None wins over the cluster's LiveMigrate",
-      vmi({ strategy: "None" }),
+      vmi({ strategy: "None", migratable: true }),
       { evictionStrategy: "LiveMigrate" },
       undefined,
       false,
     ],
     [
-      "LiveMigrate, not migratable: refused as upstream",
-      vmi({ strategy: "LiveMigrate" }),
-      {},
-      "VMI testvmi is configured with an eviction strategy but is not live-migratable",
-      false,
-    ],
-    [
-      "LiveMigrate, migratable: refused, migration is not available",
-      vmi({ strategy: "LiveMigrate", migratable: true }),
-      {},
-      NOT_AVAILABLE("LiveMigrate"),
-      false,
-    ],
-    [
-      "the cluster's LiveMigrate, migratable: refused, migration is not available",
+      "the cluster's LiveMigrate, migratable: marked and refused",
       vmi({ migratable: true }),
       { evictionStrategy: "LiveMigrate" },
-      NOT_AVAILABLE("LiveMigrate"),
+      TRIGGERED,
+      true,
+    ],
+    [
+      "the cluster's LiveMigrate, not migratable: refused as upstream",
+      vmi(),
+      { evictionStrategy: "LiveMigrate" },
+      NOT_MIGRATABLE,
       false,
     ],
     [
-      "LiveMigrateIfPossible, not migratable: evicted like None",
-      vmi({ strategy: "LiveMigrateIfPossible" }),
-      {},
+      "the cluster's LiveMigrateIfPossible, not migratable: evicted",
+      vmi(),
+      { evictionStrategy: "LiveMigrateIfPossible" },
       undefined,
       false,
     ],
     [
-      "LiveMigrateIfPossible, migratable: refused, migration is not available",
-      vmi({ strategy: "LiveMigrateIfPossible", migratable: true }),
+      "the VMI's LiveMigrate wins over the cluster's None",
+      vmi({ strategy: "LiveMigrate", migratable: true }),
+      { evictionStrategy: "None" },
+      TRIGGERED,
+      true,
+    ],
+    [
+      "LiveMigrate, already marked: refused, evacuation in progress",
+      vmi({ strategy: "LiveMigrate", migratable: true, evacuating: "node02" }),
       {},
-      NOT_AVAILABLE("LiveMigrateIfPossible"),
+      IN_PROGRESS,
       false,
     ],
-    ["External: marked and refused", vmi({ strategy: "External" }), {}, TRIGGERED, true],
     [
       "External, already marked: refused, evacuation in progress",
       vmi({ strategy: "External", evacuating: "node02" }),
       {},
-      `Evacuation in progress: ${TRIGGERED}`,
+      IN_PROGRESS,
+      false,
+    ],
+    [
+      "LiveMigrate, the VMI runs elsewhere (a migration target pod): refused",
+      vmi({ strategy: "LiveMigrate", migratable: true, node: "node01" }),
+      {},
+      "Eviction request for target Pod",
       false,
     ],
     [
@@ -157,17 +199,7 @@ describe("the pod eviction admitter, per eviction strategy", () => {
     } else {
       expect(decision).toEqual({ allowed: false, result: { message, code: 429 } });
     }
-    expect(client.patches).toEqual(
-      marked
-        ? [
-            {
-              name: "testvmi",
-              patch: [{ op: "add", path: "/status/evacuationNodeName", value: "node02" }],
-              dryRun: false,
-            },
-          ]
-        : [],
-    );
+    expect(client.patches).toEqual(marked ? [{ name: "testvmi", patch: MARK, dryRun: false }] : []);
   });
 });
 

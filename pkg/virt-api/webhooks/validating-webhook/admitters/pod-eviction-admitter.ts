@@ -1,16 +1,15 @@
 // The virt-launcher-eviction-interceptor (upstream admitters/pod-eviction-admitter.go): an Eviction of
 // a virt-launcher Pod goes through when the VMI's eviction strategy (its own, else the cluster's) is
-// None or unset; with External the VMI is marked with status.evacuationNodeName and the eviction
-// refused, for an external controller to act on. LiveMigrate and LiveMigrateIfPossible would have
-// the VMI live-migrated away instead: kubevirt-ts cannot do that yet, so those evictions are refused
-// and say so (LiveMigrateIfPossible on a VMI that is not migratable behaves as None, as upstream).
-// Refusals are 429, which `kubectl drain` retries.
+// None or unset, or LiveMigrateIfPossible on a VMI that is not migratable. Otherwise the VMI is marked
+// for evacuation (status.evacuationNodeName set to the Pod's node) and the eviction refused: with
+// LiveMigrate and LiveMigrateIfPossible virt-controller's evacuation controller then live-migrates it
+// away, with External an external controller acts on the mark. LiveMigrate on a VMI that cannot migrate
+// is refused without a mark. Refusals are 429, which `kubectl drain` retries until the Pod is gone.
 import { z } from "zod";
 import { isNotFound } from "../../../../controller/api-error.js";
 import { VirtualMachineInstanceSchema, type VirtualMachineInstance } from "../../../../api/generated/v1.js";
 import type { JsonPatchOperation } from "../../mutating-webhook/mutators/admission.js";
 import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
-import { notYetSupportedMessage } from "../../../../virt-config/supported-subset.js";
 import { denied, type AdmissionDecision, type AdmissionRequest } from "../../admission-review.js";
 import { errorMessage } from "../../../../util/error-message.js";
 
@@ -72,9 +71,27 @@ function isMigratable(vmi: VirtualMachineInstance): boolean {
   return (vmi.status?.conditions ?? []).some((c) => c.type === "LiveMigratable" && c.status === "True");
 }
 
-function liveMigrationNotAvailable(vmi: VirtualMachineInstance, strategy: string): string {
-  const who = `${vmi.metadata?.namespace ?? ""}/${vmi.metadata?.name ?? ""}`;
-  return `Eviction of VMI "${who}" needs a live migration (evictionStrategy ${strategy}), and ${notYetSupportedMessage("live migration")}`;
+/** Upstream's markForEviction: whether the strategy wants the VMI evacuated; a refusal when it cannot be. */
+function evacuationWanted(
+  vmi: VirtualMachineInstance,
+  strategy: string | undefined,
+): boolean | { deny: string } {
+  switch (strategy) {
+    case "LiveMigrate":
+      if (!isMigratable(vmi)) {
+        return {
+          deny: `VMI ${vmi.metadata?.name ?? ""} is configured with an eviction strategy but is not live-migratable`,
+        };
+      }
+      return true;
+    case "LiveMigrateIfPossible":
+      return isMigratable(vmi);
+    case "External":
+      return true;
+    default:
+      // None, or no strategy at all: the Pod is evicted and the VM's run strategy takes over.
+      return false;
+  }
 }
 
 /** The eviction strategies' rules, upstream's admitLauncherPod without the calls. */
@@ -83,30 +100,16 @@ export function decideLauncherEviction(
   pod: EvictedPod,
   strategy: string | undefined,
 ): EvictionDecision {
-  const name = vmi.metadata?.name ?? "";
-  switch (strategy) {
-    case "LiveMigrate":
-      if (!isMigratable(vmi)) {
-        return {
-          action: "deny",
-          message: `VMI ${name} is configured with an eviction strategy but is not live-migratable`,
-        };
-      }
-      return { action: "deny", message: liveMigrationNotAvailable(vmi, strategy) };
-    case "LiveMigrateIfPossible":
-      if (!isMigratable(vmi)) return { action: "allow" };
-      return { action: "deny", message: liveMigrationNotAvailable(vmi, strategy) };
-    case "External":
-      if (vmi.status?.evacuationNodeName) {
-        return { action: "deny", message: `Evacuation in progress: ${evacuationMessage(vmi)}` };
-      }
-      if (vmi.status?.nodeName !== pod.spec?.nodeName)
-        return { action: "deny", message: "Eviction request for target Pod" };
-      return { action: "mark" };
-    default:
-      // None, or no strategy at all: the Pod is evicted and the VM's run strategy takes over.
-      return { action: "allow" };
+  const wanted = evacuationWanted(vmi, strategy);
+  if (wanted === false) return { action: "allow" };
+  if (wanted !== true) return { action: "deny", message: wanted.deny };
+  if (vmi.status?.evacuationNodeName) {
+    return { action: "deny", message: `Evacuation in progress: ${evacuationMessage(vmi)}` };
   }
+  if (vmi.status?.nodeName !== pod.spec?.nodeName) {
+    return { action: "deny", message: "Eviction request for target Pod" };
+  }
+  return { action: "mark" };
 }
 
 /** The message format the descheduler expects. */
