@@ -29,6 +29,7 @@ runMain(async () => {
     poolWorkers: flags.poolWorkers,
     nodeWorkers: flags.nodeWorkers,
     migrationWorkers: flags.migrationWorkers,
+    evacuationWorkers: flags.evacuationWorkers,
     logger,
     http: {
       bindAddress: flags.bindAddress,

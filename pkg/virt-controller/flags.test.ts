@@ -31,6 +31,7 @@ describe("parseVirtControllerFlags", () => {
       poolWorkers: 2,
       nodeWorkers: 2,
       migrationWorkers: 2,
+      evacuationWorkers: 2,
       leaseDurationMs: 15_000,
       renewDeadlineMs: 10_000,
       retryPeriodMs: 2_000,
@@ -52,6 +53,8 @@ describe("parseVirtControllerFlags", () => {
       "7",
       "--migration-controller-threads",
       "8",
+      "--evacuation-controller-threads",
+      "9",
       "--leader-elect-lease-duration",
       "30s",
     ]);
@@ -62,6 +65,7 @@ describe("parseVirtControllerFlags", () => {
       poolWorkers: 5,
       nodeWorkers: 7,
       migrationWorkers: 8,
+      evacuationWorkers: 9,
       leaseDurationMs: 30_000,
       port: 8182,
     });

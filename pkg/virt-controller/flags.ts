@@ -1,5 +1,6 @@
 // virt-controller's command line, with upstream's flag names. Defaults are upstream's, except the
-// number of workers per controller (2 here; upstream runs 3 VM, 10 VMI, 3 replica set, 3 pool and 3 node workers).
+// number of workers per controller (2 here; upstream runs 3 VM, 10 VMI, 3 replica set, 3 pool, 3 node,
+// 3 migration and 3 evacuation workers).
 import { parseArgs } from "node:util";
 import { intFlag } from "../util/flags.js";
 import { parseGoDuration } from "../util/go-duration.js";
@@ -19,6 +20,7 @@ export interface VirtControllerFlags {
   poolWorkers: number;
   nodeWorkers: number;
   migrationWorkers: number;
+  evacuationWorkers: number;
   port: number;
   bindAddress: string;
   certFile: string;
@@ -55,6 +57,7 @@ export function parseVirtControllerFlags(argv: readonly string[]): VirtControlle
       "pool-controller-threads": string,
       "node-controller-threads": string,
       "migration-controller-threads": string,
+      "evacuation-controller-threads": string,
       port: string,
       listen: string,
       "prom-cert-file": string,
@@ -88,6 +91,11 @@ export function parseVirtControllerFlags(argv: readonly string[]): VirtControlle
     migrationWorkers: intFlag(
       "migration-controller-threads",
       values["migration-controller-threads"],
+      DefaultWorkers,
+    ),
+    evacuationWorkers: intFlag(
+      "evacuation-controller-threads",
+      values["evacuation-controller-threads"],
       DefaultWorkers,
     ),
     port: intFlag("port", values.port, DefaultPort),

@@ -1,11 +1,11 @@
 // virt-controller as a process (upstream's watch/application.go): one replica at a time leads, through
 // the `virt-controller` Lease in the install namespace; the leader runs the informers and the VM, VMI,
-// replica set, pool, node and migration controllers. Losing the lease ends the process (upstream exits), so a fresh start rebuilds
+// replica set, pool, node, migration and evacuation controllers. Losing the lease ends the process (upstream exits), so a fresh start rebuilds
 // all state from the apiserver. /healthz and /leader are served by every replica.
 import { setMaxListeners } from "node:events";
 import type { KubeClient } from "../../controller/client.js";
 import { clientEventSink, EventRecorder } from "../../controller/events.js";
-import { byControllerUID, ControllerUIDIndex } from "../../controller/indexers.js";
+import { byControllerUID, ControllerUIDIndex, NodeIndex, vmiByNode } from "../../controller/indexers.js";
 import { resourceInformer, type Informer } from "../../controller/informer.js";
 import { LeaderElector } from "../../controller/leader-election.js";
 import { LeaseLock } from "../../controller/lease-lock.js";
@@ -43,6 +43,7 @@ import { ReplicaSetController } from "./replicaset/replicaset.js";
 import { PoolController } from "./pool/pool.js";
 import { networkAttachmentDefinitionsGVR } from "../../network/multus/nad.js";
 import { MigrationController } from "./migration/migration.js";
+import { EvacuationController } from "./drain/evacuation/evacuation.js";
 import {
   byVMIName,
   ByVMINameIndex,
@@ -70,6 +71,8 @@ export interface VirtControllerOptions {
   nodeWorkers: number;
   /** `--migration-controller-threads`; absent: 2 like the other controllers. */
   migrationWorkers?: number;
+  /** `--evacuation-controller-threads`; absent: 2 like the other controllers. */
+  evacuationWorkers?: number;
   logger: Logger;
   /** Absent: no HTTP endpoints (in-process tests). */
   http?: { bindAddress: string; port: number; certFile: string; keyFile: string };
@@ -120,6 +123,10 @@ export class VirtControllerApp {
 
   private get migrationWorkers(): number {
     return this.options.migrationWorkers ?? 2;
+  }
+
+  private get evacuationWorkers(): number {
+    return this.options.evacuationWorkers ?? 2;
   }
 
   isLeader(): boolean {
@@ -176,7 +183,11 @@ export class VirtControllerApp {
     const scope = { logger: this.options.logger, namespace: this.options.watchNamespace };
     return {
       vms: resourceInformer<StoredVM>(this.client, virtualMachinesGVR, scope),
-      vmis: resourceInformer<StoredVMI>(this.client, virtualMachineInstancesGVR, scope),
+      // By node for the evacuation controller (upstream's "node" index).
+      vmis: resourceInformer<StoredVMI>(this.client, virtualMachineInstancesGVR, {
+        ...scope,
+        indexers: { [NodeIndex]: vmiByNode },
+      }),
       // Only Pods labelled kubevirt.io (launchers, hotplug and export Pods) concern virt-controller.
       pods: resourceInformer<Pod>(this.client, coreGVR.pods, { ...scope, labelSelector: AppLabel }),
       revisions: resourceInformer<ControllerRevision>(this.client, controllerRevisionsGVR, {
@@ -257,6 +268,13 @@ export class VirtControllerApp {
       recorder: this.recorder,
       logger,
     });
+    const evacuationController = new EvacuationController({
+      client: this.client,
+      ...informers,
+      clusterConfig: () => this.config.current(),
+      recorder: this.recorder,
+      logger,
+    });
     const leaderInformers: SyncingInformer[] = [
       informers.vms,
       informers.vmis,
@@ -283,6 +301,7 @@ export class VirtControllerApp {
           poolWorkers: this.options.poolWorkers,
           nodeWorkers: this.options.nodeWorkers,
           migrationWorkers: this.migrationWorkers,
+          evacuationWorkers: this.evacuationWorkers,
         },
         "STARTING controllers",
       );
@@ -293,6 +312,7 @@ export class VirtControllerApp {
         poolController.run(this.options.poolWorkers, signal),
         nodeController.run(this.options.nodeWorkers, signal),
         migrationController.run(this.migrationWorkers, signal),
+        evacuationController.run(this.evacuationWorkers, signal),
       ]);
     }
     await Promise.all(running);
