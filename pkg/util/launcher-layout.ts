@@ -34,6 +34,11 @@ export const layoutUnder = (base: string): LauncherLayout => ({
   runDir: join(base, "run"),
 });
 
+/** libvirt's runtime dir and socket in the pod (virt-handler's target proxy connects to the socket). */
+export const libvirtRuntimeDir = (layout: LauncherLayout): string => join(layout.runDir, "libvirt");
+export const libvirtSocket = (layout: LauncherLayout): string =>
+  join(libvirtRuntimeDir(layout), "libvirt-sock");
+
 export const ephemeralDiskDataDir = (layout: LauncherLayout): string =>
   join(layout.ephemeralDiskDir, "disk-data");
 

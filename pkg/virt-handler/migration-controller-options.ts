@@ -1,7 +1,7 @@
 // What virt-handler's migration source and target controllers both take, and the one way they write a VMI.
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import type { Clock, EventRecorder, Logger } from "../controller/index.js";
-import { DEFAULT_LAYOUT, libvirtSocket } from "../virt-launcher/layout.js";
+import { DEFAULT_LAYOUT, libvirtSocket } from "../util/launcher-layout.js";
 import type { LauncherConnector } from "./launcher-clients.js";
 import type { VMIEvents } from "./vm.js";
 

@@ -9,7 +9,7 @@ import type {
 import { Quantity } from "../defaults/quantity.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
 import { StateChangeReason } from "../virt-launcher/virtwrap/api/domain-status.js";
-import type { MigrationOptions } from "../virt-launcher/virtwrap/live-migration-params.js";
+import type { MigrationOptions } from "../handler-launcher-com/cmd/v1/migration-options.js";
 import { MigrationDefaults } from "../virt-config/defaults.js";
 
 /** Upstream's event messages (pkg/virt-handler/controller.go). */

@@ -26,7 +26,7 @@ import {
   type MigrationControllerOptions,
 } from "./migration-controller-options.js";
 import type { ProxyManager } from "./migration-proxy/migration-proxy.js";
-import { constructProxyKey, getMigrationPortsList, sourceUnixFile } from "./migration-proxy/keys.js";
+import { constructProxyKey, getMigrationPortsList, sourceUnixFile } from "../util/migration-proxy/keys.js";
 import {
   domainAlive,
   domainIsActiveOnTarget,

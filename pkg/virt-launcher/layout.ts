@@ -3,7 +3,7 @@
 // five roots elsewhere and everything else follows. The roots and the storage paths other
 // components share are in pkg/util/launcher-layout.ts.
 import { join } from "node:path";
-import type { LauncherLayout } from "../util/launcher-layout.js";
+import { libvirtRuntimeDir, type LauncherLayout } from "../util/launcher-layout.js";
 
 export * from "../util/launcher-layout.js";
 
@@ -15,9 +15,6 @@ export const serialConsoleSocket = (layout: LauncherLayout, vmiUID: string): str
 export const vncSocket = (layout: LauncherLayout, vmiUID: string): string =>
   join(vmiPrivateDir(layout, vmiUID), "virt-vnc");
 
-export const libvirtRuntimeDir = (layout: LauncherLayout): string => join(layout.runDir, "libvirt");
-export const libvirtSocket = (layout: LauncherLayout): string =>
-  join(libvirtRuntimeDir(layout), "libvirt-sock");
 /** `<domain name>.pid` files of running QEMU processes. */
 export const qemuPidDir = (layout: LauncherLayout): string => join(libvirtRuntimeDir(layout), "qemu/run");
 export const emptyDiskDir = (layout: LauncherLayout): string =>

@@ -13,7 +13,7 @@ import {
   LibvirtBlockMigrationPort,
   LibvirtDirectMigrationPort,
   sourceUnixFile,
-} from "./keys.js";
+} from "../../util/migration-proxy/keys.js";
 import { MigrationProxyManager, SHUTDOWN_REFUSAL } from "./migration-proxy.js";
 import type { MigrationTLS } from "./tls.js";
 import {

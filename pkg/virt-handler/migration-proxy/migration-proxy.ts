@@ -12,7 +12,7 @@ import {
   migrationPortOfSocket,
   parseTcpPort,
   sourceUnixFile,
-} from "./keys.js";
+} from "../../util/migration-proxy/keys.js";
 import { MigrationProxy, targetAddress, type ProxyTarget } from "./proxy.js";
 import { refusedSource, sourceClientOptions, targetServerOptions, type MigrationTLS } from "./tls.js";
 

@@ -1,54 +1,31 @@
 // What a source launcher tells libvirt when it migrates its domain (upstream
 // live-migration-source.go: generateMigrationFlags, generateMigrationParams and their helpers),
 // as pure functions over the VMI, the handler's migration options and the domain's disks.
-import { z } from "zod";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
 import { Quantity } from "../../defaults/quantity.js";
 import * as migrate from "../../libvirt/migrate.js";
 import type { MigrateParameters } from "../../libvirt/migrate.js";
 import type { Disk } from "./api/schema.js";
+import type { MigrationOptions } from "../../handler-launcher-com/cmd/v1/migration-options.js";
+
+export {
+  MigrationOptionsSchema,
+  parseMigrationOptions,
+  type MigrationOptions,
+} from "../../handler-launcher-com/cmd/v1/migration-options.js";
 // The handler's proxies and the launcher agree on these names; upstream's launcher imports them too.
 import {
   LibvirtBlockMigrationPort,
   LibvirtDirectMigrationPort,
   constructProxyKey,
   sourceUnixFile,
-} from "../../virt-handler/migration-proxy/keys.js";
+} from "../../util/migration-proxy/keys.js";
 
 /** Upstream's functional-test annotations: the launcher fails the migration, or its target preparation. */
 export const FuncTestForceLauncherMigrationFailureAnnotation =
   "kubevirt.io/func-test-force-launcher-migration-failure";
 export const FuncTestBlockLauncherPrepareMigrationTargetAnnotation =
   "kubevirt.io/func-test-block-migration-target-preparation";
-
-/**
- * Upstream cmdclient.MigrationOptions as virt-handler sends it in MigrationRequest.options: Go's JSON
- * of the struct, so the keys are its field names and Bandwidth is a quantity's text.
- */
-export const MigrationOptionsSchema = z.object({
-  Bandwidth: z.string().default("0"),
-  ProgressTimeout: z.number().int().default(0),
-  CompletionTimeoutPerGiB: z.number().int().default(0),
-  UnsafeMigration: z.boolean().default(false),
-  AllowAutoConverge: z.boolean().default(false),
-  AllowPostCopy: z.boolean().default(false),
-  ParallelMigrationThreads: z.number().int().nonnegative().nullish(),
-  AllowWorkloadDisruption: z.boolean().default(false),
-});
-export type MigrationOptions = z.infer<typeof MigrationOptionsSchema>;
-
-/** The options of a MigrationRequest; an error names what is wrong with them. */
-export function parseMigrationOptions(bytes: Buffer): MigrationOptions {
-  let json: unknown;
-  try {
-    json = JSON.parse(bytes.toString("utf8"));
-  } catch (error) {
-    throw new Error(`failed to unmarshal migration options: ${(error as Error).message}`, { cause: error });
-  }
-  const parsed = MigrationOptionsSchema.safeParse(json);
-  if (!parsed.success) throw new Error(`invalid migration options: ${z.prettifyError(parsed.error)}`);
-  return parsed.data;
-}
 
 /** Upstream vcpu.QuantityToMebiByte: MiB rounded to nearest, anything below 1 MiB but above 0 is 1. */
 export function quantityToMebiByte(text: string): number {

@@ -29,7 +29,7 @@ import { MigrationOptionsSchema } from "./live-migration-params.js";
 import { watchIncomingMigration } from "./live-migration-target.js";
 import { LibvirtDomainManager } from "./manager.js";
 import { MetadataCache } from "./metadata-cache.js";
-import { MIGRATION_PROXY_DIR, sourceUnixFile } from "../../virt-handler/migration-proxy/keys.js";
+import { MIGRATION_PROXY_DIR, sourceUnixFile } from "../../util/migration-proxy/keys.js";
 import { SessionDaemonPreparation } from "./testing/session-preparation.js";
 
 const installScript = fileURLToPath(new URL("../../libvirt/testdata/install-libvirt.sh", import.meta.url));

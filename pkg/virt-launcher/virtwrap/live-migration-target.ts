@@ -14,7 +14,7 @@ import type { Clock } from "./migration-monitor.js";
 import { realClock } from "./migration-monitor.js";
 import { setEndTimestamp } from "./migration-metadata.js";
 import type { MetadataCache } from "./metadata-cache.js";
-import { MIGRATION_PROXY_DIR } from "../../virt-handler/migration-proxy/keys.js";
+import { MIGRATION_PROXY_DIR } from "../../util/migration-proxy/keys.js";
 
 /** Upstream canSourceMigrateOverUnixURI: the controller marked the VMI's migrations as over unix sockets. */
 export function canSourceMigrateOverUnixURI(vmi: VirtualMachineInstance): boolean {
