@@ -6,7 +6,32 @@ import type { EventRecorder } from "../events.js";
 import type { Informer } from "../informer.js";
 import type { KubeObject } from "../object.js";
 import type { WorkQueue } from "../workqueue.js";
-import type { FakeApiServer } from "./fake-apiserver.js";
+import { KubeClient } from "../client.js";
+import { FakeApiServer } from "./fake-apiserver.js";
+import { FaultyTransport } from "./faulty-transport.js";
+
+/**
+ * A FakeApiServer and the clients a controller test needs: informers read through `informerClient`, the
+ * controller writes through `client`, whose `transport` can be told to fail chosen requests; `stop` ends the
+ * informers.
+ */
+export function fakeClusterClients(): {
+  server: FakeApiServer;
+  informerClient: KubeClient;
+  transport: FaultyTransport;
+  client: KubeClient;
+  stop: AbortController;
+} {
+  const server = new FakeApiServer();
+  const transport = new FaultyTransport(server);
+  return {
+    server,
+    informerClient: new KubeClient(server),
+    transport,
+    client: new KubeClient(transport),
+    stop: new AbortController(),
+  };
+}
 
 export interface EventLog {
   /** `<type> <reason> <message>` of every event recorded. */

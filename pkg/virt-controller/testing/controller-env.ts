@@ -2,7 +2,6 @@
 // controller harness, as the replica set and pool tests have it), for unit tests that drive syncs by hand
 // (`execute(key)`), make chosen requests fail, and assert the writes they make.
 import type { VirtualMachine, VirtualMachineInstance } from "../../api/generated/v1.js";
-import { KubeClient } from "../../controller/client.js";
 import { byControllerUID, ControllerUIDIndex } from "../../controller/indexers.js";
 import { resourceInformer, type Informer } from "../../controller/informer.js";
 import { silentLogger } from "../../controller/log.js";
@@ -24,9 +23,10 @@ import { TemplateService } from "../services/template.js";
 import type { ControllerRevision } from "../watch/vm/vm-revision.js";
 import { VMController, type VMControllerDeps } from "../watch/vm/vm.js";
 import { VMIController } from "../watch/vmi/vmi.js";
-import { FakeApiServer, tableOf } from "../../controller/testing/fake-apiserver.js";
-import { FaultyTransport } from "../../controller/testing/faulty-transport.js";
-import { eventLog, startInformers } from "../../controller/testing/controller-harness.js";
+import type { FakeApiServer } from "../../controller/testing/fake-apiserver.js";
+import { tableOf } from "../../controller/testing/fake-apiserver.js";
+import type { FaultyTransport } from "../../controller/testing/faulty-transport.js";
+import { eventLog, fakeClusterClients, startInformers } from "../../controller/testing/controller-harness.js";
 import {
   clusterInstancetypesGVR,
   clusterPreferencesGVR,
@@ -79,11 +79,7 @@ export async function startControllerEnv(
   config: ClusterConfig = clusterWith(),
   options: Pick<VMControllerDeps, "vmiVolumes" | "instancetypes"> = {},
 ): Promise<ControllerEnv> {
-  const server = new FakeApiServer();
-  const informerClient = new KubeClient(server);
-  const transport = new FaultyTransport(server);
-  const client = new KubeClient(transport);
-  const stop = new AbortController();
+  const { server, informerClient, transport, client, stop } = fakeClusterClients();
   const logger = silentLogger;
   const vms = resourceInformer<StoredVM>(informerClient, virtualMachinesGVR, { logger });
   const vmis = resourceInformer<StoredVMI>(informerClient, virtualMachineInstancesGVR, { logger });

@@ -3,7 +3,6 @@
 // by mutating the stored objects, and assert the writes and events.
 import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
 import type { Pod } from "../../../api/core/v1/pod.js";
-import { KubeClient } from "../../../controller/client.js";
 import { resourceInformer } from "../../../controller/informer.js";
 import { silentLogger } from "../../../controller/log.js";
 import type { KubeObject } from "../../../controller/object.js";
@@ -13,9 +12,14 @@ import {
   virtualMachineInstancesGVR,
   type StoredVMI,
 } from "../../../controller/resources.js";
-import { eventLog, startInformers } from "../../../controller/testing/controller-harness.js";
-import { FakeApiServer, tableOf } from "../../../controller/testing/fake-apiserver.js";
-import { FaultyTransport } from "../../../controller/testing/faulty-transport.js";
+import {
+  eventLog,
+  fakeClusterClients,
+  startInformers,
+} from "../../../controller/testing/controller-harness.js";
+import type { FakeApiServer } from "../../../controller/testing/fake-apiserver.js";
+import { tableOf } from "../../../controller/testing/fake-apiserver.js";
+import type { FaultyTransport } from "../../../controller/testing/faulty-transport.js";
 import { clusterWith } from "../../../defaults/testing.js";
 import type { KubeVirtConfiguration } from "../../../api/generated/v1.js";
 import { TemplateService } from "../../services/template.js";
@@ -55,11 +59,7 @@ export interface MigrationEnv {
 }
 
 export async function startMigrationEnv(configuration: KubeVirtConfiguration = {}): Promise<MigrationEnv> {
-  const server = new FakeApiServer();
-  const informerClient = new KubeClient(server);
-  const transport = new FaultyTransport(server);
-  const client = new KubeClient(transport);
-  const stop = new AbortController();
+  const { server, informerClient, transport, client, stop } = fakeClusterClients();
   const logger = silentLogger;
   const config = clusterWith(configuration);
   const migrations = resourceInformer<StoredVMIM>(informerClient, virtualMachineInstanceMigrationsGVR, {

@@ -3,15 +3,18 @@
 // migration controller's and the kubelet's part by mutating the stored objects.
 import type { Pod } from "../../../../api/core/v1/pod.js";
 import type { KubeVirtConfiguration } from "../../../../api/generated/v1.js";
-import { KubeClient } from "../../../../controller/client.js";
 import { NodeIndex, vmiByNode } from "../../../../controller/indexers.js";
 import { resourceInformer } from "../../../../controller/informer.js";
 import { silentLogger } from "../../../../controller/log.js";
 import type { KubeObject } from "../../../../controller/object.js";
 import { coreGVR, virtualMachineInstancesGVR, type StoredVMI } from "../../../../controller/resources.js";
-import { eventLog, startInformers } from "../../../../controller/testing/controller-harness.js";
-import { FakeApiServer } from "../../../../controller/testing/fake-apiserver.js";
-import { FaultyTransport } from "../../../../controller/testing/faulty-transport.js";
+import {
+  eventLog,
+  fakeClusterClients,
+  startInformers,
+} from "../../../../controller/testing/controller-harness.js";
+import type { FakeApiServer } from "../../../../controller/testing/fake-apiserver.js";
+import type { FaultyTransport } from "../../../../controller/testing/faulty-transport.js";
 import { clusterWith } from "../../../../defaults/testing.js";
 import { Tables } from "../../migration/testing.js";
 import { virtualMachineInstanceMigrationsGVR, type StoredVMIM } from "../../migration/vmim.js";
@@ -30,10 +33,7 @@ export interface EvacuationEnv {
 }
 
 export async function startEvacuationEnv(configuration: KubeVirtConfiguration = {}): Promise<EvacuationEnv> {
-  const server = new FakeApiServer();
-  const informerClient = new KubeClient(server);
-  const transport = new FaultyTransport(server);
-  const stop = new AbortController();
+  const { server, informerClient, transport, client, stop } = fakeClusterClients();
   const logger = silentLogger;
   const config = clusterWith(configuration);
   const vmis = resourceInformer<StoredVMI>(informerClient, virtualMachineInstancesGVR, {
@@ -47,7 +47,7 @@ export async function startEvacuationEnv(configuration: KubeVirtConfiguration = 
   const nodes = resourceInformer<KubeObject>(informerClient, coreGVR.nodes, { logger });
   const { events, recorder } = eventLog();
   const controller = new EvacuationController({
-    client: new KubeClient(transport),
+    client,
     vmis,
     migrations,
     pods,
