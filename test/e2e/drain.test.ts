@@ -1,7 +1,9 @@
-// `kubectl drain` of a node running a VM: the virt-launcher-eviction-interceptor lets the eviction of a
+// `kubectl drain` of a node running two VMs: the virt-launcher-eviction-interceptor lets the eviction of a
 // launcher whose VMI has evictionStrategy None through, the launcher is evicted, and the VM's run
-// strategy (Always) starts the VM again on the node left. Both nodes are schedulable again afterwards,
-// so the other e2e files find the cluster as it was.
+// strategy (Always) starts the VM again on the node left; the eviction of a LiveMigrate VMI's launcher is
+// answered by an evacuation instead (429 until its pod is gone), so that guest moves to the other node
+// alive, and the drain completes after it did. Both nodes are schedulable again afterwards, so the other
+// e2e files find the cluster as it was.
 import { afterAll, describe, expect, it } from "vitest";
 import { applyObject, eventually, jsonpath, kubectl, kubectlOk } from "./harness.js";
 import { CLUSTER_ALONE_WAIT_MS, takeTheClusterAlone } from "./cluster-lock.js";
@@ -10,6 +12,7 @@ import { testGuestVM } from "./test-guest-vm.js";
 const BOOT_TIMEOUT_MS = 240_000;
 const DRAIN_TIMEOUT = "300s";
 const NAME = "e2e-drain";
+const LIVE = "e2e-drain-live";
 const DRAINED = "node02";
 const OTHER = "node01";
 
@@ -20,8 +23,8 @@ interface RunningVMI {
   node: string;
 }
 
-async function runningVMI(): Promise<RunningVMI> {
-  const out = await jsonpath("vmi", NAME, "{.metadata.uid} {.status.phase} {.status.nodeName}");
+async function runningVMI(name = NAME): Promise<RunningVMI> {
+  const out = await jsonpath("vmi", name, "{.metadata.uid} {.status.phase} {.status.nodeName}");
   const [uid = "", phase = "", node = ""] = out.split(" ");
   expect(phase).toBe("Running");
   return { uid, node };
@@ -30,12 +33,12 @@ async function runningVMI(): Promise<RunningVMI> {
 afterAll(async () => {
   await kubectl(["uncordon", OTHER]);
   await kubectl(["uncordon", DRAINED]);
-  await kubectl(["delete", "vm", NAME, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
+  await kubectl(["delete", "vm", NAME, LIVE, "--ignore-not-found", "--wait=true", "--timeout=120s"]);
 });
 
 describe("kubectl drain of a node with a VM", () => {
   it(
-    "evicts the launcher of an evictionStrategy None VM, which starts again on the other node",
+    "evicts the launcher of an evictionStrategy None VM, which starts again on the other node, and live-migrates a LiveMigrate VM",
     async () => {
       // Start the VM on the node to drain: the other one is cordoned until the VM runs.
       await kubectlOk(["cordon", OTHER]);
@@ -46,8 +49,13 @@ describe("kubectl drain of a node with a VM", () => {
           cpuRequest: "100m",
         }),
       );
+      await applyObject(
+        testGuestVM(LIVE, { podNetwork: "masquerade", evictionStrategy: "LiveMigrate", cpuRequest: "100m" }),
+      );
       const before = await eventually(runningVMI, BOOT_TIMEOUT_MS, 1_000);
       expect(before.node).toBe(DRAINED);
+      const liveBefore = await eventually(() => runningVMI(LIVE), BOOT_TIMEOUT_MS, 1_000);
+      expect(liveBefore.node).toBe(DRAINED);
       const launcher = (
         await kubectlOk([
           "get",
@@ -87,6 +95,21 @@ describe("kubectl drain of a node with a VM", () => {
       expect(after.node).toBe(OTHER);
       expect(await kubectl(["get", "pod", launcher])).toMatchObject({ code: 1 });
       expect(await jsonpath("vm", NAME, "{.status.printableStatus}")).toBe("Running");
+
+      // The LiveMigrate VM's guest moved: the same VMI, on the other node, by an evacuation migration.
+      const liveAfter = await runningVMI(LIVE);
+      expect(liveAfter).toEqual({ uid: liveBefore.uid, node: OTHER });
+      expect(await jsonpath("vmi", LIVE, "{.status.migrationState.completed}")).toBe("true");
+      expect(await jsonpath("vmi", LIVE, "{.status.migrationState.sourceNode}")).toBe(DRAINED);
+      const evacuations = await kubectlOk([
+        "get",
+        "vmim",
+        "-l",
+        `kubevirt.io/vmi-name=${LIVE}`,
+        "-o",
+        "jsonpath={.items[*].metadata.annotations.kubevirt\\.io/evacuationMigration}",
+      ]);
+      expect(evacuations.trim()).toBe(DRAINED);
     },
     300_000 + CLUSTER_ALONE_WAIT_MS,
   );
