@@ -26,6 +26,13 @@ export const MigrationSelectorLabel = "kubevirt.io/vmi-name";
 
 // Annotations
 export const DomainAnnotation = "kubevirt.io/domain";
+export const EvictionSourceAnnotation = "kubevirt.io/eviction-source";
+export const CreateMigrationTargetAnnotation = "kubevirt.io/create-migration-target";
+export const EvacuationMigrationAnnotation = "kubevirt.io/evacuationMigration";
+export const MigrationJobLabel = "kubevirt.io/migrationJobUID";
+export const MigrationTargetNodeNameLabel = "kubevirt.io/migrationTargetNodeName";
+/** vmi.status.migrationTransport when the migration streams go over unix sockets (upstream MigrationTransportUnix). */
+export const MigrationTransportUnix = "Unix";
 export const DefaultContainerAnnotation = "kubectl.kubernetes.io/default-container";
 export const MigrationTransportUnixAnnotation = "kubevirt.io/migrationTransportUnix";
 export const EvictOnlyAnnotation = "descheduler.alpha.kubernetes.io/request-evict-only";

@@ -53,7 +53,7 @@ import { LauncherHostDisks } from "./host-disks.js";
 import { VirtualMachineController } from "./vm.js";
 import { MigrationSourceController } from "./migration-source.js";
 import { MigrationTargetController } from "./migration-target.js";
-import { MigrationTargetNodeNameLabel } from "./migration-state.js";
+import { MigrationTargetNodeNameLabel } from "../util/constants.js";
 
 /** Upstream's HostRootMount: the node's filesystem as seen by a privileged pod with hostPID. */
 const HOST_ROOT_MOUNT = "/proc/1/root";

@@ -16,8 +16,6 @@ import { MigrationDefaults } from "../virt-config/defaults.js";
 export const VMIMigrating = "VirtualMachineInstance is migrating.";
 export const VMIAbortingMigration = "VirtualMachineInstance is aborting migration.";
 export const VMIMigrationTargetPrepared = "VirtualMachineInstance Migration Target Prepared.";
-export const MigrationTargetNodeNameLabel = "kubevirt.io/migrationTargetNodeName";
-export const MigrationTransportUnix = "Unix";
 /** QEMU's multifd channels when the VMI's CPU is not limited and post-copy is off. */
 export const ParallelMultifdMigrationThreads = 8;
 

@@ -5,6 +5,12 @@
 // it shows up, takes the VMI over once the migration ended with the domain running here (node name and
 // labels), finalizes it in the launcher, and cleans up (listener, label; on failure what it prepared).
 // The domain is read from the launcher at each sync; domain events only enqueue the VMI.
+import {
+  CreateMigrationTargetAnnotation,
+  EvictionSourceAnnotation,
+  MigrationTargetNodeNameLabel,
+  MigrationTransportUnix,
+} from "../util/constants.js";
 import { resolveInRoot } from "../safepath/relative-root.js";
 import type { VirtualMachineInstance, VirtualMachineInstanceMigrationState } from "../api/generated/v1.js";
 import { WorkQueue, systemClock, type Clock, type SyncResult } from "../controller/index.js";
@@ -35,15 +41,11 @@ import {
   isMigrationDone,
   migrationNeedsFinalization,
   migrationProxyKey,
-  MigrationTargetNodeNameLabel,
-  MigrationTransportUnix,
   VMIMigrationTargetPrepared,
 } from "./migration-state.js";
 import type { VMINetworkSetup } from "./network-setup.js";
 import type { NotifyPipes } from "./notify-server/pipe.js";
 
-const EvictionSourceAnnotation = "kubevirt.io/eviction-source";
-const CreateMigrationTargetAnnotation = "kubevirt.io/create-migration-target";
 const MigrationRequiredCondition = "MigrationRequired";
 
 export interface MigrationTargetOptions extends MigrationControllerOptions {

@@ -1,5 +1,6 @@
 // The VMI phase virt-handler reports from what the launcher says about the domain (upstream vm.go's
 // calculateVmPhaseForStatusReason).
+import { CreateMigrationTargetAnnotation } from "../util/constants.js";
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import { isFinal, VMIPhase as Phase } from "../controller/vmi-phase.js";
 import type { DomainObject } from "../virt-launcher/virtwrap/api/domain-object.js";
@@ -29,7 +30,7 @@ function failedPostCopy(vmi: VirtualMachineInstance): boolean {
 
 /** Upstream vmi.IsMigrationTarget: the VMI is the receiving half of a decentralized migration. */
 function isMigrationTargetNode(vmi: VirtualMachineInstance): boolean {
-  return vmi.metadata?.annotations?.["kubevirt.io/create-migration-target"] === "true";
+  return vmi.metadata?.annotations?.[CreateMigrationTargetAnnotation] === "true";
 }
 
 export interface PhaseInput {

@@ -1,4 +1,5 @@
 import { rm } from "node:fs/promises";
+import { MigrationTransportUnix } from "../../util/constants.js";
 import { join } from "node:path";
 import type { Interface as VMIInterface, VirtualMachineInstance } from "../../api/generated/v1.js";
 import type { Logger } from "../../controller/log.js";
@@ -55,7 +56,7 @@ export class NetConf {
       masquerade: {
         istioEnabled: vmi.metadata?.annotations?.[INJECT_SIDECAR_ANNOTATION]?.toLowerCase() === "true",
         // Upstream keeps the legacy migration ports out of the NAT unless migrations use unix sockets.
-        legacyMigrationPorts: vmi.status?.migrationTransport !== "Unix",
+        legacyMigrationPorts: vmi.status?.migrationTransport !== MigrationTransportUnix,
       },
       log: this.options.logger,
     });

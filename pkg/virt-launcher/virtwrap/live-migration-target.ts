@@ -3,6 +3,7 @@
 // brings the domain over; the migration metadata starts; and the socket dir where QEMU listens for
 // the incoming stream is made. Once the domain has arrived and resumed, the incoming-migration
 // watch waits for libvirt's job to end and then records the end, which the domain notifier sends.
+import { MigrationTransportUnix } from "../../util/constants.js";
 import { join } from "node:path";
 import { chmod, mkdir } from "node:fs/promises";
 import type { VirtualMachineInstance } from "../../api/generated/v1.js";
@@ -18,7 +19,7 @@ import { MIGRATION_PROXY_DIR } from "../../util/migration-proxy/keys.js";
 
 /** Upstream canSourceMigrateOverUnixURI: the controller marked the VMI's migrations as over unix sockets. */
 export function canSourceMigrateOverUnixURI(vmi: VirtualMachineInstance): boolean {
-  return vmi.status?.migrationTransport === "Unix";
+  return vmi.status?.migrationTransport === MigrationTransportUnix;
 }
 
 /** The VMI is paused (a Paused condition): the guest stays paused once it has arrived. */

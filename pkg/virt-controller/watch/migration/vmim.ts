@@ -30,15 +30,17 @@ export const migrationPoliciesGVR: GroupVersionResource = {
   kind: "MigrationPolicy",
 };
 
-// Labels and annotations.
-export const MigrationJobLabel = "kubevirt.io/migrationJobUID";
+// Labels and annotations (the ones other components read live in pkg/util/constants.ts).
+export {
+  EvacuationMigrationAnnotation,
+  MigrationJobLabel,
+  MigrationTargetNodeNameLabel,
+} from "../../../util/constants.js";
 export const MigrationJobNameAnnotation = "kubevirt.io/migrationJobName";
-export const MigrationTargetNodeNameLabel = "kubevirt.io/migrationTargetNodeName";
 export const MigrationTargetReadyTimestampAnnotation = "kubevirt.io/migration-target-ready-timestamp";
 export const MigrationUnschedulablePodTimeoutSecondsAnnotation =
   "kubevirt.io/migrationUnschedulablePodTimeoutSeconds";
 export const MigrationPendingPodTimeoutSecondsAnnotation = "kubevirt.io/migrationPendingPodTimeoutSeconds";
-export const EvacuationMigrationAnnotation = "kubevirt.io/evacuationMigration";
 export const WorkloadUpdateMigrationAnnotation = "kubevirt.io/workloadUpdateMigration";
 export const FuncTestForceIgnoreMigrationBackoffAnnotation = "kubevirt.io/func-test-ignore-migration-backoff";
 export const FuncTestMigrationTargetImageOverrideAnnotation =

@@ -6,6 +6,7 @@ import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
 import {
   ComputeContainerName,
   DeprecatedVirtualMachineInstanceFinalizer,
+  MigrationTransportUnix,
   MigrationTransportUnixAnnotation,
   NodeNameLabel,
   OutdatedLauncherImageLabel,
@@ -143,7 +144,7 @@ function handOver(result: VMIStatusResult, pod: Pod, input: VMIStatusInput): voi
   setLabel(vmi, NodeNameLabel, pod.spec.nodeName ?? "");
   status.nodeName = pod.spec.nodeName ?? "";
   if (pod.metadata.annotations?.[MigrationTransportUnixAnnotation] !== undefined)
-    status.migrationTransport = "Unix";
+    status.migrationTransport = MigrationTransportUnix;
 }
 
 /** A missing claim keeps the VMI from being scheduled: PodScheduled=False with the sync error. */

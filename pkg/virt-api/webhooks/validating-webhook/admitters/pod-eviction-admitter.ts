@@ -5,6 +5,7 @@
 // LiveMigrate and LiveMigrateIfPossible virt-controller's evacuation controller then live-migrates it
 // away, with External an external controller acts on the mark. LiveMigrate on a VMI that cannot migrate
 // is refused without a mark. Refusals are 429, which `kubectl drain` retries until the Pod is gone.
+import { AppLabel, DomainAnnotation, EvictionSourceAnnotation } from "../../../../util/constants.js";
 import { z } from "zod";
 import { isNotFound } from "../../../../controller/api-error.js";
 import { VirtualMachineInstanceSchema, type VirtualMachineInstance } from "../../../../api/generated/v1.js";
@@ -13,10 +14,6 @@ import type { ClusterConfig } from "../../../../virt-config/cluster-config.js";
 import { denied, type AdmissionDecision, type AdmissionRequest } from "../../admission-review.js";
 import { errorMessage } from "../../../../util/error-message.js";
 
-// Upstream's core/v1 names (AppLabel, DomainAnnotation, EvictionSourceAnnotation).
-const AppLabel = "kubevirt.io";
-const DomainAnnotation = "kubevirt.io/domain";
-const EvictionSourceAnnotation = "kubevirt.io/eviction-source";
 /** The descheduler's annotation on the Eviction object (kubernetes-sigs/descheduler#1753). */
 const RequestedByAnnotation = "requested-by";
 const RequestedByDescheduler = "sigs.k8s.io/descheduler";

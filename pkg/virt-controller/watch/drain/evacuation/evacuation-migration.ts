@@ -8,7 +8,7 @@ import type {
 import { EvacuationMigrationAnnotation } from "../../migration/vmim.js";
 
 export const EvacuationMigrationGenerateName = "kubevirt-evacuation-";
-export const EvictionSourceAnnotation = "kubevirt.io/eviction-source";
+import { EvictionSourceAnnotation } from "../../../../util/constants.js";
 
 export const MigrationPriority = {
   SystemCritical: "system-critical",
