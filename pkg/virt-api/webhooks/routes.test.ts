@@ -6,12 +6,9 @@ import {
 } from "../../virt-operator/resource/generate/components/webhooks.js";
 import { handleAdmission } from "./handler.js";
 import {
-  LIVE_MIGRATION_SERVED,
-  MIGRATION_WEBHOOK_ROUTES,
   NOT_YET_SERVED_WEBHOOK_ROUTES,
   WEBHOOK_ROUTES,
   kubeVirtServiceAccounts,
-  webhookRoutes,
   type WebhookContext,
   type WebhookRoute,
 } from "./routes.js";
@@ -281,7 +278,7 @@ describe("the status validator", () => {
   });
 });
 
-describe("the migration webhooks behind the live-migration switch", () => {
+describe("the migration webhooks", () => {
   const MIGRATION_PATHS = [
     "/migration-mutate-create",
     "/migration-validate-create",
@@ -313,55 +310,12 @@ describe("the migration webhooks behind the live-migration switch", () => {
     },
   });
 
-  it("is on: the live routes serve every migration webhook, and none of them answers not-yet-supported", () => {
-    expect(LIVE_MIGRATION_SERVED).toBe(true);
+  it("serves upstream's mutator and admitters on the migration paths and refuses nothing there", async () => {
     for (const path of MIGRATION_PATHS) {
       expect(WEBHOOK_ROUTES.map((r) => r.path)).toContain(path);
       expect(NOT_YET_SERVED_WEBHOOK_ROUTES.map((r) => r.path)).not.toContain(path);
     }
-  });
-
-  it("when switched off, answers every migration webhook with the not-yet-supported denial", async () => {
-    const off = webhookRoutes(false);
-    const names: Record<string, string> = {
-      "/migration-mutate-create": "migrations-mutator.kubevirt.io",
-      "/migration-validate-create": "migration-create-validator.kubevirt.io",
-      "/migration-validate-update": "migration-update-validator.kubevirt.io",
-    };
-    for (const path of MIGRATION_PATHS) {
-      expect(off.served.map((r) => r.path)).not.toContain(path);
-      const answer = await handleAdmission(
-        createReview(migration),
-        route(off.notYetServed, path),
-        withVMI("Running"),
-      );
-      expect(answer.body).toMatchObject({
-        response: {
-          allowed: false,
-          status: {
-            code: 501,
-            message: `kubevirt-ts does not support virtualmachineinstancemigrations.kubevirt.io yet (webhook ${names[path]})`,
-          },
-        },
-      });
-    }
-  });
-
-  it("when switched on, serves upstream's mutator and admitters on those paths and refuses nothing there", async () => {
-    const on = webhookRoutes(true);
-    for (const path of MIGRATION_PATHS) {
-      expect(on.served.map((r) => r.path)).toContain(path);
-      expect(on.notYetServed.map((r) => r.path)).not.toContain(path);
-    }
-    // Everything else is as with the switch off.
-    const off = webhookRoutes(false);
-    expect(on.served.map((r) => r.path)).toEqual([
-      ...off.served.map((r) => r.path),
-      ...MIGRATION_WEBHOOK_ROUTES.map((r) => r.path),
-    ]);
-    expect(off.notYetServed.map((r) => r.path).filter((p) => !MIGRATION_PATHS.includes(p))).toEqual(
-      on.notYetServed.map((r) => r.path),
-    );
+    const on = { served: WEBHOOK_ROUTES };
 
     const mutated = await handleAdmission(
       createReview(migration),

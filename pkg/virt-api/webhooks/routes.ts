@@ -319,12 +319,6 @@ export const MIGRATION_WEBHOOK_ROUTES: readonly WebhookRoute[] = [
 ];
 
 /**
- * The switch in front of live migration: on since the migration controller and both handlers' sides landed.
- * Off, the migration webhooks are left out of WEBHOOK_ROUTES and answer with the not-yet-supported denial.
- */
-export const LIVE_MIGRATION_SERVED = true;
-
-/**
  * Webhooks the operator registers (upstream's full set) whose kinds kubevirt-ts does not serve yet.
  * The apiserver calls them fail-closed; each answers with a denial that says so, instead of a 404.
  */
@@ -346,17 +340,8 @@ function notYetServedRoutes(served: readonly WebhookRoute[]): WebhookRoute[] {
     });
 }
 
-/** The routes served, and the not-yet-served refusals on the other registered paths, for the switch's value. */
-export function webhookRoutes(liveMigration: boolean): {
-  served: readonly WebhookRoute[];
-  notYetServed: readonly WebhookRoute[];
-} {
-  const served = liveMigration
-    ? [...SERVED_WEBHOOK_ROUTES, ...MIGRATION_WEBHOOK_ROUTES]
-    : SERVED_WEBHOOK_ROUTES;
-  return { served, notYetServed: notYetServedRoutes(served) };
-}
-
-const ROUTES = webhookRoutes(LIVE_MIGRATION_SERVED);
-export const WEBHOOK_ROUTES: readonly WebhookRoute[] = ROUTES.served;
-export const NOT_YET_SERVED_WEBHOOK_ROUTES: readonly WebhookRoute[] = ROUTES.notYetServed;
+export const WEBHOOK_ROUTES: readonly WebhookRoute[] = [
+  ...SERVED_WEBHOOK_ROUTES,
+  ...MIGRATION_WEBHOOK_ROUTES,
+];
+export const NOT_YET_SERVED_WEBHOOK_ROUTES: readonly WebhookRoute[] = notYetServedRoutes(WEBHOOK_ROUTES);
