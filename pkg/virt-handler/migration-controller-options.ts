@@ -1,5 +1,6 @@
 // What virt-handler's migration source and target controllers both take, and the one way they write a VMI.
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
+import { semanticallyEqual } from "../apimachinery/semantic-equal.js";
 import type { Clock, EventRecorder, Logger } from "../controller/index.js";
 import { DEFAULT_LAYOUT, libvirtSocket } from "../util/launcher-layout.js";
 import type { LauncherConnector } from "./launcher-clients.js";
@@ -39,11 +40,12 @@ export function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-/** Whether the controller changed anything upstream's updateVMI would write (labels, annotations, status). */
+/** Whether the controller changed anything upstream's updateVMI would write (labels, annotations, status),
+ * compared as upstream compares them (equality.Semantic.DeepEqual). */
 export function vmiChanged(before: VirtualMachineInstance, after: VirtualMachineInstance): boolean {
   return (
-    JSON.stringify(before.status ?? {}) !== JSON.stringify(after.status ?? {}) ||
-    JSON.stringify(before.metadata?.labels ?? {}) !== JSON.stringify(after.metadata?.labels ?? {}) ||
-    JSON.stringify(before.metadata?.annotations ?? {}) !== JSON.stringify(after.metadata?.annotations ?? {})
+    !semanticallyEqual(before.status, after.status) ||
+    !semanticallyEqual(before.metadata?.labels, after.metadata?.labels) ||
+    !semanticallyEqual(before.metadata?.annotations, after.metadata?.annotations)
   );
 }

@@ -4,6 +4,7 @@
 // migrationState and target-node label once that pod is ready, cancels on deletion, times out target pods
 // that stay Pending, reports the phase from what the pod and the VMI's migrationState show
 // (migration-status.ts), and garbage-collects the VMI's oldest finished migrations.
+import { semanticallyEqual } from "../../../apimachinery/semantic-equal.js";
 import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
 import type { Pod } from "../../../api/core/v1/pod.js";
 import { isNotFound } from "../../../controller/api-error.js";
@@ -595,7 +596,7 @@ export class MigrationController {
     });
     for (const event of events) this.reporter.event(migration, event.type, event.reason, event.message);
     let current = migration;
-    if (JSON.stringify(status) !== JSON.stringify(migration.status ?? {})) {
+    if (!semanticallyEqual(status, migration.status)) {
       current = await this.migrationClient.updateStatus({ ...structuredClone(migration), status });
     }
     const finalizers = current.metadata?.finalizers ?? [];
