@@ -1,18 +1,14 @@
 // Wiring of virt-handler's console server: the console handler over the VMI informer and the mTLS server,
-// started once both caches have synced; and the `kubevirt-ca` ConfigMap informer behind the client CA, which
-// the console server and the migration proxies share.
+// started once the VMI cache and the client CA (kubevirt-ca.ts) are there.
 import type { VirtualMachineInstance } from "../api/generated/v1.js";
 import {
   EventRecorder,
   clientEventSink,
-  coreGVR,
-  resourceInformer,
   type Informer,
   type KubeClient,
   type Logger,
 } from "../controller/index.js";
-import { CAManager, type ConfigMapObject } from "../util/tls/ca-manager.js";
-import { KUBEVIRT_CA_CONFIGMAP } from "../util/tls/tls.js";
+import type { CAManager } from "../util/tls/ca-manager.js";
 import { ConsoleHandler } from "./rest/console.js";
 import { ConsoleServer } from "./rest/console-server.js";
 import { LifecycleHandler } from "./rest/lifecycle.js";
@@ -98,23 +94,4 @@ export async function runConsoleServer(
     });
     await server.stop();
   }
-}
-
-/** The `kubevirt-ca` ConfigMap behind every client CA of the handler (console and migration); run it until the signal aborts. */
-export function kubevirtCA(
-  client: KubeClient,
-  namespace: string,
-  caConfigMapName: string | undefined,
-  logger: Logger,
-): { caManager: CAManager; run(signal: AbortSignal): Promise<void> } {
-  const caName = caConfigMapName ?? KUBEVIRT_CA_CONFIGMAP;
-  const configMaps = resourceInformer<ConfigMapObject>(client, coreGVR.configMaps, {
-    namespace,
-    fieldSelector: `metadata.name=${caName}`,
-    logger,
-  });
-  const caManager = new CAManager(configMaps, namespace, caName, (message) =>
-    logger.error({ reason: message }, "Failed to get kubevirt CA"),
-  );
-  return { caManager, run: (signal) => configMaps.run(signal) };
 }
