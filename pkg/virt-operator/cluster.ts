@@ -52,7 +52,7 @@ export interface WatchedStore<T extends KubeObject = KubeObject> extends ObjectS
 /** A CRD as stored: the generated spec plus server metadata and status. */
 export type InstalledCrd = Omit<CustomResourceDefinition, "metadata"> &
   KubeObject & {
-    status?: { conditions?: Array<{ type: string; status: string; reason?: string }> };
+    status?: { conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> };
   };
 
 /** The type of the objects each installed kind's store holds. */

@@ -1,17 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { isAlreadyExists } from "../../pkg/controller/api-error.js";
 import { KubeClient } from "../../pkg/controller/client.js";
 import { coreGVR } from "../../pkg/controller/gvr.js";
-import { silentLogger } from "../../pkg/controller/log.js";
 import type { KubeObject } from "../../pkg/controller/object.js";
 import { VirtOperatorApp } from "../../pkg/virt-operator/application.js";
-import type { KubeVirtCR } from "../../pkg/virt-operator/cluster.js";
+import type { InstalledCrd, KubeVirtCR } from "../../pkg/virt-operator/cluster.js";
 import type { Deployment, Pod } from "../../pkg/virt-operator/resource/generate/components/k8s-types.js";
 import { operatorManifestObjects } from "../../pkg/virt-operator/resource/generate/components/release.js";
 import { OPERATOR_RESOURCES, WATCHED_RESOURCES } from "../../pkg/virt-operator/resources.js";
 import { StandInNode, markPodReady } from "../../pkg/virt-operator/testing/stand-in.js";
+import { VIRT_OPERATOR_COMPONENT_FINALIZER } from "../../pkg/virt-operator/util/labels.js";
 import { loadSwagger } from "../../pkg/virt-operator/util/swagger.js";
 import { kubeConfig, kubectl } from "./harness.js";
 
@@ -34,6 +35,18 @@ let running: Promise<void> | undefined;
 let stoppedEarly: unknown;
 let blocked: string | undefined;
 let createdPriorityClass = false;
+/** The operator's last log lines, printed when a wait fails so a stall names its cause. */
+const operatorLog: string[] = [];
+const OPERATOR_LOG_LINES = 200;
+const operatorLogger = pino(
+  { level: "debug" },
+  {
+    write(line: string) {
+      operatorLog.push(line.trimEnd());
+      if (operatorLog.length > OPERATOR_LOG_LINES) operatorLog.shift();
+    },
+  },
+);
 const SERVICE_ACCOUNTS = OPERATOR_RESOURCES.serviceAccounts;
 const PRIORITY_CLASSES = {
   group: "scheduling.k8s.io",
@@ -64,6 +77,29 @@ const get = <T extends KubeObject>(
     .get(ns, name)
     .catch(() => undefined);
 const kubevirt = () => get<KubeVirtCR>(WATCHED_RESOURCES.kubevirts, namespace, "kubevirt");
+const managedCrds = async () =>
+  (
+    await client
+      .resource<InstalledCrd>(OPERATOR_RESOURCES.crds)
+      .list("", { labelSelector: "app.kubernetes.io/managed-by=virt-operator" })
+  ).items;
+
+/** What a stalled uninstall is waiting for: the CRDs left, their finalizers and Terminating condition. */
+async function uninstallDiagnosis(): Promise<string> {
+  const crds = (await managedCrds()).map((crd) => {
+    const terminating = crd.status?.conditions?.find((c) => c.type === "Terminating");
+    return `  ${crd.metadata?.name} finalizers=${JSON.stringify(crd.metadata?.finalizers ?? [])} Terminating=${terminating?.status}/${terminating?.reason}: ${terminating?.message ?? ""}`;
+  });
+  const kv = await kubevirt();
+  return [
+    `KubeVirt CR: ${JSON.stringify({ finalizers: kv?.metadata?.finalizers, phase: kv?.status?.phase, conditions: kv?.status?.conditions })}`,
+    `managed CRDs left (${crds.length}):`,
+    ...crds,
+    `operator log (last ${operatorLog.length} lines):`,
+    ...operatorLog,
+  ].join("\n");
+}
+
 const condition = (kv: KubeVirtCR | undefined, type: string) =>
   kv?.status?.conditions?.find((c) => c.type === type);
 
@@ -132,7 +168,7 @@ beforeAll(async () => {
     port: 0,
     webhookPort,
     identity: `it-${suffix}`,
-    logger: silentLogger,
+    logger: operatorLogger,
     swagger,
     // Upstream's default lease timings: this file tests no fail-over, and a 3 s renew deadline was missed
     // on a loaded CI machine, which stops the operator (as upstream's exits) mid-uninstall.
@@ -160,6 +196,21 @@ afterAll(async () => {
     "-p",
     '[{"op":"remove","path":"/metadata/finalizers"}]',
   ]);
+  // The operator that would take its finalizer off the CRDs is stopped: without this, a failed uninstall
+  // leaves the kubevirt.io CRDs terminating for every later file on this cluster.
+  for (const crd of await managedCrds()) {
+    if (!crd.metadata?.finalizers?.includes(VIRT_OPERATOR_COMPONENT_FINALIZER)) continue;
+    await client
+      .resource(OPERATOR_RESOURCES.crds)
+      .patch("", crd.metadata.name ?? "", [
+        {
+          op: "replace",
+          path: "/metadata/finalizers",
+          value: crd.metadata.finalizers.filter((f) => f !== VIRT_OPERATOR_COMPONENT_FINALIZER),
+        },
+      ])
+      .catch((err: unknown) => console.error(`[virt-operator] cleanup of ${crd.metadata?.name}:`, err));
+  }
   for (const kind of [
     "validatingwebhookconfigurations",
     "mutatingwebhookconfigurations",
@@ -295,20 +346,22 @@ describe("virt-operator against a real apiserver", () => {
     expect(deleted.stderr).toBe("");
     expect(deleted.code).toBe(0);
 
-    await vi.waitFor(
-      async () => {
-        expect(stoppedEarly, "the operator stopped before the uninstall ended").toBeUndefined();
-        expect(await kubevirt()).toBeUndefined();
-      },
-      {
-        timeout: 90_000,
-        interval: 1000,
-      },
-    );
-    const crds = await client
-      .resource(OPERATOR_RESOURCES.crds)
-      .list("", { labelSelector: "app.kubernetes.io/managed-by=virt-operator" });
-    expect(crds.items.filter((c) => !c.metadata?.deletionTimestamp)).toEqual([]);
+    await vi
+      .waitFor(
+        async () => {
+          expect(stoppedEarly, "the operator stopped before the uninstall ended").toBeUndefined();
+          expect(await kubevirt()).toBeUndefined();
+        },
+        {
+          timeout: 90_000,
+          interval: 1000,
+        },
+      )
+      .catch(async (err: unknown) => {
+        console.error(`[virt-operator] the uninstall stalled:\n${await uninstallDiagnosis()}`);
+        throw err;
+      });
+    expect((await managedCrds()).filter((c) => !c.metadata?.deletionTimestamp)).toEqual([]);
     expect(await get(OPERATOR_RESOURCES.clusterRoles, "", "kubevirt.io:admin")).toBeUndefined();
     expect(await get(OPERATOR_RESOURCES.validatingWebhooks, "", "virt-api-validator")).toBeUndefined();
     expect(await get(OPERATOR_RESOURCES.apiServices, "", "v1.subresources.kubevirt.io")).toBeUndefined();
