@@ -202,7 +202,7 @@ afterAll(async () => {
     if (!crd.metadata?.finalizers?.includes(VIRT_OPERATOR_COMPONENT_FINALIZER)) continue;
     await client
       .resource(OPERATOR_RESOURCES.crds)
-      .patch("", crd.metadata.name ?? "", [
+      .patch("", crd.metadata.name ?? "", "json", [
         {
           op: "replace",
           path: "/metadata/finalizers",
