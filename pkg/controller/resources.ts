@@ -52,6 +52,14 @@ export const daemonSetsGVR: GroupVersionResource = {
   kind: "DaemonSet",
 };
 
+export const podDisruptionBudgetsGVR: GroupVersionResource = {
+  group: "policy",
+  version: "v1",
+  resource: "poddisruptionbudgets",
+  namespaced: true,
+  kind: "PodDisruptionBudget",
+};
+
 export const kubeVirtsGVR = kubevirtResource("kubevirts", "KubeVirt");
 
 /** A kubevirt.io object as the machinery's client and informers carry it. */
