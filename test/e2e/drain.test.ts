@@ -30,6 +30,41 @@ async function runningVMI(name = NAME): Promise<RunningVMI> {
   return { uid, node };
 }
 
+const LEGACY_BUDGET = "kubevirt-disruption-budget-e2e";
+
+/**
+ * Upstream releases before 1.6 kept a PodDisruptionBudget per migratable VMI; since the eviction interceptor
+ * alone protects the guest, virt-controller's disruption-budget controller deletes such a budget, which
+ * would otherwise block the drain.
+ */
+async function removesLegacyBudget(vmi: string, uid: string): Promise<void> {
+  await applyObject({
+    apiVersion: "policy/v1",
+    kind: "PodDisruptionBudget",
+    metadata: {
+      name: LEGACY_BUDGET,
+      ownerReferences: [
+        { apiVersion: "kubevirt.io/v1", kind: "VirtualMachineInstance", name: vmi, uid, controller: true },
+      ],
+    },
+    spec: { minAvailable: 1, selector: { matchLabels: { "kubevirt.io/created-by": uid } } },
+  });
+  await eventually(
+    async () => expect((await kubectl(["get", "pdb", LEGACY_BUDGET])).code).not.toBe(0),
+    60_000,
+    1_000,
+  );
+  const events = await kubectlOk([
+    "get",
+    "events",
+    "--field-selector",
+    `involvedObject.kind=VirtualMachineInstance,involvedObject.name=${vmi},reason=SuccessfulDelete`,
+    "-o",
+    "jsonpath={.items[*].message}",
+  ]);
+  expect(events).toContain(`Deleted PodDisruptionBudget ${LEGACY_BUDGET}`);
+}
+
 afterAll(async () => {
   await kubectl(["uncordon", OTHER]);
   await kubectl(["uncordon", DRAINED]);
@@ -56,6 +91,7 @@ describe("kubectl drain of a node with a VM", () => {
       expect(before.node).toBe(DRAINED);
       const liveBefore = await eventually(() => runningVMI(LIVE), BOOT_TIMEOUT_MS, 1_000);
       expect(liveBefore.node).toBe(DRAINED);
+      await removesLegacyBudget(LIVE, liveBefore.uid);
       const launcher = (
         await kubectlOk([
           "get",

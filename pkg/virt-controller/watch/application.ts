@@ -17,6 +17,7 @@ import { HealthServer } from "../../healthz/health-server.js";
 import {
   controllerRevisionsGVR,
   coreGVR,
+  podDisruptionBudgetsGVR,
   virtualMachineInstanceReplicaSetsGVR,
   virtualMachineInstancesGVR,
   virtualMachinePoolsGVR,
@@ -43,6 +44,8 @@ import { ReplicaSetController } from "./replicaset/replicaset.js";
 import { PoolController } from "./pool/pool.js";
 import { networkAttachmentDefinitionsGVR } from "../../network/multus/nad.js";
 import { MigrationController } from "./migration/migration.js";
+import { DisruptionBudgetController } from "./drain/disruptionbudget/disruptionbudget.js";
+import type { PodDisruptionBudget } from "./drain/disruptionbudget/vmi-owned-pdbs.js";
 import { EvacuationController } from "./drain/evacuation/evacuation.js";
 import {
   byVMIName,
@@ -73,6 +76,8 @@ export interface VirtControllerOptions {
   migrationWorkers?: number;
   /** `--evacuation-controller-threads`; absent: 2 like the other controllers. */
   evacuationWorkers?: number;
+  /** `--disruption-budget-controller-threads`; absent: upstream's 3. */
+  disruptionBudgetWorkers?: number;
   logger: Logger;
   /** Absent: no HTTP endpoints (in-process tests). */
   http?: { bindAddress: string; port: number; certFile: string; keyFile: string };
@@ -97,6 +102,7 @@ interface Informers {
   nodes: Informer<Node>;
   migrations: Informer<StoredVMIM>;
   migrationPolicies: Informer<StoredMigrationPolicy>;
+  pdbs: Informer<PodDisruptionBudget>;
   instancetypeInformers: InstancetypeInformers;
 }
 
@@ -127,6 +133,10 @@ export class VirtControllerApp {
 
   private get evacuationWorkers(): number {
     return this.options.evacuationWorkers ?? 2;
+  }
+
+  private get disruptionBudgetWorkers(): number {
+    return this.options.disruptionBudgetWorkers ?? 3;
   }
 
   isLeader(): boolean {
@@ -207,6 +217,8 @@ export class VirtControllerApp {
       migrationPolicies: resourceInformer<StoredMigrationPolicy>(this.client, migrationPoliciesGVR, {
         logger: this.options.logger,
       }),
+      // The disruption-budget controller removes the budgets VMIs control.
+      pdbs: resourceInformer<PodDisruptionBudget>(this.client, podDisruptionBudgetsGVR, scope),
       // Instance types and preferences the VM controller reads; the cluster kinds whatever the namespace.
       instancetypeInformers: newInstancetypeInformers(this.client, scope),
     };
@@ -275,6 +287,12 @@ export class VirtControllerApp {
       recorder: this.recorder,
       logger,
     });
+    const disruptionBudgetController = new DisruptionBudgetController({
+      client: this.client,
+      ...informers,
+      recorder: this.recorder,
+      logger,
+    });
     const leaderInformers: SyncingInformer[] = [
       informers.vms,
       informers.vmis,
@@ -286,6 +304,7 @@ export class VirtControllerApp {
       informers.nodes,
       informers.migrations,
       informers.migrationPolicies,
+      informers.pdbs,
       ...instancetypeInformerList(informers.instancetypeInformers),
     ];
     const running = leaderInformers.map((informer) => informer.run(signal));
@@ -302,6 +321,7 @@ export class VirtControllerApp {
           nodeWorkers: this.options.nodeWorkers,
           migrationWorkers: this.migrationWorkers,
           evacuationWorkers: this.evacuationWorkers,
+          disruptionBudgetWorkers: this.disruptionBudgetWorkers,
         },
         "STARTING controllers",
       );
@@ -313,6 +333,7 @@ export class VirtControllerApp {
         nodeController.run(this.options.nodeWorkers, signal),
         migrationController.run(this.migrationWorkers, signal),
         evacuationController.run(this.evacuationWorkers, signal),
+        disruptionBudgetController.run(this.disruptionBudgetWorkers, signal),
       ]);
     }
     await Promise.all(running);
