@@ -1,12 +1,10 @@
 // Faults: killing one VMI's launcher fails that VMI only; restarting virt-controller and virt-api changes
 // nothing that was already true (the other guest keeps its QEMU process, no duplicate Pod or VMI appears).
-import { readFile } from "node:fs/promises";
-import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   applyYAML,
-  cluster,
   componentPods,
+  containerPid,
   eventually,
   jsonpath,
   kubectl,
@@ -35,23 +33,18 @@ spec:
 
 const qemuPid = async (name: string) => (await qemuPids(name))[0];
 
-/** The PID the node agent recorded for the launcher pod's compute container (what a kubelet's runtime knows). */
+/** The launcher pod's compute container, as the node agent recorded it. */
 async function computePid(vmi: string): Promise<number> {
   const uid = await jsonpath("vmi", vmi, "{.metadata.uid}");
-  const pod = JSON.parse(
-    await kubectlOk(["get", "pods", "-l", `kubevirt.io/created-by=${uid}`, "-o", "json"]),
-  ) as {
-    items: { metadata: { uid: string }; spec: { nodeName: string } }[];
-  };
-  const { metadata, spec } = pod.items[0]!;
-  const state = path.join(
-    cluster.nodesDir,
-    spec.nodeName,
-    "runtime/pods",
-    metadata.uid,
-    "containers/compute/state.json",
-  );
-  return (JSON.parse(await readFile(state, "utf8")) as { pid: number }).pid;
+  const pod = await kubectlOk([
+    "get",
+    "pods",
+    "-l",
+    `kubevirt.io/created-by=${uid}`,
+    "-o",
+    "jsonpath={.items[0].metadata.name}",
+  ]);
+  return containerPid(pod.trim(), "compute");
 }
 
 const launcherPods = async (vmi: string) => {

@@ -197,3 +197,23 @@ export function qemuPids(name: string, namespace = "default"): Promise<number[]>
       args.some((arg) => arg.includes(`guest=${namespace}_${name},`)),
   );
 }
+
+/** The PID the node agent recorded for a container of a pod (what a kubelet's runtime knows). */
+export async function containerPid(pod: string, container: string, namespace = "default"): Promise<number> {
+  const { metadata, spec } = JSON.parse(
+    await kubectlOk(["-n", namespace, "get", "pod", pod, "-o", "json"]),
+  ) as {
+    metadata: { uid: string };
+    spec: { nodeName: string };
+  };
+  const state = join(
+    cluster.nodesDir,
+    spec.nodeName,
+    "runtime/pods",
+    metadata.uid,
+    "containers",
+    container,
+    "state.json",
+  );
+  return (JSON.parse(await readFile(state, "utf8")) as { pid: number }).pid;
+}

@@ -14,6 +14,8 @@ export interface TestGuestVMOptions {
   labels?: Record<string, string>;
   cpuRequest?: string;
   evictionStrategy?: string;
+  /** The VMI's nodeSelector (its launcher Pods get it, migration targets included). */
+  nodeSelector?: Record<string, string>;
   /** A cloudInitNoCloud disk with this user-data. */
   cloudInitUserData?: string;
 }
@@ -46,6 +48,7 @@ export function testGuestVM(name: string, options: TestGuestVMOptions = {}): Vir
           },
           ...(network ? { networks: [{ name: "default", pod: {} }] } : {}),
           ...(options.evictionStrategy ? { evictionStrategy: options.evictionStrategy } : {}),
+          ...(options.nodeSelector ? { nodeSelector: options.nodeSelector } : {}),
           terminationGracePeriodSeconds: 5,
           volumes: [
             { name: "containerdisk", containerDisk: { image: options.image ?? TEST_GUEST_IMAGE } },
