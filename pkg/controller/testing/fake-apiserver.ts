@@ -8,8 +8,8 @@ import { ApiError } from "../api-error.js";
 import type { GroupVersionResource } from "../gvr.js";
 import type { KubeObject } from "../object.js";
 import type { RestRequest, StreamRequest, Transport } from "../rest.js";
-import { applyJsonPatch, JsonPatchTestFailed } from "./json-patch.js";
-import { applyMergePatch } from "./merge-patch.js";
+import { applyJsonPatch, JsonPatchTestFailed } from "../../apimachinery/patch/json-patch.js";
+import { applyMergePatch } from "../../apimachinery/patch/merge-patch.js";
 import type { JsonPatchOp } from "../../apimachinery/patch/patch.js";
 
 interface Address {

@@ -26,6 +26,8 @@ export const INSTALL_STRATEGY_VERSION_ANNOTATION = "kubevirt.io/install-strategy
 export const INSTALL_STRATEGY_REGISTRY_ANNOTATION = "kubevirt.io/install-strategy-registry";
 export const INSTALL_STRATEGY_IDENTIFIER_ANNOTATION = "kubevirt.io/install-strategy-identifier";
 export const KUBEVIRT_GENERATION_ANNOTATION = "kubevirt.io/generation";
+/** A hash of the CR's spec.customizeComponents, on every object they were applied to. */
+export const KUBEVIRT_CUSTOMIZE_COMPONENT_ANNOTATION_HASH = "kubevirt.io/customizer-identifier";
 export const INSTALL_STRATEGY_LABEL = "kubevirt.io/install-strategy";
 /** Which Secret holds the serving certificate whose CA a webhook configuration or APIService trusts. */
 export const CERTIFICATES_SECRET_ANNOTATION = "certificates.kubevirt.io/secret";

@@ -115,4 +115,28 @@ describe("KubeVirt update admitter", () => {
     expect(await admit(request("UPDATE", kv({ imagePullPolicy: "Always" })))).toEqual({ allowed: true });
     expect((await admit(request("UPDATE", { ...kv({}), spec: "x" }))).allowed).toBe(false);
   });
+
+  it("refuses customizeComponents patches that are not JSON, one cause each, in upstream's words", async () => {
+    const patch = (text: string) => ({
+      resourceName: "virt-api",
+      resourceType: "Deployment",
+      type: "json",
+      patch: text,
+    });
+    const spec = { customizeComponents: { patches: [patch("{nope"), patch("[]"), patch('{"a":')] } };
+    const response = await kubeVirtUpdateAdmitter()(request("UPDATE", kv(spec)));
+    const causes = [
+      { type: "FieldValueNotSupported", message: 'patch "{nope" is not valid JSON' },
+      { type: "FieldValueNotSupported", message: 'patch "{\\"a\\":" is not valid JSON' },
+    ];
+    expect(response).toEqual({
+      allowed: false,
+      result: {
+        message: causes.map((c) => c.message).join(", "),
+        code: 422,
+        reason: "Invalid",
+        details: { causes },
+      },
+    });
+  });
 });

@@ -1,8 +1,10 @@
 // virt-operator's admission checks on the KubeVirt CR (upstream's pkg/virt-operator/webhooks): only one
-// KubeVirt CR may be created, each must match the schema, and with uninstallStrategy
+// KubeVirt CR may be created, each must match the schema, an update's customizeComponents patches must be
+// JSON, and with uninstallStrategy
 // BlockUninstallIfWorkloadsExist a deployed KubeVirt cannot be deleted while VMs, VMIs or replica sets exist.
-import { toStatusCauses } from "../../api/field.js";
-import { KubeVirtSchema } from "../../api/generated/v1.js";
+import { goQuote, toStatusCauses } from "../../api/field.js";
+import type { StatusCause } from "../../api/generated/k8s.js";
+import { KubeVirtSchema, type CustomizeComponents } from "../../api/generated/v1.js";
 import { parse } from "../../api/parse.js";
 import type { KubeVirtCR, OperatorClient } from "../cluster.js";
 import { WATCHED_RESOURCES } from "../resources.js";
@@ -46,9 +48,36 @@ export function kubeVirtCreateAdmitter(client: OperatorClient): Admitter {
   };
 }
 
-/** Upstream validates configuration changes here; this port checks the schema. */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Only that each patch parses: whether it applies shows when the operator applies it. */
+export function validateCustomizeComponents(customizations: CustomizeComponents | undefined): StatusCause[] {
+  return (customizations?.patches ?? [])
+    .filter((patch) => !isJson(patch.patch))
+    .map((patch) => ({
+      type: "FieldValueNotSupported",
+      message: `patch ${goQuote(patch.patch)} is not valid JSON`,
+    }));
+}
+
+/**
+ * Upstream validates further configuration changes here (certificates, placement, TLS, feature gates);
+ * this port checks the schema and the customizeComponents patches.
+ */
 export function kubeVirtUpdateAdmitter(): Admitter {
-  return async (request) => schemaCheck(request.object) ?? allow();
+  return async (request) => {
+    const parsed = parse(KubeVirtSchema, request.object);
+    if (!parsed.ok) return denyWithCauses(toStatusCauses(parsed.errors));
+    const causes = validateCustomizeComponents(parsed.value.spec.customizeComponents);
+    return causes.length > 0 ? denyWithCauses(causes) : allow();
+  };
 }
 
 const WORKLOADS = [

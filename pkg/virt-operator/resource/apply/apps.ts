@@ -12,6 +12,7 @@ import { createOrPatch, deleteIfPresent } from "./apply.js";
 import type { ReconcileContext } from "./context.js";
 import { daemonSetRules, deploymentRules, podDisruptionBudgetRules } from "./kinds.js";
 import { injectOperatorMetadata } from "./metadata.js";
+import { replicasAlreadyPatched } from "./patches.js";
 
 /** One virt-api per node for single-node clusters, else one per ten schedulable nodes, at least two. */
 export function desiredApiReplicas(schedulableNodes: number): number {
@@ -28,7 +29,10 @@ async function replicasFor(ctx: ReconcileContext, deployment: Deployment): Promi
     );
     return infraReplicas;
   }
-  if (deployment.metadata?.name !== VIRT_API_NAME) return deployment.spec.replicas;
+  const name = deployment.metadata?.name ?? "";
+  if (name !== VIRT_API_NAME || replicasAlreadyPatched(ctx.kv.spec.customizeComponents?.patches, name)) {
+    return deployment.spec.replicas;
+  }
   try {
     const nodes = await ctx.client.list(WATCHED_RESOURCES.nodes, "", {
       labelSelector: `${NODE_SCHEDULABLE_LABEL}=true`,

@@ -2,7 +2,8 @@
 // placeholder webhook → CRDs → RBAC → Services → CA, CA bundle, webhook configurations, APIServices and
 // certificates → virt-api (then wait for it) → virt-controller → virt-handler → clean up what the install
 // no longer has → the common instance types and preferences. Returns true once everything is created and
-// rolled out. Upstream's update path (moving between KubeVirt versions) is not ported: this operator only
+// rolled out. The CR's customizeComponents are applied to the strategy first, as upstream's NewReconciler
+// does. Upstream's update path (moving between KubeVirt versions) is not ported: this operator only
 // installs its own version.
 import "reflect-metadata";
 import { newCA, toPem } from "../../../certificates/triple.js";
@@ -24,6 +25,7 @@ import { createOrUpdateRbac, createOrUpdateServices } from "./core.js";
 import { deleteInstancetypesNotInInstallStrategy, syncCommonInstancetypes } from "./instancetypes.js";
 import { crdRules } from "./kinds.js";
 import { injectOperatorMetadata, objectMatchesVersion } from "./metadata.js";
+import { customizeInstallStrategy } from "./patches.js";
 
 type ReadContext = Pick<ReconcileContext, "kv" | "stores">;
 
@@ -122,7 +124,8 @@ async function deleteObjectsNotInInstallStrategy(
   }
 }
 
-export async function reconcileInstall(ctx: ReconcileContext, strategy: InstallStrategy): Promise<boolean> {
+export async function reconcileInstall(ctx: ReconcileContext, target: InstallStrategy): Promise<boolean> {
+  const strategy = customizeInstallStrategy(target, ctx.kv.spec.customizeComponents);
   const status = ctx.kv.status ?? {};
   const apiRolledOver = deploymentsReady(ctx, strategy.apiDeployments);
   const allRolledOver =

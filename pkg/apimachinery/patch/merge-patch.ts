@@ -1,5 +1,6 @@
-// RFC 7386 JSON Merge Patch for the in-memory apiserver: objects merge member by member, null removes a
-// member, anything else (lists included) replaces what was there.
+// RFC 7386 JSON Merge Patch, for the in-memory apiserver and the KubeVirt CR's customizeComponents patches
+// of type "merge": objects merge member by member, null removes a member, anything else (lists included)
+// replaces what was there.
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
