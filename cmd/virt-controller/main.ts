@@ -30,6 +30,7 @@ runMain(async () => {
     nodeWorkers: flags.nodeWorkers,
     migrationWorkers: flags.migrationWorkers,
     evacuationWorkers: flags.evacuationWorkers,
+    nodeHeartbeatTimeoutMs: flags.nodeHeartbeatTimeoutMs,
     logger,
     http: {
       bindAddress: flags.bindAddress,

@@ -24,6 +24,7 @@ runMain(async () => {
     host: flags.hostnameOverride || hostname(),
     kubeletRoot: flags.kubeletRoot,
     maxDevices: flags.maxDevices,
+    heartbeatIntervalMs: flags.heartbeatIntervalMs,
     enableNodeLabeller: flags.enableNodeLabeller,
     virtShareDir: flags.virtShareDir,
     virtPrivateDir: flags.virtPrivateDir,

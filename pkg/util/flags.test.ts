@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { boolFlag, intFlag, parseGoUint32 } from "./flags.js";
+import { boolFlag, intFlag, parseGoUint32, positiveDurationFlag } from "./flags.js";
 
 describe("flag values as pflag parses them", () => {
   it.each([
@@ -23,6 +23,22 @@ describe("flag values as pflag parses them", () => {
     expect(() => boolFlag("labeller", "yes", true)).toThrow(
       'invalid argument "yes" for "--labeller" flag: strconv.ParseBool: parsing "yes": invalid syntax',
     );
+  });
+
+  it.each([
+    [undefined, 300_000],
+    ["60s", 60_000],
+    ["1m30s", 90_000],
+    ["250ms", 250],
+  ])("duration %s is %d ms", (text, ms) => expect(positiveDurationFlag("timeout", text, 300_000)).toBe(ms));
+
+  it.each([
+    ["60", 'invalid argument "60" for "--timeout" flag: time: invalid duration "60"'],
+    ["soon", 'invalid argument "soon" for "--timeout" flag: time: invalid duration "soon"'],
+    ["0s", 'invalid argument "0s" for "--timeout" flag: must be a positive duration'],
+    ["-5s", 'invalid argument "-5s" for "--timeout" flag: must be a positive duration'],
+  ])("refuses the duration %s", (text, message) => {
+    expect(() => positiveDurationFlag("timeout", text, 1)).toThrow(message);
   });
 });
 

@@ -1,5 +1,6 @@
 // Flag values as spf13/pflag parses them for every upstream component (and virtctl): Go's strconv
 // spellings, and pflag's wording when a value does not parse.
+import { parseGoDuration } from "./go-duration.js";
 
 /** pflag's error for a value its parser refused: `invalid argument "x" for "--f" flag: strconv...`. */
 export function invalidFlagValue(shown: string, raw: string, parser: string): string {
@@ -81,4 +82,21 @@ export function boolFlag(flag: string, text: string | undefined, fallback: boole
   const value = parseGoBool(text);
   if (value === undefined) throw new Error(invalidFlagValue(`--${flag}`, text, "strconv.ParseBool"));
   return value;
+}
+
+/**
+ * A duration flag (`--flag 90s`, Go's time.ParseDuration spelling) in milliseconds, or `fallbackMs` when
+ * the flag was not given. Zero and negative values are refused: these flags are periods and timeouts.
+ */
+export function positiveDurationFlag(flag: string, text: string | undefined, fallbackMs: number): number {
+  if (text === undefined) return fallbackMs;
+  let ms: number;
+  try {
+    ms = parseGoDuration(text);
+  } catch (err) {
+    throw new Error(`invalid argument "${text}" for "--${flag}" flag: ${(err as Error).message}`);
+  }
+  if (ms <= 0)
+    throw new Error(`invalid argument "${text}" for "--${flag}" flag: must be a positive duration`);
+  return ms;
 }

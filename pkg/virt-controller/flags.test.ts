@@ -36,6 +36,7 @@ describe("parseVirtControllerFlags", () => {
       renewDeadlineMs: 10_000,
       retryPeriodMs: 2_000,
       certFile: "/etc/virt-controller/certificates/tls.crt",
+      nodeHeartbeatTimeoutMs: 5 * 60_000,
     });
   });
 
@@ -57,6 +58,8 @@ describe("parseVirtControllerFlags", () => {
       "9",
       "--leader-elect-lease-duration",
       "30s",
+      "--node-heartbeat-timeout",
+      "60s",
     ]);
     expect(flags).toMatchObject({
       vmWorkers: 4,
@@ -67,6 +70,7 @@ describe("parseVirtControllerFlags", () => {
       migrationWorkers: 8,
       evacuationWorkers: 9,
       leaseDurationMs: 30_000,
+      nodeHeartbeatTimeoutMs: 60_000,
       port: 8182,
     });
   });
@@ -75,6 +79,12 @@ describe("parseVirtControllerFlags", () => {
     expect(() => parseVirtControllerFlags(["--no-such-flag"])).toThrow();
     expect(() => parseVirtControllerFlags(["--vm-controller-threads", "many"])).toThrow(
       'invalid argument "many" for "--vm-controller-threads" flag',
+    );
+    expect(() => parseVirtControllerFlags(["--node-heartbeat-timeout", "60"])).toThrow(
+      'invalid argument "60" for "--node-heartbeat-timeout" flag',
+    );
+    expect(() => parseVirtControllerFlags(["--node-heartbeat-timeout", "0s"])).toThrow(
+      'invalid argument "0s" for "--node-heartbeat-timeout" flag: must be a positive duration',
     );
   });
 });

@@ -13,7 +13,13 @@ describe("virt-handler flags", () => {
       consoleServerPort: 8186,
       gracefulShutdownSeconds: 300,
       watchdogTimeoutMs: 30_000,
+      heartbeatIntervalMs: 60_000,
     });
+  });
+
+  it("takes the heartbeat interval as a Go duration", () => {
+    expect(parseVirtHandlerFlags(["--heartbeat-interval", "10s"]).heartbeatIntervalMs).toBe(10_000);
+    expect(parseVirtHandlerFlags(["--heartbeat-interval", "1m30s"]).heartbeatIntervalMs).toBe(90_000);
   });
 
   it("parses the arguments the operator's DaemonSet passes", () => {
@@ -41,6 +47,14 @@ describe("virt-handler flags", () => {
   it.each([
     [["--max-devices", "many"], 'invalid argument "many" for "--max-devices" flag'],
     [["--enable-node-labeller", "yes"], 'invalid argument "yes" for "--enable-node-labeller" flag'],
+    [
+      ["--heartbeat-interval", "often"],
+      'invalid argument "often" for "--heartbeat-interval" flag: time: invalid duration "often"',
+    ],
+    [
+      ["--heartbeat-interval", "0s"],
+      'invalid argument "0s" for "--heartbeat-interval" flag: must be a positive duration',
+    ],
     [["--no-such-flag", "1"], "Unknown option '--no-such-flag'"],
   ])("refuses %j", (argv, message) => {
     expect(() => parseVirtHandlerFlags(argv)).toThrow(message);

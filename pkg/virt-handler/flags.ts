@@ -1,8 +1,10 @@
 // virt-handler's command line, with upstream's flag names and defaults. Flags for parts not built yet
-// (vsock, vmstats) are accepted so the operator's DaemonSet arguments parse.
+// (vsock, vmstats) are accepted so the operator's DaemonSet arguments parse. --heartbeat-interval is this
+// port's own, for tests of node failure: upstream hard-codes the node heartbeat's minute (the default).
 import { parseArgs } from "node:util";
-import { boolFlag, intFlag } from "../util/flags.js";
+import { boolFlag, intFlag, positiveDurationFlag } from "../util/flags.js";
 import { parseGoDuration } from "../util/go-duration.js";
+import { DEFAULT_HEARTBEAT_INTERVAL_MS } from "./heartbeat/heartbeat.js";
 import { DEFAULT_MIGRATION_CN_TYPES } from "./migration-proxy/tls.js";
 
 export interface VirtHandlerFlags {
@@ -27,6 +29,8 @@ export interface VirtHandlerFlags {
   gracefulShutdownSeconds: number;
   domainResyncPeriodSeconds: number;
   watchdogTimeoutMs: number;
+  /** The node heartbeat's period; upstream's jitter adds up to 1.2 periods more to each wait. */
+  heartbeatIntervalMs: number;
   enableNodeLabeller: boolean;
   kubeconfig: string | undefined;
   verbosity: number;
@@ -54,6 +58,7 @@ export function parseVirtHandlerFlags(argv: readonly string[]): VirtHandlerFlags
       "tls-key-file": string,
       "externally-managed": string,
       "watchdog-timeout": string,
+      "heartbeat-interval": string,
       "max-devices": string,
       "max-metric-requests": string,
       "console-server-port": string,
@@ -95,6 +100,11 @@ export function parseVirtHandlerFlags(argv: readonly string[]): VirtHandlerFlags
       300,
     ),
     watchdogTimeoutMs: parseGoDuration(values["watchdog-timeout"] ?? "30s"),
+    heartbeatIntervalMs: positiveDurationFlag(
+      "heartbeat-interval",
+      values["heartbeat-interval"],
+      DEFAULT_HEARTBEAT_INTERVAL_MS,
+    ),
     enableNodeLabeller: boolFlag("enable-node-labeller", values["enable-node-labeller"], true),
     kubeconfig: values.kubeconfig,
     verbosity: intFlag("v", values.v, 2),

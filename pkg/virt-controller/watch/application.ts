@@ -72,6 +72,8 @@ export interface VirtControllerOptions {
   poolWorkers: number;
   /** 0 runs no node controller (tests of other controllers on a shared cluster). */
   nodeWorkers: number;
+  /** `--node-heartbeat-timeout`; absent: upstream's 5 minutes. */
+  nodeHeartbeatTimeoutMs?: number;
   /** `--migration-controller-threads`; absent: 2 like the other controllers. */
   migrationWorkers?: number;
   /** `--evacuation-controller-threads`; absent: 2 like the other controllers. */
@@ -269,6 +271,7 @@ export class VirtControllerApp {
     const nodeController = new NodeController({
       client: this.client,
       ...informers,
+      heartbeatTimeoutMs: this.options.nodeHeartbeatTimeoutMs,
       recorder: this.recorder,
       logger,
     });

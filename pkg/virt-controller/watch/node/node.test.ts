@@ -11,6 +11,7 @@ import {
   aliveLauncherPods,
   isNodeUnresponsive,
   NodeController,
+  recheckIntervalFor,
   vmisWithoutAlivePods,
   type Node,
 } from "./node.js";
@@ -126,7 +127,7 @@ describe("NodeController", () => {
   let stop = new AbortController();
   afterEach(() => stop.abort());
 
-  async function start(server: FakeApiServer) {
+  async function start(server: FakeApiServer, heartbeatTimeoutMs?: number) {
     stop = new AbortController();
     const client = new KubeClient(server);
     const logger = silentLogger;
@@ -142,6 +143,7 @@ describe("NodeController", () => {
       recorder,
       clock: { now: () => NOW },
       logger,
+      heartbeatTimeoutMs,
     });
     await startInformers(server, [nodes, vmis, pods], [Tables.nodes, Tables.vmis, Tables.pods], stop.signal);
     return { controller, events };
@@ -215,6 +217,28 @@ describe("NodeController", () => {
     expect(events).toEqual([
       "Normal NodeUnresponsive virt-handler on node node01 is not responsive, marking VMI as failed",
     ]);
+  });
+
+  it.each([
+    [5 * MINUTE, MINUTE],
+    [10 * MINUTE, MINUTE],
+    [MINUTE, 12_000],
+    [10_000, 2_000],
+  ])("rechecks a node with a heartbeat timeout of %d ms every %d ms", (timeoutMs, recheckMs) => {
+    expect(recheckIntervalFor(timeoutMs)).toBe(recheckMs);
+  });
+
+  it("declares a node silent after a shorter timeout, and rechecks it sooner", async () => {
+    const server = new FakeApiServer();
+    server.seed(Tables.nodes, node("node01", NOW - 90_000));
+    server.seed(Tables.nodes, node("node02", NOW - 30_000));
+    const { controller } = await start(server, MINUTE);
+    expect(await controller.execute("node01")).toEqual({ requeueAfter: 12_000 });
+    expect(await controller.execute("node02")).toEqual({ requeueAfter: 12_000 });
+    const schedulable = (name: string) =>
+      server.get<Node>(Tables.nodes, "", name)?.metadata?.labels?.["kubevirt.io/schedulable"];
+    expect(schedulable("node01")).toBe("false");
+    expect(schedulable("node02")).toBe("true");
   });
 
   it("is woken by the node and by the VMIs on it", async () => {

@@ -23,9 +23,19 @@ import {
 } from "../../../util/constants.js";
 
 export const NodeUnresponsiveReason = "NodeUnresponsive";
-/** Upstream's fixed heartbeat timeout and recheck interval. */
+/** Upstream's fixed heartbeat timeout and recheck interval (virt-controller's --node-heartbeat-timeout is ours). */
 export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 5 * 60_000;
 export const DEFAULT_RECHECK_INTERVAL_MS = 60_000;
+
+/**
+ * A silent node is noticed at the first recheck after its timeout, so up to one interval late. Upstream's
+ * interval is a fifth of its timeout: a shorter timeout keeps that ratio, so that a 60 s timeout is noticed
+ * within 72 s rather than 120 s; a longer one keeps upstream's minute.
+ */
+export function recheckIntervalFor(heartbeatTimeoutMs: number): number {
+  const ratio = DEFAULT_RECHECK_INTERVAL_MS / DEFAULT_HEARTBEAT_TIMEOUT_MS;
+  return Math.min(DEFAULT_RECHECK_INTERVAL_MS, heartbeatTimeoutMs * ratio);
+}
 
 /** What this controller reads of a Node: its labels and annotations. */
 export type Node = KubeObject;
@@ -99,7 +109,7 @@ export class NodeController {
     this.clock = deps.clock ?? systemClock;
     this.logger = deps.logger ?? defaultLogger;
     this.heartbeatTimeoutMs = deps.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS;
-    this.recheckIntervalMs = deps.recheckIntervalMs ?? DEFAULT_RECHECK_INTERVAL_MS;
+    this.recheckIntervalMs = deps.recheckIntervalMs ?? recheckIntervalFor(this.heartbeatTimeoutMs);
     this.queue = new WorkQueue<string>({ name: "virt-controller-node", logger: this.logger });
     deps.nodes.addEventHandler({
       add: (node) => this.queue.add(keyOf(node)),

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { CustomizeComponents, CustomizeComponentsPatch } from "../../../api/generated/v1.js";
+import { parseVirtControllerFlags } from "../../../virt-controller/flags.js";
+import { parseVirtHandlerFlags } from "../../../virt-handler/flags.js";
 import type { KubeVirtCR } from "../../cluster.js";
 import { targetConfigFromKubeVirt } from "../../util/config.js";
 import { newApiServerDeployment, newControllerDeployment } from "../generate/components/deployments.js";
@@ -82,6 +84,24 @@ describe("customizeComponents flags", () => {
     ]);
     expect(containerOf(patched!)?.args).toEqual(containerOf(controller)?.args);
     expect(containerOf(patched!)?.image).toBe(containerOf(controller)?.image);
+  });
+
+  it("reaches the components' own flag parsers, beside the operator's arguments", () => {
+    const customizer = newCustomizer({
+      flags: { controller: { "node-heartbeat-timeout": "60s" }, handler: { "heartbeat-interval": "10s" } },
+    });
+    const [patchedController] = applyCustomizations(customizer, [controller]);
+    const [patchedHandler] = applyCustomizations(customizer, [handler]);
+    const argv = (obj: Deployment | DaemonSet) => {
+      const container = containerOf(obj)!;
+      return [...(container.command ?? []).slice(1), ...(container.args ?? [])];
+    };
+    const controllerFlags = parseVirtControllerFlags(argv(patchedController!));
+    expect(controllerFlags.nodeHeartbeatTimeoutMs).toBe(60_000);
+    expect(controllerFlags.launcher.launcherImage).toBe(
+      parseVirtControllerFlags(argv(controller)).launcher.launcherImage,
+    );
+    expect(parseVirtHandlerFlags(argv(patchedHandler!)).heartbeatIntervalMs).toBe(10_000);
   });
 
   it("replaces the flags of an earlier customization instead of adding to them", () => {
