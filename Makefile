@@ -4,7 +4,7 @@ SHELL := /bin/bash
 
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: help deps host-deps binaries cni-plugins guest build generate lint typecheck test test-unit test-integration test-e2e up down bench-launcher-overhead
+.PHONY: help deps host-deps binaries cni-plugins guest build generate lint typecheck test test-unit test-integration test-e2e up down bench-launcher-overhead bench-migration
 
 help:
 	@echo "make up     - a local cluster with KubeVirt installed and a demo VM"
@@ -76,3 +76,7 @@ down: deps
 # Benchmarks print figures against DESIGN.md's targets and assert nothing; they need `make up` running.
 bench-launcher-overhead: deps
 	npx tsx bench/launcher-overhead/main.ts
+
+# Creates its own VM and live-migrates it between the two nodes: `make bench-migration ARGS="--runs 10"`.
+bench-migration: deps
+	npx tsx bench/migration/main.ts $(ARGS)

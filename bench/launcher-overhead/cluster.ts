@@ -1,17 +1,13 @@
-import { execFile } from "node:child_process";
-import { access } from "node:fs/promises";
-import { promisify } from "node:util";
+import { BenchError } from "../common/bench-error.js";
+import {
+  START_CLUSTER_HINT,
+  kubectlJson,
+  lastLine,
+  missingClusterFile,
+  type KubectlOptions,
+} from "../common/kubectl.js";
 
 // Finds a VMI's launcher pod through kubectl (read-only: get only).
-
-const run = promisify(execFile);
-
-export class BenchError extends Error {}
-
-export interface KubectlOptions {
-  kubectl: string;
-  kubeconfig: string;
-}
 
 export interface LauncherPod {
   vmiUid: string;
@@ -36,48 +32,18 @@ interface Pod {
   status?: { phase?: string };
 }
 
-async function kubectl(options: KubectlOptions, args: string[]): Promise<unknown> {
-  const { stdout } = await run(
-    options.kubectl,
-    ["--kubeconfig", options.kubeconfig, "--request-timeout=10s", ...args, "-o", "json"],
-    { maxBuffer: 64 * 1024 * 1024 },
-  );
-  return JSON.parse(stdout) as unknown;
-}
-
-/** kubectl's last stderr line says what went wrong ("The connection to the server ... was refused"). */
-function lastLine(error: unknown): string {
-  const stderr = (error as { stderr?: string }).stderr?.trim();
-  const text = stderr || (error instanceof Error ? error.message : String(error));
-  return text.split("\n").at(-1) ?? "";
-}
-
 export async function findLauncherPod(
   options: KubectlOptions,
   namespace: string,
   vmiName: string,
 ): Promise<LauncherPod> {
   const noVmi = `no running VMI ${namespace}/${vmiName}`;
-  const hint = "start the cluster with make up";
-  if (
-    !(await access(options.kubeconfig).then(
-      () => true,
-      () => false,
-    ))
-  ) {
-    throw new BenchError(`${noVmi}: no kubeconfig at ${options.kubeconfig}; ${hint}`);
-  }
-  if (
-    !(await access(options.kubectl).then(
-      () => true,
-      () => false,
-    ))
-  ) {
-    throw new BenchError(`${noVmi}: no kubectl at ${options.kubectl}; ${hint}`);
-  }
+  const hint = START_CLUSTER_HINT;
+  const missing = await missingClusterFile(options);
+  if (missing) throw new BenchError(`${noVmi}: ${missing}; ${hint}`);
   let vmi: Vmi;
   try {
-    vmi = (await kubectl(options, [
+    vmi = (await kubectlJson(options, [
       "get",
       "virtualmachineinstances.kubevirt.io",
       "-n",
@@ -93,7 +59,7 @@ export async function findLauncherPod(
 
   let pods: { items?: Pod[] };
   try {
-    pods = (await kubectl(options, [
+    pods = (await kubectlJson(options, [
       "get",
       "pods",
       "-n",

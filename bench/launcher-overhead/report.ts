@@ -1,4 +1,5 @@
 import path from "node:path";
+import { formatTable, namesThenFigures } from "../common/table.js";
 import type { PodProcess } from "./pod-processes.js";
 import type { ProcessSample } from "./proc.js";
 
@@ -109,13 +110,5 @@ export function formatReport(summary: Summary): string[] {
     ["", "", "target (sum without qemu, RSS)", `<= ${TARGET_MIB}`, ""],
     ["", "", "upstream budget", String(UPSTREAM_BUDGET_MIB), ""],
   ];
-  const all = [header, ...body, ...footer];
-  const widths = header.map((_, column) => Math.max(...all.map((line) => line[column]!.length)));
-  const render = (line: string[]): string =>
-    line
-      .map((cell, column) => (column >= 3 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
-      .join("  ")
-      .trimEnd();
-  const rule = widths.map((width) => "-".repeat(width)).join("  ");
-  return [render(header), rule, ...body.map(render), rule, ...footer.map(render)];
+  return formatTable([[header], body, footer], namesThenFigures(3, header.length));
 }
