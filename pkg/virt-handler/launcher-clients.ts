@@ -24,6 +24,7 @@ export type LauncherCommands = Pick<
   | "syncMigrationTarget"
   | "cancelVirtualMachineMigration"
   | "finalizeVirtualMachineMigration"
+  | "signalTargetPodCleanup"
   | "getDomain"
   | "getScreenshot"
   | "getGuestInfo"

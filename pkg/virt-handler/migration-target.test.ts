@@ -247,9 +247,28 @@ describe("migration target controller", () => {
     expect(current.status!.nodeName).toBe("node01");
 
     await controller.sync(KEY);
-    expect(launcher.calls).toEqual(expect.arrayContaining(["UnmountContainerDisks", "NetworkTeardown"]));
+    expect(launcher.calls).toEqual(
+      expect.arrayContaining(["SignalTargetPodCleanup", "UnmountContainerDisks", "NetworkTeardown"]),
+    );
     expect(launcher.calls).not.toContain("FinalizeMigration");
     expect(proxy.stopped).toEqual(["target vmi-uid"]);
+    expect(current.metadata!.labels!["kubevirt.io/migrationTargetNodeName"]).toBeUndefined();
+  });
+
+  it("tears the target down even when the target launcher cannot be told to exit", async () => {
+    await controller.sync(KEY);
+    current = structuredClone(current);
+    Object.assign(current.status!.migrationState!, {
+      failed: true,
+      completed: true,
+      endTimestamp: "2026-11-30T11:59:30Z",
+    });
+    vmis.objects.set(KEY, current);
+    launcher.failNext = new Error("launcher is gone");
+    await controller.sync(KEY);
+    expect(launcher.calls).toEqual(
+      expect.arrayContaining(["SignalTargetPodCleanup", "UnmountContainerDisks", "NetworkTeardown"]),
+    );
     expect(current.metadata!.labels!["kubevirt.io/migrationTargetNodeName"]).toBeUndefined();
   });
 

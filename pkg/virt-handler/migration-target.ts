@@ -292,6 +292,13 @@ export class MigrationTargetController {
     const ms = migrationStateOf(vmi);
     try {
       if (ms.failed) {
+        // The target launcher waits for a domain that will not come: it is told to exit (its pod completes).
+        await launcher?.signalTargetPodCleanup(vmi).catch((error: unknown) => {
+          this.opts.logger.warn(
+            { err: error, vmi: vmiKey(vmi) },
+            "Failed to signal target pod cleanup, ignoring.",
+          );
+        });
         await this.tearDownPrepared(vmi);
         this.opts.logger.info(
           { vmi: vmiKey(vmi) },

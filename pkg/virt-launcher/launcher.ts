@@ -46,6 +46,8 @@ export interface LauncherProcess {
   log: Logger;
   uid: number;
   gid: number;
+  /** The pod's name (the POD_NAME the pod template sets): a failed migration's target is told by it. */
+  podName?: string;
 }
 
 /** The VMI as the launcher knows it before virt-handler sends it (upstream NewVMIReferenceWithUUID). */
@@ -80,6 +82,8 @@ export class VirtLauncher {
   private manager: LibvirtDomainManager | undefined;
   private domainNotifier: DomainNotifier | undefined;
   private libvirt: LibvirtClient | undefined;
+  /** Aborted by SignalTargetPodCleanup when this pod was the target of a migration that failed. */
+  private readonly targetPodExit = new AbortController();
 
   constructor(private readonly process: LauncherProcess) {
     this.vmi = vmiReference(process.flags);
@@ -152,7 +156,12 @@ export class VirtLauncher {
     this.domainNotifier = domainNotifier;
     this.cleanups.push(() => domainNotifier.stop());
 
-    const launcher = new Launcher({ manager, allowEmulation: flags.allowEmulation, log });
+    const launcher = new Launcher({
+      manager,
+      allowEmulation: flags.allowEmulation,
+      log,
+      targetPodExit: { podName: this.process.podName, signal: this.targetPodExit },
+    });
     const initSocket = uninitializedSocketOnGuest(layout.virtShareDir);
     const server = await runServer(initSocket, launcher);
     this.cleanups.push(() => server.stop());
@@ -224,6 +233,7 @@ export class VirtLauncher {
             process.kill(pid, "SIGTERM");
           }),
         log,
+        earlyExit: this.targetPodExit.signal,
       });
       await monitor.run(flags.qemuTimeoutMs, stopOrDaemon);
       if (daemonGone.signal.aborted) return 1;
@@ -237,10 +247,12 @@ export class VirtLauncher {
     const client = this.required(this.libvirt);
     const flags = VIR_CONNECT_LIST_DOMAINS_ACTIVE | VIR_CONNECT_LIST_DOMAINS_INACTIVE;
     const deadline = Date.now() + timeoutMs;
+    const stopOrExit = AbortSignal.any([stop, this.targetPodExit.signal]);
     while (!stop.aborted) {
+      if (this.targetPodExit.signal.aborted) throw new Error("received early exit signal");
       if ((await client.connectListAllDomains(flags)).length > 0) return true;
       if (Date.now() > deadline) throw new Error("timed out waiting for domain to be defined");
-      await sleep(1_000, undefined, { signal: stop }).catch(() => undefined);
+      await sleep(1_000, undefined, { signal: stopOrExit }).catch(() => undefined);
     }
     return false;
   }

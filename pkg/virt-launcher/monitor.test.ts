@@ -21,8 +21,10 @@ function monitorFor(
   gracePeriodSeconds: number,
   record: string[],
   onFinal: (pid: number) => void = () => {},
+  earlyExit?: AbortSignal,
 ) {
   return new ProcessMonitor({
+    earlyExit,
     domainName: "default_vmi",
     pidDir,
     gracePeriodSeconds,
@@ -73,5 +75,19 @@ describe("ProcessMonitor", () => {
     await monitorFor(pidDir, 30, record).run(100, new AbortController().signal);
     expect(Date.now() - started).toBeGreaterThanOrEqual(100);
     expect(record).toEqual([]);
+  });
+
+  it("stops watching a running QEMU, without any shutdown call, on the early exit signal", async () => {
+    const qemu = fakeQemu(30);
+    const record: string[] = [];
+    const earlyExit = new AbortController();
+    const running = monitorFor(qemu.pidDir, 30, record, undefined, earlyExit.signal).run(
+      0,
+      new AbortController().signal,
+    );
+    earlyExit.abort();
+    await running;
+    expect(record).toEqual([]);
+    qemu.kill();
   });
 });

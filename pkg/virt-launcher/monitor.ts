@@ -14,6 +14,8 @@ export interface ProcessMonitorOptions {
   gracefulShutdown: () => Promise<void>;
   finalShutdown: (pid: number) => Promise<void>;
   log: Logger;
+  /** Set when the launcher is told to leave (a failed migration's target): monitoring simply ends. */
+  earlyExit?: AbortSignal;
   tickMs?: number;
   now?: () => number;
 }
@@ -82,6 +84,11 @@ export class ProcessMonitor {
 
   private async refresh(startTimeoutMs: number): Promise<void> {
     const { domainName, pidDir, log } = this.options;
+    if (this.options.earlyExit?.aborted) {
+      log.info(`received early exit signal - stop waiting for ${domainName}`);
+      this.done = true;
+      return;
+    }
     const expired = this.gracePeriodExpired();
     if (this.pid === 0) {
       try {

@@ -46,6 +46,7 @@ export async function runVirtLauncher(argv: readonly string[], component: string
     log,
     uid: process.getuid?.() ?? 0,
     gid: process.getgid?.() ?? 0,
+    podName: process.env["POD_NAME"],
   });
   let exitCode = 1;
   try {

@@ -71,6 +71,10 @@ export class FakeLauncher implements LauncherCommands {
   async finalizeVirtualMachineMigration() {
     this.calls.push("FinalizeMigration");
   }
+  async signalTargetPodCleanup() {
+    this.calls.push("SignalTargetPodCleanup");
+    this.failOnce();
+  }
   async getDomain() {
     return this.domain;
   }

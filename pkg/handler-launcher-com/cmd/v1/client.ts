@@ -129,6 +129,9 @@ export class LauncherClient {
   cancelVirtualMachineMigration(vmi: VirtualMachineInstance): Promise<void> {
     return this.sendVMI("CancelMigration", "CancelVirtualMachineMigration", vmi);
   }
+  signalTargetPodCleanup(vmi: VirtualMachineInstance): Promise<void> {
+    return this.sendVMI("SignalTargetPodCleanup", "SignalTargetPodCleanup", vmi);
+  }
   finalizeVirtualMachineMigration(
     vmi: VirtualMachineInstance,
     options?: Sendable<VirtualMachineOptions>,

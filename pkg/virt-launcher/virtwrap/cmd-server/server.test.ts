@@ -25,9 +25,16 @@ afterEach(async () => {
   stopServer = undefined;
 });
 
-async function serve(manager: DomainManager, allowEmulation = true): Promise<LauncherClient> {
+async function serve(
+  manager: DomainManager,
+  allowEmulation = true,
+  targetPodExit?: { podName: string | undefined; signal: AbortController },
+): Promise<LauncherClient> {
   const socketPath = join(mkdtempSync(join(tmpdir(), "kvts-cmd-")), "launcher-sock");
-  const server = await runServer(socketPath, new Launcher({ manager, allowEmulation, log: silentLogger }));
+  const server = await runServer(
+    socketPath,
+    new Launcher({ manager, allowEmulation, log: silentLogger, targetPodExit }),
+  );
   stopServer = server.stop;
   client = await LauncherClient.connect(socketPath);
   return client;
@@ -130,6 +137,22 @@ describe("the launcher's Cmd server", () => {
     expect(fake.calls).toContain("screenshot default_testvmi screen=0");
     const garbled = await launcher.call("GetScreenshot", { vmi: { vmiJson: Buffer.from("{") } });
     expect(garbled.response).toEqual({ success: false, message: INVALID_VMI_MESSAGE });
+  });
+
+  it("takes SignalTargetPodCleanup as the signal to exit only when it names this pod as the target", async () => {
+    const signal = new AbortController();
+    const launcher = await serve(testManager().manager, true, {
+      podName: "virt-launcher-vmi-target",
+      signal,
+    });
+    const withTarget = (targetPod: string) => ({
+      ...vmi,
+      status: { migrationState: { targetPod } },
+    });
+    await launcher.signalTargetPodCleanup(withTarget("virt-launcher-vmi-source"));
+    expect(signal.signal.aborted).toBe(false);
+    await launcher.signalTargetPodCleanup(withTarget("virt-launcher-vmi-target"));
+    expect(signal.signal.aborted).toBe(true);
   });
 
   it("pings and tells QEMU's version", async () => {

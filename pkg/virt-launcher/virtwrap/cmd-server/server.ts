@@ -53,6 +53,12 @@ export interface LauncherServerOptions {
   manager: DomainManager;
   allowEmulation: boolean;
   log: Logger;
+  /**
+   * This pod's name (POD_NAME) and what SignalTargetPodCleanup sets when it names this pod as the target of
+   * a failed migration (upstream's VIRT_LAUNCHER_TARGET_POD_EXIT_SIGNAL): the launcher stops waiting for a
+   * domain that will never come and exits.
+   */
+  targetPodExit?: { podName: string | undefined; signal: AbortController };
 }
 
 export const INVALID_VMI_MESSAGE = "No valid vmi object present in command server request";
@@ -140,6 +146,7 @@ export class Launcher {
         this.withVMI("finalize migration of", request, (vmi, options) =>
           manager.finalizeVirtualMachineMigration(vmi, options),
         ),
+      SignalTargetPodCleanup: (request) => Promise.resolve(this.signalTargetPodCleanup(request.vmi)),
       Ping: () => Promise.resolve({ success: true, message: "" }),
       GetDomain: () => this.getDomain(),
       GetScreenshot: (request) => this.getScreenshot(request.vmi),
@@ -158,6 +165,22 @@ export class Launcher {
           (error: unknown) => ({ response: { success: false, message: errorMessage(error) } }),
         ),
     };
+  }
+
+  /** Upstream SignalTargetPodCleanup: only a request naming this pod as the migration's target counts. */
+  private signalTargetPodCleanup(request: VMI | null): Response {
+    const vmi = vmiFromRequest(request);
+    if (!vmi) return { success: false, message: INVALID_VMI_MESSAGE };
+    const exit = this.options.targetPodExit;
+    const podName = exit?.podName;
+    if (podName && vmi.status?.migrationState?.targetPod === podName) {
+      exit.signal.abort();
+      this.options.log.info(
+        { namespace: vmi.metadata?.namespace, name: vmi.metadata?.name },
+        `Signaled target pod ${podName} to cleanup`,
+      );
+    }
+    return { success: true, message: "" };
   }
 
   /** Upstream MigrateVirtualMachine: the options are checked before the migration starts in the background. */
