@@ -44,9 +44,16 @@ describe("launcher sockets", () => {
       server = net.createServer().listen(socketPath, () => resolve());
     });
 
-  it("picks the launcher pod that runs on this node", () => {
-    expect(activePodUID(vmiOn({ "uid-a": "node02", [UID]: "node01" }), "node01")).toBe(UID);
-    expect(activePodUID(vmiOn({ "uid-a": "node02" }), "node01")).toBeUndefined();
+  it("picks the launcher pod that runs on this node", async () => {
+    expect(await activePodUID(vmiOn({ "uid-a": "node02", [UID]: "node01" }), "node01", podsDir)).toBe(UID);
+    expect(await activePodUID(vmiOn({ "uid-a": "node02" }), "node01", podsDir)).toBeUndefined();
+  });
+
+  it("of several pods on this node (a failed migration's target, the current one), picks the one with a socket", async () => {
+    const finished = "0b5a3c1e-0000-2222-3333-444455556666";
+    await listen(path.join(socketDirectoryOnHost(UID, podsDir), "launcher-sock"));
+    const vmi = vmiOn({ [finished]: "node01", "uid-a": "node02", [UID]: "node01" });
+    expect(await activePodUID(vmi, "node01", podsDir)).toBe(UID);
   });
 
   it("accepts the launcher's socket in the pod's sockets emptyDir", async () => {

@@ -36,9 +36,23 @@ export type LauncherCommands = Pick<
 /** Undefined when the VMI has no launcher socket on this node (yet, or any more). */
 export type LauncherConnector = (vmi: VirtualMachineInstance) => Promise<LauncherCommands | undefined>;
 
-/** The launcher pod on `host`, from `status.activePods` (pod UID → node name). */
-export function activePodUID(vmi: VirtualMachineInstance, host: string): string | undefined {
-  return Object.entries(vmi.status?.activePods ?? {}).find(([, node]) => node === host)?.[0];
+/**
+ * The VMI's launcher pod on `host`, from `status.activePods` (pod UID → node name). After migrations that
+ * map names every pod the VMI ever had that still exists, finished ones included, and a node can hold
+ * several (an earlier target that failed, the current one): the one whose command socket is there is the
+ * one that runs (upstream FindSocketOnHost). Without any socket, the first: its callers say what is missing.
+ */
+export async function activePodUID(
+  vmi: VirtualMachineInstance,
+  host: string,
+  podsDir: string,
+): Promise<string | undefined> {
+  const onHost = Object.entries(vmi.status?.activePods ?? {})
+    .filter(([, node]) => node === host)
+    .map(([uid]) => uid);
+  if (onHost.length <= 1) return onHost[0];
+  for (const uid of onHost) if (await safeSocketPath(podsDir, uid)) return uid;
+  return onHost[0];
 }
 
 /** What a Kubernetes UID may look like; anything else never becomes a path. */
@@ -82,7 +96,7 @@ export class LauncherClients {
   ) {}
 
   readonly connector: LauncherConnector = async (vmi) => {
-    const podUID = activePodUID(vmi, this.host);
+    const podUID = await activePodUID(vmi, this.host, this.podsDir);
     if (!podUID) return undefined;
     const key = socketFilePathOnHost(podUID, this.podsDir);
     const socketPath = await safeSocketPath(this.podsDir, podUID);

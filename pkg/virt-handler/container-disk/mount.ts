@@ -73,7 +73,7 @@ export class NodeContainerDiskMounter implements ContainerDiskMounter {
     const disks = containerDiskIndexes(vmi);
     if (disks.length === 0) return;
     const uid = vmi.metadata?.uid ?? "";
-    const podUID = activePodUID(vmi, this.options.host);
+    const podUID = await activePodUID(vmi, this.options.host, this.options.podsDir);
     if (!podUID) throw new Error(`no launcher pod of the VMI is active on ${this.options.host}`);
     const diskDir = posix.join(this.options.podsDir, podUID, CONTAINER_DISKS_DIR);
     const [ownView, nodeView] = await Promise.all([

@@ -53,7 +53,7 @@ export class SocketIsolationDetector implements PodIsolationDetector {
   }
 
   async detect(vmi: VirtualMachineInstance): Promise<IsolationResult> {
-    const podUID = activePodUID(vmi, this.options.host);
+    const podUID = await activePodUID(vmi, this.options.host, this.options.podsDir);
     if (!podUID) throw new Error(`no launcher pod of the VMI is active on ${this.options.host}`);
     const socket = await safeSocketPath(this.options.podsDir, podUID);
     if (!socket) throw new Error(`the launcher socket of pod ${podUID} is missing or not a socket`);

@@ -47,7 +47,7 @@ export class NotifyPipes {
 
   /** Listens in the VMI's launcher pod unless it does already; a stale socket of an earlier handler is replaced. */
   async ensure(vmi: VirtualMachineInstance): Promise<void> {
-    const podUID = activePodUID(vmi, this.options.host);
+    const podUID = await activePodUID(vmi, this.options.host, this.options.podsDir);
     if (!podUID || this.listeners.has(podUID)) return;
     const dir = await openPodFile(this.options.podsDir, podUID, SHARE_DIR_IN_POD, "directory");
     if (!dir) throw new Error(`the launcher pod ${podUID} has no share dir to put ${NOTIFY_PIPE_SOCKET} in`);

@@ -108,7 +108,7 @@ export class ConsoleHandler {
     const vmi = this.options.getVMI(key);
     if (!vmi) return { refused: { code: 404, message: `VMI ${key} does not exist` } };
     const vmiUID = vmi.metadata?.uid ?? "";
-    const podUID = activePodUID(vmi, this.options.host);
+    const podUID = await activePodUID(vmi, this.options.host, this.options.podsDir);
     if (!podUID) return { refused: { code: 400, message: `No command socket found for vmi ${vmiUID}` } };
     const stream = STREAMS[kind];
     const socket = UID_PATTERN.test(vmiUID)
