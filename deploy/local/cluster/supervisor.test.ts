@@ -18,7 +18,7 @@ const cgroupsUsable = runnable(
 );
 
 afterAll(async () => {
-  for (const name of ["sleeper", "stubborn", "forker", "talker"]) await stopProcess(l, name, 500);
+  for (const name of ["sleeper", "stubborn", "forker", "talker", "cut"]) await stopProcess(l, name, 500);
   rmSync(checkout, { recursive: true, force: true });
 });
 
@@ -49,6 +49,18 @@ describe("process supervisor", () => {
     await stopProcess(l, "stubborn", 1_000);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
     expect(alive(pid)).toBe(false);
+  });
+
+  it("with no grace period, SIGKILLs at once: the process hears no SIGTERM (a power cut)", async () => {
+    const pid = await startProcess(l, {
+      name: "cut",
+      command: "/bin/sh",
+      args: ["-c", "trap 'echo heard TERM; exit 0' TERM; while :; do sleep 0.1; done"],
+    });
+    await sleep(200); // let the shell install its trap
+    await stopProcess(l, "cut", 0);
+    expect(alive(pid)).toBe(false);
+    expect(readFileSync(logFile(l, "cut"), "utf8")).not.toContain("heard TERM");
   });
 
   it("sends output to the process's log file", async () => {

@@ -70,15 +70,15 @@ async function runningRecord(l: Layout, name: string): Promise<PidRecord | undef
 }
 
 /**
- * SIGTERM, up to `graceMs` for it to exit, then SIGKILL; afterwards everything it left in its
- * process tree (children that outlived it) is killed too. Safe when it is not running; true when
- * there was something to stop.
+ * SIGTERM, up to `graceMs` for it to exit, then SIGKILL (at once when `graceMs` is 0: a power cut);
+ * afterwards everything it left in its process tree (children that outlived it) is killed too. Safe
+ * when it is not running; true when there was something to stop.
  */
 export async function stopProcess(l: Layout, name: string, graceMs = 10_000): Promise<boolean> {
   const record = await runningRecord(l, name);
   if (record) {
-    signal(record.pid, "SIGTERM");
-    if (!(await exitedWithin(record, graceMs))) {
+    if (graceMs > 0) signal(record.pid, "SIGTERM");
+    if (graceMs === 0 || !(await exitedWithin(record, graceMs))) {
       signal(record.pid, "SIGKILL");
       await exitedWithin(record, 5_000);
     }

@@ -7,7 +7,8 @@ import { readMountInfo } from "./mountinfo.js";
 // so "stop" can kill them all (cgroup.kill) and a test can see that nothing is left. Machines without a
 // writable cgroup2 hierarchy fall back to process groups (see ContainerProcesses).
 
-const TREE_NAME = "kubevirt-ts";
+/** Where every node agent keeps its containers: `<cgroup2 mount>/kubevirt-ts/<node>/<pod uid>/...`. */
+export const TREE_NAME = "kubevirt-ts";
 
 export class CgroupTree {
   private constructor(readonly base: string) {}
