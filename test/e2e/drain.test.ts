@@ -6,7 +6,7 @@
 // e2e files find the cluster as it was.
 import { afterAll, describe, expect, it } from "vitest";
 import { applyObject, eventually, jsonpath, kubectl, kubectlOk } from "./harness.js";
-import { CLUSTER_ALONE_WAIT_MS, takeTheClusterAlone } from "./cluster-lock.js";
+import { CLUSTER_ALONE_WAIT_MS, takeTheClusterAfterTheOthers } from "./cluster-lock.js";
 import { testGuestVM } from "./test-guest-vm.js";
 
 const BOOT_TIMEOUT_MS = 240_000;
@@ -75,6 +75,9 @@ describe("kubectl drain of a node with a VM", () => {
   it(
     "evicts the launcher of an evictionStrategy None VM, which starts again on the other node, and live-migrates a LiveMigrate VM",
     async () => {
+      // The drain would evict other files' VMs on the node, and the cordon below would keep their Pods and
+      // migration targets off the other node: this file runs when the others have ended.
+      await takeTheClusterAfterTheOthers();
       // Start the VM on the node to drain: the other one is cordoned until the VM runs.
       await kubectlOk(["cordon", OTHER]);
       await applyObject(
@@ -105,8 +108,6 @@ describe("kubectl drain of a node with a VM", () => {
       expect(launcher).toMatch(/^virt-launcher-e2e-drain-/);
       await kubectlOk(["uncordon", OTHER]);
 
-      // Nothing else may run on the node drained.
-      await takeTheClusterAlone();
       const drain = await kubectl([
         "drain",
         DRAINED,
