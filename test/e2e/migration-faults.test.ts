@@ -18,6 +18,7 @@ import {
   virtctl,
 } from "./harness.js";
 import { CLUSTER_ALONE_WAIT_MS, takeTheClusterAlone } from "./cluster-lock.js";
+import { SLOW_MIGRATION_LABEL, migrationsOf, slowMigrationPolicy } from "./migrations.js";
 import { testGuestVM } from "./test-guest-vm.js";
 
 const BOOT_TIMEOUT_MS = 240_000;
@@ -32,22 +33,16 @@ const UNSCHEDULABLE_TIMEOUT_SECONDS = 20;
 
 beforeAll(
   async () => {
-    await applyObject({
-      apiVersion: "migrations.kubevirt.io/v1alpha1",
-      kind: "MigrationPolicy",
-      metadata: { name: POLICY },
-      spec: {
-        bandwidthPerMigration: "1Mi",
-        selectors: { virtualMachineInstanceSelector: { "e2e-migration": "faults" } },
-      },
-    });
+    await applyObject(slowMigrationPolicy(POLICY, "faults"));
     await applyObject(
       testGuestVM(PINNED, {
         podNetwork: "masquerade",
         nodeSelector: { "kubernetes.io/hostname": PINNED_NODE },
       }),
     );
-    await applyObject(testGuestVM(SLOW, { podNetwork: "masquerade", labels: { "e2e-migration": "faults" } }));
+    await applyObject(
+      testGuestVM(SLOW, { podNetwork: "masquerade", labels: { [SLOW_MIGRATION_LABEL]: "faults" } }),
+    );
     await runningLauncher(PINNED, BOOT_TIMEOUT_MS);
     await runningLauncher(SLOW, BOOT_TIMEOUT_MS);
   },
@@ -68,16 +63,7 @@ afterAll(async () => {
 
 /** The migration `virtctl migrate` just created for `vmi` (the newest of its migrations). */
 async function newestMigration(vmi: string): Promise<string> {
-  const names = await kubectlOk([
-    "get",
-    "vmim",
-    "-l",
-    `kubevirt.io/vmi-name=${vmi}`,
-    "--sort-by=.metadata.creationTimestamp",
-    "-o",
-    "jsonpath={.items[*].metadata.name}",
-  ]);
-  const name = names.split(/\s+/).filter(Boolean).at(-1);
+  const name = (await migrationsOf(vmi)).at(-1);
   expect(name, `no migration of ${vmi}`).toBeDefined();
   return name ?? "";
 }

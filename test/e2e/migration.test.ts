@@ -14,6 +14,7 @@ import {
   runningLauncher,
   virtctl,
 } from "./harness.js";
+import { SLOW_MIGRATION_LABEL, migrationsOf, slowMigrationPolicy } from "./migrations.js";
 import { testGuestVM } from "./test-guest-vm.js";
 
 const BOOT_TIMEOUT_MS = 240_000;
@@ -36,20 +37,6 @@ async function guestUptime(session: ConsoleSession): Promise<number> {
   const { output, status } = await session.run("cut -d' ' -f1 /proc/uptime");
   expect(status).toBe(0);
   return Number(output);
-}
-
-/** The migrations of the VM's VMI, newest last. */
-async function migrationsOf(vmi: string): Promise<string[]> {
-  const names = await kubectlOk([
-    "get",
-    "vmim",
-    "-l",
-    `kubevirt.io/vmi-name=${vmi}`,
-    "--sort-by=.metadata.creationTimestamp",
-    "-o",
-    "jsonpath={.items[*].metadata.name}",
-  ]);
-  return names.split(/\s+/).filter(Boolean);
 }
 
 describe("virtctl migrate of a running VM", () => {
@@ -139,17 +126,9 @@ describe("deleting a running migration", () => {
 
   beforeAll(async () => {
     // A MigrationPolicy selecting the VM by its label holds the migration to 1 MiB/s: long enough to cancel.
-    await applyObject({
-      apiVersion: "migrations.kubevirt.io/v1alpha1",
-      kind: "MigrationPolicy",
-      metadata: { name: POLICY },
-      spec: {
-        bandwidthPerMigration: "1Mi",
-        selectors: { virtualMachineInstanceSelector: { "e2e-migration": "slow" } },
-      },
-    });
+    await applyObject(slowMigrationPolicy(POLICY, "slow"));
     await applyObject(
-      testGuestVM(SLOW_VM, { podNetwork: "masquerade", labels: { "e2e-migration": "slow" } }),
+      testGuestVM(SLOW_VM, { podNetwork: "masquerade", labels: { [SLOW_MIGRATION_LABEL]: "slow" } }),
     );
     await runningLauncher(SLOW_VM, BOOT_TIMEOUT_MS);
   }, BOOT_TIMEOUT_MS + 30_000);

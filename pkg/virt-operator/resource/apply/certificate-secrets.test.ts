@@ -3,31 +3,21 @@ import { isSignedBy } from "../../../certificates/triple.js";
 import type { KubeVirtCR } from "../../cluster.js";
 import { OPERATOR_RESOURCES } from "../../resources.js";
 import { FakeCluster } from "../../testing/fake-cluster.js";
-import { testContext } from "../../testing/reconcile-context.js";
-import { targetConfigFromKubeVirt } from "../../util/config.js";
-import { loadSwagger } from "../../util/swagger.js";
+import { installStrategyFor, installingKubeVirt, testContext } from "../../testing/reconcile-context.js";
 import type { ConfigMap, Secret, ValidatingWebhookConfiguration } from "../generate/components/k8s-types.js";
 import { loadCertificate, parseCertificatesPem } from "../generate/components/secrets.js";
-import { generateInstallStrategy, type InstallStrategy } from "../generate/install/strategy.js";
+import type { InstallStrategy } from "../generate/install/strategy.js";
 import { createOrUpdateComponentsWithCertificates } from "./certificate-secrets.js";
 
 const HOUR = 3600 * 1000;
 const DAY = 24 * HOUR;
 const START = Date.parse("2030-01-01T00:00:00Z");
 
-const kv: KubeVirtCR = {
-  metadata: { name: "kubevirt", namespace: "kubevirt", generation: 1 },
-  spec: {},
-  status: { targetKubeVirtVersion: "devel", targetKubeVirtRegistry: "r", targetDeploymentID: "id" },
-};
+const kv = installingKubeVirt();
 
 let strategy: InstallStrategy;
 beforeAll(() => {
-  strategy = generateInstallStrategy(
-    targetConfigFromKubeVirt(kv, { VIRT_OPERATOR_IMAGE: "r/virt-operator:devel" }),
-    "kubevirt",
-    loadSwagger(),
-  );
+  strategy = installStrategyFor(kv);
 });
 
 // Certificates are issued at "now": faking Date moves issuing and checking through time together.

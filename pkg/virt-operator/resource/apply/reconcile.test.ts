@@ -1,29 +1,18 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { KubeVirtCR } from "../../cluster.js";
 import { OPERATOR_RESOURCES } from "../../resources.js";
 import { FakeCluster } from "../../testing/fake-cluster.js";
-import { testContext } from "../../testing/reconcile-context.js";
-import { targetConfigFromKubeVirt } from "../../util/config.js";
-import { loadSwagger } from "../../util/swagger.js";
+import { installStrategyFor, installingKubeVirt, testContext } from "../../testing/reconcile-context.js";
 import type { Deployment, Service } from "../generate/components/k8s-types.js";
-import { generateInstallStrategy, type InstallStrategy } from "../generate/install/strategy.js";
+import type { InstallStrategy } from "../generate/install/strategy.js";
 import { reconcileInstall } from "./reconcile.js";
 
 const HASH_ANNOTATION = "kubevirt.io/customizer-identifier";
 
-const kv: KubeVirtCR = {
-  metadata: { name: "kubevirt", namespace: "kubevirt", generation: 1 },
-  spec: {},
-  status: { targetKubeVirtVersion: "devel", targetKubeVirtRegistry: "r", targetDeploymentID: "id" },
-};
+const kv = installingKubeVirt();
 
 let strategy: InstallStrategy;
 beforeAll(() => {
-  strategy = generateInstallStrategy(
-    targetConfigFromKubeVirt(kv, { VIRT_OPERATOR_IMAGE: "r/virt-operator:devel" }),
-    "kubevirt",
-    loadSwagger(),
-  );
+  strategy = installStrategyFor(kv);
 });
 
 describe("reconcileInstall with customizeComponents", () => {
