@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from "vitest/config";
+import AfterTheOthersLast from "./test/support/after-the-others-last.js";
 
 const UNIT_TESTS = [
   "pkg/**/*.test.ts",
@@ -58,6 +59,7 @@ export default defineConfig({
           testTimeout: 300_000,
           hookTimeout: 900_000,
           maxWorkers: 2,
+          sequence: { sequencer: AfterTheOthersLast },
         },
       },
     ],

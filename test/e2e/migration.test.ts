@@ -13,6 +13,7 @@ import {
   kubectlOk,
   runningLauncher,
   virtctl,
+  vmStatusColumn,
 } from "./harness.js";
 import { SLOW_MIGRATION_LABEL, migrationsOf, slowMigrationPolicy } from "./migrations.js";
 import { testGuestVM } from "./test-guest-vm.js";
@@ -157,6 +158,8 @@ describe("deleting a running migration", () => {
       MIGRATION_TIMEOUT_MS,
       1_000,
     );
+    // kubectl get vm shows it, as upstream's printableStatus does.
+    await eventually(async () => expect(await vmStatusColumn(SLOW_VM)).toBe("Migrating"), 30_000, 1_000);
     expect(await jsonpath("vmi", SLOW_VM, "{.status.migrationState.migrationPolicyName}")).toBe(POLICY);
     expect(
       await jsonpath("vmi", SLOW_VM, "{.status.migrationState.migrationConfiguration.bandwidthPerMigration}"),
