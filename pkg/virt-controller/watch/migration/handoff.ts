@@ -15,7 +15,7 @@ import { isCPUDedicated } from "../../../vmitrait/vmitrait.js";
 import { MemoryOverheadAnnotation } from "../../services/pod-metadata.js";
 import { jsonEqual } from "../common/equality.js";
 import type { EffectiveMigrationConfiguration } from "./migration-policy.js";
-import { vmiHasHotplugVolumes } from "./migration-status.js";
+import { vmiHasHotplugVolumes } from "../../../controller/hotplug-volumes.js";
 import {
   MigrationTargetNodeNameLabel,
   VirtualMachinePodCPULimitsLabel,

@@ -3,6 +3,7 @@
 // state cleared, taken over or failed), then one step along Pending → Scheduling → Scheduled →
 // PreparingTarget → TargetReady → Running → Succeeded from what the target pod and the VMI's
 // migrationState (written by the virt-handlers) show. A pure function: the controller writes the result.
+import { vmiHasHotplugVolumes } from "../../../controller/hotplug-volumes.js";
 import type {
   VirtualMachineInstance,
   VirtualMachineInstanceMigrationCondition,
@@ -58,15 +59,6 @@ export interface MigrationStatusResult {
   /** The migration is final: its finalizer goes. */
   removeFinalizer: boolean;
   events: MigrationEvent[];
-}
-
-/** Hotplugged volumes make the target wait for its attachment pod too (upstream's VMIHasHotplugVolumes). */
-export function vmiHasHotplugVolumes(vmi: VirtualMachineInstance): boolean {
-  if ((vmi.status?.volumeStatus ?? []).some((status) => status.hotplugVolume)) return true;
-  return (vmi.spec.volumes ?? []).some(
-    (volume) =>
-      volume.dataVolume?.hotpluggable === true || volume.persistentVolumeClaim?.hotpluggable === true,
-  );
 }
 
 const failed = (message: string): MigrationEvent => ({

@@ -7,6 +7,7 @@ import { clusterWith } from "../../../../defaults/testing.js";
 import { ApiError } from "../../../../controller/api-error.js";
 import { kubeVirtServiceAccounts } from "../../routes.js";
 import {
+  HotplugMigrationNotSupported,
   admitMigrationCreate,
   type MigrationAdmissionClient,
   type MigrationCreateContext,
@@ -226,6 +227,16 @@ describe("the migration create admitter", () => {
       badRequest(
         "Cannot migrate VMI, Reason: DisksNotLiveMigratable, Message: cannot migrate VMI with mixes shared and non-shared volumes",
       ),
+    );
+  });
+
+  it("refuses a VMI with hotplugged volumes, which kubevirt-ts cannot migrate yet", async () => {
+    const hotplugged = vmi({
+      phase: "Running",
+      volumeStatus: [{ name: "hp", target: "sda", hotplugVolume: { attachPodName: "hp-volume-x" } }],
+    });
+    expect(await admitMigrationCreate(create(migration()), context(new FakeClient([hotplugged])))).toEqual(
+      badRequest(HotplugMigrationNotSupported),
     );
   });
 

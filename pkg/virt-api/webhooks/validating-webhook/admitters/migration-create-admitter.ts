@@ -15,6 +15,7 @@ import { goMetaDecodeError } from "../../../../api/go-meta-decode.js";
 import { goJsonTypeName } from "../../../../util/go-json.js";
 import { validateObject } from "../../../../util/openapi/validator.js";
 import { errorMessage } from "../../../../util/error-message.js";
+import { vmiHasHotplugVolumes } from "../../../../controller/hotplug-volumes.js";
 import { MigrationSelectorLabel } from "../../../../util/constants.js";
 import { FeatureGate } from "../../../../virt-config/featuregate/feature-gates.js";
 import { CONTROLLER_SERVICE_ACCOUNT } from "../../../../virt-operator/resource/generate/components/names.js";
@@ -34,6 +35,10 @@ import {
   type ValidationContext,
   type ValidationRequest,
 } from "./admission.js";
+
+/** The refusal of what upstream migrates and kubevirt-ts cannot yet. */
+export const HotplugMigrationNotSupported =
+  "migrating a VMI with hotplugged volumes is not supported by kubevirt-ts yet";
 
 /** The reads the create admitter makes (upstream: the kubevirt client). */
 export interface MigrationAdmissionClient {
@@ -220,6 +225,8 @@ export async function admitMigrationCreate(
     if (isVMIFinal(vmi)) return denied("Cannot migrate VMI in finalized state.");
     const notMigratable = notMigratableError(vmi, migration);
     if (notMigratable !== undefined) return denied(notMigratable);
+    // Upstream gives the target pod an attachment pod of its own for them; kubevirt-ts does not yet.
+    if (vmiHasHotplugVolumes(vmi)) return denied(HotplugMigrationNotSupported);
     const conflict = await migrationConflict(context.client, vmiName, namespace);
     if (conflict !== undefined) return denied(conflict);
   } catch (error) {
