@@ -18,6 +18,8 @@ const ROOT_TESTS = UNIT_TESTS.map((glob) => glob.replace(/\.test\.ts$/, ".root.t
 export default defineConfig({
   test: {
     reporters: ["default", "./test/support/failure-summary-reporter.ts"],
+    // Vitest takes a sequencer only here, for every project; it moves only the e2e files that wait for the others.
+    sequence: { sequencer: AfterTheOthersLast },
     projects: [
       {
         test: {
@@ -59,7 +61,6 @@ export default defineConfig({
           testTimeout: 300_000,
           hookTimeout: 900_000,
           maxWorkers: 2,
-          sequence: { sequencer: AfterTheOthersLast },
         },
       },
     ],
