@@ -5,7 +5,7 @@
 // alive, and the drain completes after it did. Both nodes are schedulable again afterwards, so the other
 // e2e files find the cluster as it was.
 import { afterAll, describe, expect, it } from "vitest";
-import { applyObject, eventually, jsonpath, kubectl, kubectlOk } from "./harness.js";
+import { applyObject, events, eventually, jsonpath, kubectl, kubectlOk } from "./harness.js";
 import { CLUSTER_ALONE_WAIT_MS, takeTheClusterAfterTheOthers } from "./cluster-lock.js";
 import { testGuestVM } from "./test-guest-vm.js";
 
@@ -54,15 +54,11 @@ async function removesLegacyBudget(vmi: string, uid: string): Promise<void> {
     60_000,
     1_000,
   );
-  const events = await kubectlOk([
-    "get",
-    "events",
-    "--field-selector",
-    `involvedObject.kind=VirtualMachineInstance,involvedObject.name=${vmi},reason=SuccessfulDelete`,
-    "-o",
-    "jsonpath={.items[*].message}",
-  ]);
-  expect(events).toContain(`Deleted PodDisruptionBudget ${LEGACY_BUDGET}`);
+  expect(
+    await events(
+      `involvedObject.kind=VirtualMachineInstance,involvedObject.name=${vmi},reason=SuccessfulDelete`,
+    ),
+  ).toContain(`Deleted PodDisruptionBudget ${LEGACY_BUDGET}`);
 }
 
 afterAll(async () => {

@@ -217,3 +217,17 @@ export async function containerPid(pod: string, container: string, namespace = "
   );
   return (JSON.parse(await readFile(state, "utf8")) as { pid: number }).pid;
 }
+
+/** The events whose fields match `fieldSelector`, one "<object name> <reason>: <message>" line each. */
+export function events(fieldSelector: string, namespace = "default"): Promise<string> {
+  return kubectlOk([
+    "-n",
+    namespace,
+    "get",
+    "events",
+    "--field-selector",
+    fieldSelector,
+    "-o",
+    "jsonpath={range .items[*]}{.involvedObject.name} {.reason}: {.message}{'\\n'}{end}",
+  ]);
+}

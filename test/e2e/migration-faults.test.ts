@@ -9,6 +9,7 @@ import {
   componentPods,
   conditionOf,
   containerPid,
+  events,
   eventually,
   jsonpath,
   kubectl,
@@ -164,16 +165,9 @@ describe("a migration whose target Pod cannot be scheduled", () => {
     // The target Pod must avoid the source node and keep the VM's nodeSelector: no node fits.
     await eventually(
       async () =>
-        expect(
-          await kubectlOk([
-            "get",
-            "events",
-            "--field-selector",
-            "reason=FailedScheduling",
-            "-o",
-            "jsonpath={range .items[*]}{.involvedObject.name}{'\\t'}{.message}{'\\n'}{end}",
-          ]),
-        ).toMatch(/virt-launcher-e2e-migrate-pinned-\S+\t0\/2 nodes are available/),
+        expect(await events("reason=FailedScheduling")).toMatch(
+          /virt-launcher-e2e-migrate-pinned-\S+ FailedScheduling: 0\/2 nodes are available/,
+        ),
       120_000,
       1_000,
     );
@@ -182,15 +176,9 @@ describe("a migration whose target Pod cannot be scheduled", () => {
       UNSCHEDULABLE_TIMEOUT_SECONDS * 1000 + 120_000,
       1_000,
     );
-    const events = await kubectlOk([
-      "get",
-      "events",
-      "--field-selector",
-      `involvedObject.kind=VirtualMachineInstanceMigration,involvedObject.name=${migration}`,
-      "-o",
-      "jsonpath={range .items[*]}{.reason}{': '}{.message}{'\\n'}{end}",
-    ]);
-    expect(events).toContain(
+    expect(
+      await events(`involvedObject.kind=VirtualMachineInstanceMigration,involvedObject.name=${migration}`),
+    ).toContain(
       `migrationTargetPodUnschedulable: Migration target pod for VMI [default/${PINNED}] is currently unschedulable.`,
     );
     // No target Pod is left; the guest runs on, where it ran.

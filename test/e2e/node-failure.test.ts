@@ -13,6 +13,7 @@ import { CLUSTER_ALONE_WAIT_MS, takeTheClusterAfterTheOthers } from "./cluster-l
 import {
   applyObject,
   componentPods,
+  events,
   eventually,
   jsonpath,
   kubectl,
@@ -98,14 +99,9 @@ describe("a node that loses its power", () => {
         await eventually(
           async () =>
             expect(
-              await kubectlOk([
-                "get",
-                "events",
-                "--field-selector",
+              await events(
                 `involvedObject.kind=VirtualMachine,involvedObject.name=${VM},reason=SuccessfulDelete`,
-                "-o",
-                "jsonpath={.items[*].message}",
-              ]),
+              ),
             ).toContain(`Stopped the virtual machine by deleting the virtual machine instance ${vmiUID}`),
           BOOT_TIMEOUT_MS,
           2_000,
