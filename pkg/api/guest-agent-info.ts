@@ -4,6 +4,7 @@
 // virt-api, virtctl) reads them with the schemas here and writes them with these functions, as each of
 // upstream's hops unmarshals into and marshals the same Go structs; the generated schemas are not used
 // because they take Go's `int` byte counts for 32-bit numbers and refuse Go's null slices.
+import { goMarshal } from "../util/go-json.js";
 import { z } from "zod";
 
 export interface GuestOSInfo {
@@ -210,8 +211,5 @@ export function fileSystemListJSON(list: FileSystemList): object {
 
 /** Go's json.MarshalIndent(v, "", indent), which also escapes <, > and & (and U+2028/9) inside strings. */
 export function marshalIndent(value: unknown, indent = "  "): string {
-  return JSON.stringify(value, null, indent).replace(
-    /[<>&\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+  return goMarshal(value, indent);
 }

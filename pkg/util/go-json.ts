@@ -335,3 +335,11 @@ function firstOverflowingNumber(text: string): string | undefined {
   }
   return undefined;
 }
+
+/** Go's json.Marshal (or MarshalIndent with `indent`): JSON.stringify plus Go's escapes of <, > and & and U+2028/9. */
+export function goMarshal(value: unknown, indent = ""): string {
+  return JSON.stringify(value, null, indent).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}

@@ -7,6 +7,7 @@ import { applyJsonPatch, decodeJsonPatch } from "../../../apimachinery/patch/jso
 import { applyMergePatch } from "../../../apimachinery/patch/merge-patch.js";
 import { applyStrategicMergePatch } from "../../../apimachinery/patch/strategic-merge-patch.js";
 import type { KubeObject } from "../../../controller/object.js";
+import { goMarshal } from "../../../util/go-json.js";
 import { KUBEVIRT_CUSTOMIZE_COMPONENT_ANNOTATION_HASH } from "../../util/labels.js";
 import { VIRT_API_NAME, VIRT_CONTROLLER_NAME, VIRT_HANDLER_NAME } from "../generate/components/names.js";
 import type { InstallStrategy } from "../generate/install/strategy.js";
@@ -100,8 +101,7 @@ function goJson(customizations: CustomizeComponents): string {
     controller: sortedMap(customizations.flags.controller),
     handler: sortedMap(customizations.flags.handler),
   };
-  const json = JSON.stringify({ patches: patches.length > 0 ? patches : undefined, flags });
-  return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return goMarshal({ patches: patches.length > 0 ? patches : undefined, flags });
 }
 
 /** Upstream's identifier of a set of customizations (SHA-1 names them, it protects nothing). */
