@@ -5,9 +5,9 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { binary, layout } from "../../deploy/local/cluster/layout.js";
 import { BenchError } from "../common/bench-error.js";
+import { findPodProcesses } from "../common/pod-processes.js";
+import { sampleProcess, type ProcessSample } from "../common/proc.js";
 import { findLauncherPod } from "./cluster.js";
-import { findPodProcesses } from "./pod-processes.js";
-import { sampleProcess, type ProcessSample } from "./proc.js";
 import { formatReport, summarize } from "./report.js";
 
 async function main(): Promise<void> {

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { formatTable, namesThenFigures } from "../common/table.js";
-import type { PodProcess } from "./pod-processes.js";
-import type { ProcessSample } from "./proc.js";
+import type { PodProcess } from "../common/pod-processes.js";
+import type { ProcessSample } from "../common/proc.js";
 
 // Turns the sampled processes of a launcher pod into the printed table and sums. QEMU is left out of the
 // sum (it is the guest, not overhead) and printed on its own for reference.

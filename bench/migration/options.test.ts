@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BenchError } from "../common/bench-error.js";
-import { commandLine, parseOptions, shellQuote } from "./options.js";
+import { commandLine, parseOptions } from "./options.js";
 
 const DEFAULTS = { kubeconfig: "/repo/.local/kubeconfig", kubectl: "/cache/bin/kubectl" };
 
@@ -37,11 +37,5 @@ describe("options", () => {
       "npx tsx bench/migration/main.ts --vm bench-migration --namespace default --runs 3 --keep " +
         "--kubeconfig '/tmp/my config'",
     );
-  });
-
-  it("quotes for a POSIX shell only what needs it", () => {
-    expect(shellQuote("bench-migration")).toBe("bench-migration");
-    expect(shellQuote("it's")).toBe(`'it'\\''s'`);
-    expect(shellQuote("")).toBe("''");
   });
 });

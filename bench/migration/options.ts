@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { BenchError } from "../common/bench-error.js";
+import { shellQuote } from "../common/command-line.js";
 
 // The benchmark's command line, and the line printed with its figures that reproduces them.
 
@@ -42,11 +43,6 @@ export function parseOptions(args: readonly string[], defaults: Defaults): Migra
   if (!/^[1-9]\d*$/.test(values.runs))
     throw new BenchError(`--runs wants a positive whole number, not ${values.runs}`);
   return { ...values, runs: Number(values.runs) };
-}
-
-/** A word as a POSIX shell reads it back. */
-export function shellQuote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Every choice spelled out, but the cluster's files when they are the defaults. */

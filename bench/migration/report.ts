@@ -1,5 +1,5 @@
 import { formatTable, namesThenFigures } from "../common/table.js";
-import { spread } from "./stats.js";
+import { spread } from "../common/stats.js";
 import { comparePhases, type PhaseTime } from "./timestamps.js";
 
 // The printed figures: one row per migration, the phases' timestamps, and min / median / max next to

@@ -4,9 +4,10 @@ import { parseStat } from "../../pkg/util/proc-stat.js";
 
 export { parseStat, type StatFields } from "../../pkg/util/proc-stat.js";
 
-// What the benchmark reads about one process from a /proc tree (the real one, or a fake in tests).
+// What the benchmarks read about one process from a /proc tree (the real one, or a fake in tests).
 // RSS comes from status (VmRSS), PSS from smaps_rollup: Node processes share many file pages, so RSS
-// counts those pages once per process while PSS splits them between the processes mapping them.
+// counts those pages once per process while PSS splits them between the processes mapping them. CPU
+// time is stat's utime + stime, in clock ticks.
 
 export interface ProcessSample {
   pid: number;
@@ -17,6 +18,22 @@ export interface ProcessSample {
   rssKiB: number;
   /** Undefined when smaps_rollup is missing or unreadable. */
   pssKiB: number | undefined;
+  /** VmHWM: the highest RSS the process ever had (0 where status has none). */
+  hwmKiB: number;
+  /** Field 22 of stat: with the PID, what names this process and no later one reusing its PID. */
+  startTicks: number;
+  /** utime + stime of stat (fields 14 and 15): CPU time in user and kernel mode, in clock ticks. */
+  cpuTicks: number;
+}
+
+/** utime + stime of a /proc/<pid>/stat text, counted from the last ")" as parseStat does. */
+export function parseCpuTicks(text: string): number {
+  const close = text.lastIndexOf(")");
+  const rest = text.slice(close + 2).split(" ");
+  // rest[0] is field 3 (state), so field N is rest[N - 3].
+  const ticks = Number(rest[14 - 3]) + Number(rest[15 - 3]);
+  if (close < 0 || !Number.isInteger(ticks)) throw new Error("unreadable /proc/<pid>/stat");
+  return ticks;
 }
 
 /** A `Key:   1234 kB` line of /proc/<pid>/status or smaps_rollup, in KiB; undefined when absent. */
@@ -33,14 +50,21 @@ async function readText(file: string): Promise<string | undefined> {
   return readFile(file, "utf8").catch(() => undefined);
 }
 
-/** One process, or undefined when it is gone (or was a zombie) by the time it is read. */
-export async function sampleProcess(procRoot: string, pid: number): Promise<ProcessSample | undefined> {
+/**
+ * One process, or undefined when it is gone (or was a zombie) by the time it is read. `pss: false` skips
+ * smaps_rollup, whose reading walks the process's page tables: for frequent samples of big processes.
+ */
+export async function sampleProcess(
+  procRoot: string,
+  pid: number,
+  options: { pss?: boolean } = {},
+): Promise<ProcessSample | undefined> {
   const dir = path.join(procRoot, String(pid));
   const [statText, statusText, cmdline, rollup] = await Promise.all([
     readText(path.join(dir, "stat")),
     readText(path.join(dir, "status")),
     readText(path.join(dir, "cmdline")),
-    readText(path.join(dir, "smaps_rollup")),
+    options.pss === false ? undefined : readText(path.join(dir, "smaps_rollup")),
   ]);
   if (statText === undefined || statusText === undefined) return undefined;
   const stat = parseStat(statText);
@@ -53,6 +77,9 @@ export async function sampleProcess(procRoot: string, pid: number): Promise<Proc
     // Kernel threads and exiting processes have no VmRSS line: they hold no user memory.
     rssKiB: parseKiBField(statusText, "VmRSS") ?? 0,
     pssKiB: rollup === undefined ? undefined : parseKiBField(rollup, "Pss"),
+    hwmKiB: parseKiBField(statusText, "VmHWM") ?? 0,
+    startTicks: stat.startTicks,
+    cpuTicks: parseCpuTicks(statText),
   };
 }
 
