@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ApiError } from "./api-error.js";
 import { apiVersionOf, resourcePath, type GroupVersionResource } from "./gvr.js";
 import type { KubeList, KubeObject } from "./object.js";
-import { KubeConfigTransport, type QueryParams, type Transport } from "./rest.js";
+import { KubeConfigTransport, type QueryParams, type Transport, type TransportObserver } from "./rest.js";
 
 // A small typed client for any group/version/resource (built-in kinds and CRDs alike). Cluster-scoped
 // resources take "" as namespace.
@@ -269,8 +269,9 @@ export class ResourceClient<T extends KubeObject> {
 export class KubeClient {
   constructor(readonly transport: Transport) {}
 
-  static fromKubeConfig(kubeConfig: KubeConfig): KubeClient {
-    return new KubeClient(new KubeConfigTransport(kubeConfig));
+  /** `observer` sees every request (the component's rest client metrics). */
+  static fromKubeConfig(kubeConfig: KubeConfig, observer?: TransportObserver): KubeClient {
+    return new KubeClient(new KubeConfigTransport(kubeConfig, observer));
   }
 
   resource<T extends KubeObject>(gvr: GroupVersionResource, decode?: Decoder<T>): ResourceClient<T> {

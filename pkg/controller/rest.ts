@@ -25,6 +25,25 @@ export interface StreamRequest {
   signal?: AbortSignal;
 }
 
+/** One exchange with the apiserver as a transport's observer sees it. */
+export interface ObservedRequest {
+  method: string;
+  /** The cluster's server as the kubeconfig spells it, e.g. `https://10.96.0.1:443`. */
+  server: string;
+  path: string;
+  query?: QueryParams;
+}
+
+/**
+ * Told about every exchange (upstream wraps client-go's round tripper and latency hook for its rest client
+ * metrics): `responded` once the status line arrived, or with code "<error>" when none came; `completed` when
+ * a plain request is over, with its duration. Streams (watches) are never `completed`, as in client-go.
+ */
+export interface TransportObserver {
+  responded(request: ObservedRequest, code: string): void;
+  completed(request: ObservedRequest, seconds: number): void;
+}
+
 export interface Transport {
   /** Resolves with the parsed JSON body of a 2xx answer; rejects with ApiError otherwise. */
   request(req: RestRequest): Promise<unknown>;
@@ -62,7 +81,10 @@ export class KubeConfigTransport implements Transport {
   // One agent for the life of the transport keeps connections (and TLS sessions) alive between calls.
   private agent: http.Agent | undefined;
 
-  constructor(private readonly kubeConfig: KubeConfig) {}
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    private readonly observer?: TransportObserver,
+  ) {}
 
   private async open(
     method: string,
@@ -89,10 +111,33 @@ export class KubeConfigTransport implements Transport {
       req.once("response", resolve);
       req.on("error", reject);
     });
+    const observer = this.observer;
+    if (observer) {
+      const observed = { method, server: cluster.server, path, query };
+      response.then(
+        (res) => observer.responded(observed, String(res.statusCode ?? 0)),
+        () => observer.responded(observed, "<error>"),
+      );
+    }
     return { req, response };
   }
 
   async request(r: RestRequest): Promise<unknown> {
+    const observer = this.observer;
+    if (!observer) return this.exchange(r);
+    const started = performance.now();
+    try {
+      return await this.exchange(r);
+    } finally {
+      const server = this.kubeConfig.getCurrentCluster()?.server ?? "";
+      observer.completed(
+        { method: r.method, server, path: r.path, query: r.query },
+        (performance.now() - started) / 1000,
+      );
+    }
+  }
+
+  private async exchange(r: RestRequest): Promise<unknown> {
     const payload = r.body === undefined ? undefined : JSON.stringify(r.body);
     const headers: Record<string, string> = { Accept: "application/json" };
     if (payload !== undefined) {
