@@ -114,10 +114,13 @@ export class KubeConfigTransport implements Transport {
     const observer = this.observer;
     if (observer) {
       const observed = { method, server: cluster.server, path, query };
-      response.then(
-        (res) => observer.responded(observed, String(res.statusCode ?? 0)),
-        () => observer.responded(observed, "<error>"),
-      );
+      // Observing never fails the request, nor leaves a rejection unhandled.
+      response
+        .then(
+          (res) => observer.responded(observed, String(res.statusCode ?? 0)),
+          () => observer.responded(observed, "<error>"),
+        )
+        .catch(() => undefined);
     }
     return { req, response };
   }
