@@ -4,7 +4,7 @@ SHELL := /bin/bash
 
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: help deps host-deps binaries cni-plugins guest build generate lint typecheck test test-unit test-integration test-e2e up down bench-launcher-overhead bench-migration
+.PHONY: help deps host-deps binaries cni-plugins guest build generate lint typecheck test test-unit test-integration test-e2e up down bench-launcher-overhead bench-migration bench-admission
 
 help:
 	@echo "make up     - a local cluster with KubeVirt installed and a demo VM"
@@ -80,3 +80,8 @@ bench-launcher-overhead: deps
 # Creates its own VM and live-migrates it between the two nodes: `make bench-migration ARGS="--runs 10"`.
 bench-migration: deps
 	npx tsx bench/migration/main.ts $(ARGS)
+
+# virt-api's webhooks under an open-loop load of VM CREATE reviews, straight to one pod:
+# `make bench-admission ARGS="--rate 400 --duration 30s --webhook validate"`.
+bench-admission: deps
+	npx tsx bench/admission/main.ts $(ARGS)

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { podCpuTicks } from "./pod-cpu.js";
 import { findPodProcesses } from "./pod-processes.js";
 import { FakeHost, fakeComputeProcesses } from "./testing/fake-proc.js";
 
@@ -58,5 +59,23 @@ describe("finding the pod's processes", () => {
 
   it("fails when the agent has no record of the pod", async () => {
     await expect(findPodProcesses(location())).rejects.toThrow(/no node agent records/);
+  });
+});
+
+describe("a pod's CPU time", () => {
+  it("sums the CPU ticks of the pod's processes, not the agent's supervising shells", async () => {
+    await host.process({ pid: 200, ppid: 1, comm: "sh", argv: ["/bin/sh"], utimeTicks: 7 });
+    await host.process({
+      pid: 201,
+      ppid: 200,
+      comm: "node",
+      argv: ["node"],
+      utimeTicks: 300,
+      stimeTicks: 40,
+    });
+    await host.process({ pid: 202, ppid: 201, comm: "helper", argv: ["helper"], utimeTicks: 5 });
+    await host.container(NODE_NAME, POD_UID, "virt-api", 200);
+    await host.cgroup(NODE_NAME, POD_UID, "virt-api-0", [200, 201, 202, 203]);
+    expect(await podCpuTicks(location())).toBe(345);
   });
 });

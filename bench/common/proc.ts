@@ -1,5 +1,7 @@
+import { execFile } from "node:child_process";
 import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
+import { promisify } from "node:util";
 import { parseStat } from "../../pkg/util/proc-stat.js";
 
 export { parseStat, type StatFields } from "../../pkg/util/proc-stat.js";
@@ -117,4 +119,12 @@ export async function descendants(procRoot: string, roots: readonly number[]): P
     queue.push(...(children.get(pid) ?? []));
   }
   return [...seen];
+}
+
+/** The kernel's clock ticks per second (USER_HZ), in which stat counts CPU time: `getconf CLK_TCK`. */
+export async function clockTicksPerSecond(): Promise<number> {
+  const { stdout } = await promisify(execFile)("getconf", ["CLK_TCK"]);
+  const hz = Number(stdout.trim());
+  if (!Number.isInteger(hz) || hz <= 0) throw new Error(`getconf CLK_TCK printed ${JSON.stringify(stdout)}`);
+  return hz;
 }
