@@ -1,6 +1,7 @@
 // virt-controller: flags, configuration, wiring and signals; everything else lives in pkg/virt-controller.
 import { hostname } from "node:os";
 import { KubeClient } from "../../pkg/controller/client.js";
+import { ControllerMetrics } from "../../pkg/monitoring/metrics/virt-controller/metrics.js";
 import {
   componentLogger,
   installNamespace,
@@ -15,10 +16,12 @@ import { parseVirtControllerFlags } from "../../pkg/virt-controller/flags.js";
 runMain(async () => {
   const flags = parseVirtControllerFlags(process.argv.slice(2));
   const logger = componentLogger("virt-controller", flags.verbosity);
-  const client = KubeClient.fromKubeConfig(loadKubeConfig(flags.kubeconfig));
+  const metrics = new ControllerMetrics(logger);
+  const client = KubeClient.fromKubeConfig(loadKubeConfig(flags.kubeconfig), metrics.restClient);
   const namespace = installNamespace();
   const app = new VirtControllerApp({
     client,
+    metrics,
     namespace,
     clusterConfig: ClusterConfigSource.forNamespace(client, namespace, logger),
     identity: process.env["POD_NAME"] || hostname(),

@@ -1,11 +1,12 @@
-// virt-controller's HTTP endpoints (upstream serves them next to /metrics on --port): /healthz reports
-// whether the apiserver answers, /leader whether this replica leads. HTTPS with the certificate the
-// operator mounts when it is there (the probes use HTTPS), plain HTTP otherwise (tests, local runs).
+// virt-controller's and virt-handler's HTTP endpoints on --port: /healthz reports whether the apiserver
+// answers, /leader whether this replica leads, /metrics the component's metrics. HTTPS with the certificate
+// the operator mounts when it is there (the probes use HTTPS), plain HTTP otherwise (tests, local runs).
 import { existsSync, readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Transport } from "../controller/rest.js";
+import { METRICS_PATH, type MetricsEndpoint } from "../monitoring/metrics/common/endpoint.js";
 import { errorMessage } from "../util/error-message.js";
 
 export interface HealthServerOptions {
@@ -17,6 +18,8 @@ export interface HealthServerOptions {
   isLeader: () => boolean;
   /** The resourceVersion of the KubeVirt CR whose configuration is in force, "" for defaults. */
   configResourceVersion: () => string;
+  /** Absent: no /metrics. */
+  metrics?: MetricsEndpoint;
 }
 
 function send(res: http.ServerResponse, code: number, body: unknown): void {
@@ -57,6 +60,7 @@ export class HealthServer {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (req.method !== "GET") return send(res, 405, { error: "method not allowed" });
     if (path === "/healthz") return this.healthz(res);
+    if (path === METRICS_PATH && this.options.metrics) return this.options.metrics.serve(res);
     if (path === "/leader") {
       return send(res, 200, { apiserver: { leader: this.options.isLeader() ? "true" : "false" } });
     }

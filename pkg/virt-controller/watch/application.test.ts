@@ -8,6 +8,7 @@ import { Tables, TestLauncherSettings, vmFixture } from "../testing/controller-e
 import { FakeApiServer } from "../../controller/testing/fake-apiserver.js";
 import { replicaSetFixture, Tables as ReplicaSetTables } from "./replicaset/testing.js";
 import { poolFixture, Tables as PoolTables } from "./pool/testing.js";
+import { samplesOf } from "../../monitoring/metrics/testing/exposition.js";
 
 // Whole virt-controller processes (leader election, informers, the controllers, HTTP endpoints) against
 // one in-memory apiserver.
@@ -64,6 +65,22 @@ describe("virt-controller process", () => {
     expect(server.list<StoredVMI>(Tables.vmis).map((vmi) => vmi.metadata?.name)).toEqual(["demo"]);
     expect(app.isLeader()).toBe(true);
     expect((await getJSON(app, "/leader")).body).toEqual({ apiserver: { leader: "true" } });
+  });
+
+  it("serves /metrics: ready, leading, and the VMIs of the leader's cache", async () => {
+    const server = new FakeApiServer();
+    const { app } = start(server, "virt-controller-a");
+    server.seed(Tables.vms, vmFixture("demo", { runStrategy: "Always" }));
+    await vi.waitFor(
+      async () => {
+        const response = await fetch(`http://127.0.0.1:${app.port}/metrics`);
+        const text = await response.text();
+        expect(samplesOf(text, "kubevirt_virt_controller_ready_status")[0]?.value).toBe(1);
+        expect(samplesOf(text, "kubevirt_virt_controller_leading_status")[0]?.value).toBe(1);
+        expect(samplesOf(text, "kubevirt_vmi_info", { name: "demo" })).toHaveLength(1);
+      },
+      { timeout: 5000 },
+    );
   });
 
   it("the leader watches the four instancetype kinds its VM controller reads", async () => {

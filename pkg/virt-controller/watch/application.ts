@@ -14,6 +14,9 @@ import type { KubeObject } from "../../controller/object.js";
 import { ClusterConfigSource } from "../../virt-config/cluster-config-source.js";
 import { AppLabel } from "../../util/constants.js";
 import { HealthServer } from "../../healthz/health-server.js";
+import { MetricsEndpoint } from "../../monitoring/metrics/common/endpoint.js";
+import { ControllerMetrics } from "../../monitoring/metrics/virt-controller/metrics.js";
+import { metricsCaches } from "./metrics-caches.js";
 import {
   controllerRevisionsGVR,
   coreGVR,
@@ -88,6 +91,8 @@ export interface VirtControllerOptions {
   clusterConfig?: ClusterConfigSource;
   /** Only VMs, VMIs, replica sets, pools and Pods of this namespace (tests sharing a cluster); absent: all. */
   watchNamespace?: string;
+  /** Served on /metrics; give its restClient to the client's transport. Absent: a fresh registry. */
+  metrics?: ControllerMetrics;
 }
 
 /** What leading needs of an informer of any kind. */
@@ -114,6 +119,7 @@ export class VirtControllerApp {
   private readonly config: ClusterConfigSource;
   private leading = false;
   private leadership: Promise<void> | undefined;
+  readonly metrics: ControllerMetrics;
   /** Bound port of the health server, once started. */
   port: number | undefined;
 
@@ -127,6 +133,7 @@ export class VirtControllerApp {
     this.config =
       options.clusterConfig ??
       ClusterConfigSource.forNamespace(this.client, options.namespace, options.logger);
+    this.metrics = options.metrics ?? new ControllerMetrics(options.logger);
   }
 
   private get migrationWorkers(): number {
@@ -154,6 +161,7 @@ export class VirtControllerApp {
         transport: this.client.transport,
         isLeader: () => this.leading,
         configResourceVersion: () => this.config.configResourceVersion(),
+        metrics: new MetricsEndpoint(this.metrics.registry),
       });
     this.port = await health?.start();
     const configInformer = this.config.run(signal);
@@ -180,9 +188,12 @@ export class VirtControllerApp {
         },
       },
     });
+    // Ready to take the lead once the elector runs (upstream sets it just before, clears it after).
+    this.metrics.component.ready.set(1);
     try {
       await elector.run(signal);
     } finally {
+      this.metrics.component.ready.set(0);
       await this.leadership;
       await configInformer;
       await health?.stop();
@@ -310,6 +321,11 @@ export class VirtControllerApp {
       informers.pdbs,
       ...instancetypeInformerList(informers.instancetypeInformers),
     ];
+    const stopMetrics = this.metrics.lead(
+      metricsCaches(informers, () => this.config.current()),
+      informers.vmis,
+      informers.migrations,
+    );
     const running = leaderInformers.map((informer) => informer.run(signal));
     const synced = await Promise.all(
       [...leaderInformers, this.config].map((informer) => informer.waitForSync(signal)),
@@ -328,6 +344,7 @@ export class VirtControllerApp {
         },
         "STARTING controllers",
       );
+      this.metrics.component.leading.set(1);
       await Promise.all([
         vmController.run(this.options.vmWorkers, signal),
         vmiController.run(this.options.vmiWorkers, signal),
@@ -340,5 +357,7 @@ export class VirtControllerApp {
       ]);
     }
     await Promise.all(running);
+    stopMetrics();
+    this.metrics.component.leading.set(0);
   }
 }
