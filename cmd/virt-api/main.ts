@@ -3,6 +3,7 @@
 import { parseArgs } from "node:util";
 import { KubeClient } from "../../pkg/controller/client.js";
 import { ClusterConfigSource } from "../../pkg/virt-config/cluster-config-source.js";
+import { ApiMetrics } from "../../pkg/monitoring/metrics/virt-api/metrics.js";
 import {
   DEFAULT_HANDLER_CERT_FILE,
   DEFAULT_HANDLER_KEY_FILE,
@@ -43,10 +44,16 @@ runMain(async () => {
   const logger = componentLogger("virt-api", values.v);
   const kubeConfig = loadKubeConfig(values.kubeconfig);
   const namespace = installNamespace();
+  const metrics = new ApiMetrics();
   const app = new VirtApiApp({
     kubeConfig,
     namespace,
-    clusterConfig: ClusterConfigSource.forNamespace(KubeClient.fromKubeConfig(kubeConfig), namespace, logger),
+    metrics,
+    clusterConfig: ClusterConfigSource.forNamespace(
+      KubeClient.fromKubeConfig(kubeConfig, metrics.restClient),
+      namespace,
+      logger,
+    ),
     host: values.listen,
     port: Number(values.port),
     tlsCertFile: values["tls-cert-file"],

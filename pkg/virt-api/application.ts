@@ -34,6 +34,8 @@ import { VolumeApp } from "./rest/volume-app.js";
 import { createVirtApiServer } from "./server.js";
 import { readServingTLS, reloadOnChange } from "../certificates/bootstrap/serving-cert.js";
 import { kubeVirtServiceAccounts } from "./webhooks/routes.js";
+import { MetricsEndpoint } from "../monitoring/metrics/common/endpoint.js";
+import { ApiMetrics } from "../monitoring/metrics/virt-api/metrics.js";
 
 export const DEFAULT_CONSOLE_SERVER_PORT = 8186;
 export const DEFAULT_HANDLER_CERT_FILE = "/etc/virt-handler/clientcertificates/tls.crt";
@@ -56,6 +58,8 @@ export interface VirtApiAppOptions {
   caConfigMapName?: string;
   /** The live configuration the webhooks read; default: the KubeVirt CR of `namespace`. */
   clusterConfig?: ClusterConfigSource;
+  /** Served on /metrics; its rest client observes this app's transport. Absent: a fresh registry. */
+  metrics?: ApiMetrics;
 }
 
 export class VirtApiApp {
@@ -64,7 +68,8 @@ export class VirtApiApp {
   /** Serves until `signal` aborts; resolves with the bound port once listening (for tests, port 0). */
   async start(signal: AbortSignal): Promise<{ port: number; closed: Promise<void> }> {
     const { options } = this;
-    const transport = new KubeConfigTransport(options.kubeConfig);
+    const metrics = options.metrics ?? new ApiMetrics();
+    const transport = new KubeConfigTransport(options.kubeConfig, metrics.restClient);
     const requestHeader = await loadRequestHeaderConfig(transport);
     const config =
       options.clusterConfig ??
@@ -126,9 +131,11 @@ export class VirtApiApp {
       volumes: new VolumeApp(lifecycle, () => config.current()),
       guestInfo: new GuestInfoProxy(handlerBackend, { consoleServerPort }),
       expand: new ExpandSpecApp(lifecycle, expander),
+      metrics: new MetricsEndpoint(metrics.registry),
       logger: options.logger,
     });
     await server.listen({ host: options.host, port: options.port });
+    metrics.ready.set(1);
     const stopWatching = reloadOnChange(
       server.server,
       { certFile: options.tlsCertFile, keyFile: options.tlsKeyFile, clientCA: () => requestHeader.clientCA },
@@ -138,6 +145,7 @@ export class VirtApiApp {
     const port = typeof address === "object" && address ? address.port : options.port;
     const closed = new Promise<void>((resolve) => {
       const close = () => {
+        metrics.ready.set(0);
         stopWatching();
         void Promise.all([server.close(), watching]).then(() => resolve());
       };

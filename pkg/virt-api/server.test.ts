@@ -13,6 +13,9 @@ import type { JsonPatchOperation } from "./rest/patch.js";
 import { SubresourceApp, type LifecycleClient } from "./rest/subresource-app.js";
 import { createVirtApiServer, type VirtApiServer } from "./server.js";
 import { kubeVirtServiceAccounts } from "./webhooks/routes.js";
+import { MetricsEndpoint } from "../monitoring/metrics/common/endpoint.js";
+import { ApiMetrics } from "../monitoring/metrics/virt-api/metrics.js";
+import { samplesOf } from "../monitoring/metrics/testing/exposition.js";
 
 interface Answer {
   code: number;
@@ -30,6 +33,7 @@ let allow = true;
 const vms = new Map<string, VirtualMachine>();
 const writes: { kind: string; patch: JsonPatchOperation[] }[] = [];
 const migrations: { namespace: string; name: string; body: unknown }[] = [];
+const metrics = new ApiMetrics();
 
 const store: LifecycleClient = {
   getVM: async (_ns, name) => vms.get(name),
@@ -84,6 +88,7 @@ beforeAll(async () => {
       async () => ({ gitVersion: "v1.34.4" }),
       () => "7",
     ),
+    metrics: new MetricsEndpoint(metrics.registry),
   });
   await server.listen({ host: "127.0.0.1", port: 0 });
   const address = server.server.address();
@@ -156,6 +161,19 @@ describe("discovery, version and health (no authentication)", () => {
         "config-resource-version": "7",
       },
     });
+  });
+
+  it("serves /metrics to anyone, as upstream serves it beside the API", async () => {
+    metrics.ready.set(1);
+    const before = reviews.length;
+    const answer = await server.inject({ method: "GET", url: "/metrics" });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers["content-type"]).toBe(metrics.registry.contentType);
+    expect(samplesOf(answer.body, "kubevirt_virt_api_ready_status").map((sample) => sample.value)).toEqual([
+      1,
+    ]);
+    expect(answer.body).toContain("# TYPE kubevirt_rest_client_requests_total counter");
+    expect(reviews.length).toBe(before);
   });
 
   it("authenticates every other path, as upstream does", async () => {

@@ -32,6 +32,7 @@ import { VOLUME_VERBS, type VolumeApp } from "./rest/volume-app.js";
 import { badRequest, internalError, notSupportedYet, routeNotFound, type Status } from "./rest/status.js";
 import { clientHandshakeError, writeStatus } from "./rest/streamer.js";
 import * as version from "../version/version.js";
+import { METRICS_PATH, type MetricsEndpoint } from "../monitoring/metrics/common/endpoint.js";
 import { handleAdmission } from "./webhooks/handler.js";
 import { NOT_YET_SERVED_WEBHOOK_ROUTES, WEBHOOK_ROUTES, type WebhookContext } from "./webhooks/routes.js";
 
@@ -61,6 +62,8 @@ export interface VirtApiServerOptions {
   guestInfo?: Pick<GuestInfoProxy, "handle">;
   /** virtualmachines/expand-spec and expand-vm-spec; absent: not registered. */
   expand?: Pick<ExpandSpecApp, "expandVM" | "expandSpec">;
+  /** GET /metrics, outside the access check as upstream serves it; absent: not registered. */
+  metrics?: Pick<MetricsEndpoint, "answer">;
   logger?: FastifyBaseLogger;
 }
 
@@ -130,6 +133,13 @@ export function createVirtApiServer(options: VirtApiServerOptions): VirtApiServe
     });
   });
   registerWebhooks(app, options.webhooks);
+  const metrics = options.metrics;
+  if (metrics) {
+    app.get(METRICS_PATH, async (_request, reply) => {
+      const { code, contentType, body } = await metrics.answer();
+      return reply.code(code).type(contentType).send(body);
+    });
+  }
   app.register(async (api: VirtApiServer) => {
     api.addHook("onRequest", accessControl(options.requestHeader, options.reviewer));
     registerSubresourceApi(api, options);
