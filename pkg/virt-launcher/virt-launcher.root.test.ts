@@ -32,7 +32,7 @@ import { qemuPidDir, serialConsoleSocket } from "./layout.js";
 import { findPid } from "./monitor.js";
 import type { RecordingNotifyServer } from "./notify-client/testing.js";
 import { startRecordingNotifyServer } from "./notify-client/testing.js";
-import { commandName, isAlive, processTree, pssKiB, rssKiB } from "./testing/processes.js";
+import { commandName, isAlive, processesWithEnv, processTree, pssKiB, rssKiB } from "./testing/processes.js";
 import { SerialConsole } from "./testing/serial-console.js";
 import { runnable, unlessRoot } from "../testutils/requirement.js";
 
@@ -259,6 +259,8 @@ describe.runIf(isRoot)("virt-launcher with a real libvirtd and QEMU", () => {
     );
     console.log(`QEMU (${started.qemu}): RSS ${mib(rssKiB(started.qemu))}`);
     expect(parts.map((part) => part.name)).toContain("libvirtd");
+    // qemu.conf's stdio_handler = "file" took effect: QEMU's output spawned no session virtlogd
+    expect(processesWithEnv("virtlogd", "XDG_RUNTIME_DIR", layout.runDir)).toEqual([]);
   });
 
   it("on SIGTERM shuts the guest down through ACPI, reports it, and leaves no process behind", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LAYOUT } from "../layout.js";
-import { libvirtdConf, libvirtdEnvironment, qemuConf } from "./config.js";
+import { libvirtConfigDir, libvirtdConf, libvirtdEnvironment, qemuConf } from "./config.js";
 
 describe("the private libvirtd's configuration", () => {
   it("logs to stderr, with the filters asked for", () => {
@@ -22,5 +22,10 @@ describe("the private libvirtd's configuration", () => {
       XDG_CONFIG_HOME: "/var/run/kubevirt-private",
       XDG_CACHE_HOME: "/var/run/kubevirt-private",
     });
+  });
+
+  it("writes its config files where a session libvirtd reads them, $XDG_CONFIG_HOME/libvirt", () => {
+    // upstream's path; config one level deeper is silently ignored (and QEMU's output then spawns virtlogd)
+    expect(libvirtConfigDir(DEFAULT_LAYOUT)).toBe("/var/run/kubevirt-private/libvirt");
   });
 });

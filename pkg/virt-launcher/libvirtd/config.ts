@@ -1,5 +1,6 @@
 // The files a launcher's private libvirtd reads: libvirtd.conf and qemu.conf under its
 // XDG_CONFIG_HOME, and the environment it starts with.
+import { join } from "node:path";
 import type { LauncherLayout } from "../layout.js";
 import { libvirtHomeDir } from "../layout.js";
 
@@ -19,8 +20,13 @@ export function qemuConf(): string {
   return 'stdio_handler = "file"\n';
 }
 
+/** Where a session libvirtd reads its config files: `$XDG_CONFIG_HOME/libvirt`. */
+export function libvirtConfigDir(layout: LauncherLayout): string {
+  return join(libvirtdEnvironment(layout).XDG_CONFIG_HOME, "libvirt");
+}
+
 /** The daemon's whole environment: nothing from the launcher's leaks into it. */
-export function libvirtdEnvironment(layout: LauncherLayout): Record<string, string> {
+export function libvirtdEnvironment(layout: LauncherLayout) {
   return {
     PATH: "/usr/sbin:/usr/bin:/sbin:/bin",
     HOME: libvirtHomeDir(layout),

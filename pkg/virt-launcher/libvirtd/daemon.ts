@@ -12,7 +12,7 @@ import type { Logger } from "../../controller/log.js";
 import type { LauncherLayout } from "../layout.js";
 import { libvirtHomeDir, libvirtRuntimeDir, libvirtSocket } from "../layout.js";
 import type { LibvirtConfigOptions } from "./config.js";
-import { libvirtdConf, libvirtdEnvironment, qemuConf } from "./config.js";
+import { libvirtConfigDir, libvirtdConf, libvirtdEnvironment, qemuConf } from "./config.js";
 import type { QemuIdentity } from "./identity.js";
 import { hasPasswdEntry, withGroupEntry, withPasswdEntry } from "./identity.js";
 
@@ -36,9 +36,10 @@ async function prepare(options: LibvirtDaemonOptions): Promise<void> {
   const { layout, identity } = options;
   const home = libvirtHomeDir(layout);
   const runtime = libvirtRuntimeDir(layout);
-  await mkdir(join(home, "libvirt"), { recursive: true });
-  await writeFile(join(home, "libvirt/libvirtd.conf"), libvirtdConf(options));
-  await writeFile(join(home, "libvirt/qemu.conf"), qemuConf());
+  const config = libvirtConfigDir(layout);
+  await mkdir(config, { recursive: true });
+  await writeFile(join(config, "libvirtd.conf"), libvirtdConf(options));
+  await writeFile(join(config, "qemu.conf"), qemuConf());
   await mkdir(runtime, { recursive: true });
   // In a pod the runtime dir is an emptyDir the node made (world-writable, not ours to chmod); the
   // daemon keeps its sockets private inside it. Outside a pod, as in tests, it is ours: close it.
@@ -46,9 +47,9 @@ async function prepare(options: LibvirtDaemonOptions): Promise<void> {
   if (runtimeOwned) await chmod(runtime, 0o700);
   for (const path of [
     home,
-    join(home, "libvirt"),
-    join(home, "libvirt/libvirtd.conf"),
-    join(home, "libvirt/qemu.conf"),
+    config,
+    join(config, "libvirtd.conf"),
+    join(config, "qemu.conf"),
     ...(runtimeOwned ? [runtime] : []),
   ]) {
     await identity.ownership.setFileOwnership(path);

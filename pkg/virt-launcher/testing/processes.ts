@@ -46,3 +46,19 @@ export function processTree(pid: number): number[] {
   }
   return tree;
 }
+
+/** Processes named `name` whose environment has `key=value` (daemons that left their parent's tree). */
+export function processesWithEnv(name: string, key: string, value: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== name) continue;
+      const environment = readFileSync(`/proc/${entry}/environ`, "utf8").split("\0");
+      if (environment.includes(`${key}=${value}`)) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
