@@ -4,7 +4,7 @@ SHELL := /bin/bash
 
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: help deps host-deps binaries cni-plugins guest build generate lint typecheck test test-unit test-integration test-e2e up down bench-launcher-overhead bench-migration bench-admission
+.PHONY: help deps host-deps binaries cni-plugins guest images build generate lint typecheck test test-unit test-integration test-e2e up down bench-launcher-overhead bench-migration bench-admission bench-components
 
 help:
 	@echo "make up     - a local cluster with KubeVirt installed and a demo VM"
@@ -36,6 +36,12 @@ cni-plugins:
 # The test guest containerDisk (kernel + busybox from Debian packages); cached, rebuilt when its recipe changes.
 guest: host-deps
 	bash deploy/local/guest/build-test-guest.sh
+
+# The five component images from their Dockerfiles with buildah, on a local Debian bookworm + Node base, and their
+# root filesystems exported for the node agent (hack/build-images); cached: a rerun with nothing changed takes seconds.
+# `make images ARGS="--registry quay.io/me --tag v1 --no-export"` names them for a registry.
+images: deps host-deps
+	npx tsx hack/build-images/main.ts $(ARGS)
 
 build: deps
 	npx tsc -p tsconfig.build.json
@@ -85,3 +91,8 @@ bench-migration: deps
 # `make bench-admission ARGS="--rate 400 --duration 30s --webhook validate"`.
 bench-admission: deps
 	npx tsx bench/admission/main.ts $(ARGS)
+
+# Idle memory and CPU of each KubeVirt component process, and their peaks while a command runs:
+# `make bench-components ARGS='--window 60s --during "make bench-admission"'`.
+bench-components: deps
+	npx tsx bench/components/main.ts $(ARGS)
