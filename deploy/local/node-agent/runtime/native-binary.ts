@@ -20,10 +20,29 @@ export class NativeBuildError extends Error {
   override readonly name = "NativeBuildError";
 }
 
+/** The files a C source is made of: itself and the local headers it includes (`#include "..."`), recursively. */
+export async function sourceFiles(source: string, seen = new Set<string>()): Promise<string[]> {
+  const file = path.resolve(source);
+  if (seen.has(file)) return [];
+  seen.add(file);
+  const text = await readFile(file, "utf8");
+  const included = [...text.matchAll(/^\s*#\s*include\s+"([^"]+)"/gm)].map((m) =>
+    path.join(path.dirname(file), m[1]!),
+  );
+  const nested = [];
+  for (const header of included) nested.push(...(await sourceFiles(header, seen)));
+  return [file, ...nested];
+}
+
 /** The static binary built from `source` (a .c file), building it when the cache has none for its content. */
 export async function ensureNativeBinary(source: string, options: NativeBinaryOptions): Promise<string> {
-  const content = await readFile(source);
-  const digest = createHash("sha256").update(content).digest("hex").slice(0, 16);
+  const hash = createHash("sha256");
+  for (const file of await sourceFiles(source))
+    hash
+      .update(file)
+      .update("\0")
+      .update(await readFile(file));
+  const digest = hash.digest("hex").slice(0, 16);
   const name = path.basename(path.dirname(source));
   const target = path.join(options.binDir, `${name}-${digest}`);
   if ((await stat(target).catch(() => undefined))?.isFile()) return target;
