@@ -216,6 +216,41 @@ describe("LibvirtClient calls", () => {
     });
   });
 
+  it("connectGetAllDomainStats asks for every domain and turns each record's parameters into a record", async () => {
+    const stats = client.connectGetAllDomainStats(2 | 8, 16 | 32);
+    const call = await answerNext(remote.RemoteConnectGetAllDomainStatsRetCodec, {
+      retStats: [
+        {
+          dom,
+          params: [
+            { field: "cpu.time", value: { type: VIR_TYPED_PARAM_ULLONG, ul: 1234n } },
+            { field: "vcpu.current", value: { type: VIR_TYPED_PARAM_UINT, ui: 1 } },
+          ],
+        },
+      ],
+    });
+    expect(call.header.proc).toBe(remote.REMOTE_PROC_CONNECT_GET_ALL_DOMAIN_STATS);
+    expect(decodeXdr(remote.RemoteConnectGetAllDomainStatsArgsCodec, call.payload)).toEqual({
+      doms: [],
+      stats: 2 | 8,
+      flags: 16 | 32,
+    });
+    expect(await stats).toEqual([{ dom, params: { "cpu.time": 1234n, "vcpu.current": 1 } }]);
+  });
+
+  it("domainMemoryStats answers the tagged figures", async () => {
+    const stats = client.domainMemoryStats(dom, 13);
+    const call = await answerNext(remote.RemoteDomainMemoryStatsRetCodec, {
+      stats: [{ tag: 7, val: 2048n }],
+    });
+    expect(decodeXdr(remote.RemoteDomainMemoryStatsArgsCodec, call.payload)).toEqual({
+      dom,
+      maxStats: 13,
+      flags: 0,
+    });
+    expect(await stats).toEqual([{ tag: 7, val: 2048n }]);
+  });
+
   it("domainMigrateToURI3 sends PERFORM3_PARAMS with the parameters typed, lists as repeated names", async () => {
     const flags = VIR_MIGRATE_LIVE | VIR_MIGRATE_PEER2PEER | VIR_MIGRATE_PERSIST_DEST;
     const migrated = client.domainMigrateToURI3(

@@ -10,7 +10,11 @@ import {
   VIR_DRV_FEATURE_PROGRAM_KEEPALIVE,
 } from "./generated/libvirt-api.js";
 import { remoteProgram } from "./generated/remote-protocol.js";
-import type { RemoteDomainGetInfoRet, RemoteDomainGetJobInfoRet } from "./generated/remote-protocol.js";
+import type {
+  RemoteDomainGetInfoRet,
+  RemoteDomainGetJobInfoRet,
+  RemoteDomainMemoryStat,
+} from "./generated/remote-protocol.js";
 import type { MigrateParameters } from "./migrate.js";
 import { VIR_MIGRATE_PEER2PEER, migrateParamsToTypedParams } from "./migrate.js";
 import { LibvirtRpc } from "./rpc-client.js";
@@ -218,6 +222,28 @@ export class LibvirtClient {
   async domainGetGuestInfo(dom: Domain, types: number, flags = 0): Promise<Record<string, TypedParamValue>> {
     const { params } = await this.rpc.remote("REMOTE_PROC_DOMAIN_GET_GUEST_INFO", { dom, types, flags });
     return typedParamsToRecord(params);
+  }
+
+  /**
+   * virConnectGetAllDomainStats: the `stats` groups (VIR_DOMAIN_STATS_*) of `doms`, or of every domain the
+   * `flags` (VIR_CONNECT_GET_ALL_DOMAINS_STATS_*) select when `doms` is empty; each as its typed parameters.
+   */
+  async connectGetAllDomainStats(
+    stats: number,
+    flags: number,
+    doms: Domain[] = [],
+  ): Promise<{ dom: Domain; params: Record<string, TypedParamValue> }[]> {
+    const { retStats } = await this.rpc.remote("REMOTE_PROC_CONNECT_GET_ALL_DOMAIN_STATS", {
+      doms,
+      stats,
+      flags,
+    });
+    return retStats.map((record) => ({ dom: record.dom, params: typedParamsToRecord(record.params) }));
+  }
+
+  /** virDomainMemoryStats: up to `maxStats` figures, each a VIR_DOMAIN_MEMORY_STAT_* tag and its value (KiB). */
+  async domainMemoryStats(dom: Domain, maxStats: number, flags = 0): Promise<RemoteDomainMemoryStat[]> {
+    return (await this.rpc.remote("REMOTE_PROC_DOMAIN_MEMORY_STATS", { dom, maxStats, flags })).stats;
   }
 
   domainGetJobInfo(dom: Domain): Promise<RemoteDomainGetJobInfoRet> {

@@ -34,6 +34,7 @@ import { LauncherDomainPreparation } from "./virtwrap/prestart.js";
 import { AgentPoller } from "./virtwrap/agent-poller/agent-poller.js";
 import { AsyncAgentStore } from "./virtwrap/agent-poller/agent-store.js";
 import { domainName } from "./virtwrap/vmi-state.js";
+import { readDomainStats } from "./virtwrap/stats/libvirt-stats.js";
 
 /** How long to wait for the final "domain deleted" notification before killing (upstream). */
 const FINAL_NOTIFY_TIMEOUT_MS = 15_000;
@@ -161,6 +162,7 @@ export class VirtLauncher {
       allowEmulation: flags.allowEmulation,
       log,
       targetPodExit: { podName: this.process.podName, signal: this.targetPodExit },
+      domainStats: () => readDomainStats(client),
     });
     const initSocket = uninitializedSocketOnGuest(layout.virtShareDir);
     const server = await runServer(initSocket, launcher);

@@ -4,6 +4,7 @@ import * as grpc from "@grpc/grpc-js";
 import type { VirtualMachineInstance } from "../../../api/generated/v1.js";
 import type { DomainObject } from "../../../virt-launcher/virtwrap/api/domain-object.js";
 import { parseDomainJSON } from "../../../virt-launcher/virtwrap/api/domain-json.js";
+import type { DomainStats } from "../../../virt-launcher/virtwrap/stats/types.js";
 import type { Sendable } from "../../grpc-unix.js";
 import { UnixSocketClient } from "../../grpc-unix.js";
 import { methodDefinition } from "../../proto.js";
@@ -149,6 +150,22 @@ export class LauncherClient {
     const reply = await this.guarded("GetDomain", () => this.call("GetDomain", {}, SHORT_TIMEOUT_MS));
     checkResponse("GetDomain", reply.response);
     return reply.domain === "" ? undefined : parseDomainJSON(reply.domain);
+  }
+
+  /** The domain's statistics (upstream GetDomainStats, a short deadline); undefined when it has no domain. */
+  async getDomainStats(): Promise<DomainStats | undefined> {
+    const reply = await this.guarded("GetDomainStats", () =>
+      this.call("GetDomainStats", {}, SHORT_TIMEOUT_MS),
+    );
+    checkResponse("GetDomainStats", reply.response);
+    if (reply.domainStats === "") return undefined;
+    let stats: unknown;
+    try {
+      stats = JSON.parse(reply.domainStats);
+    } catch (error) {
+      throw new LauncherCommandError(`error unmarshalling domain stats: ${messageOf(error)}`);
+    }
+    return stats !== null && typeof stats === "object" ? (stats as DomainStats) : undefined;
   }
 
   /** The VMI's display as an image and its MIME type (upstream GetScreenshot, a short deadline). */

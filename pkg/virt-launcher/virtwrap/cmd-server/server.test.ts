@@ -10,6 +10,8 @@ import { testManager } from "../testing/test-manager.js";
 import { layoutUnder } from "../../layout.js";
 import { AgentPoller } from "../agent-poller/agent-poller.js";
 import type { DomainManager } from "./server.js";
+import type { DomainStats } from "../stats/types.js";
+import { convertDomainStats } from "../stats/libvirt-stats.js";
 import { INVALID_VMI_MESSAGE, Launcher, errorMessage, notSupportedMessage, runServer } from "./server.js";
 
 const vmi = defaultedVMI({
@@ -29,11 +31,12 @@ async function serve(
   manager: DomainManager,
   allowEmulation = true,
   targetPodExit?: { podName: string | undefined; signal: AbortController },
+  domainStats?: () => Promise<DomainStats | undefined>,
 ): Promise<LauncherClient> {
   const socketPath = join(mkdtempSync(join(tmpdir(), "kvts-cmd-")), "launcher-sock");
   const server = await runServer(
     socketPath,
-    new Launcher({ manager, allowEmulation, log: silentLogger, targetPodExit }),
+    new Launcher({ manager, allowEmulation, log: silentLogger, targetPodExit, domainStats }),
   );
   stopServer = server.stop;
   client = await LauncherClient.connect(socketPath);
@@ -117,11 +120,39 @@ describe("the launcher's Cmd server", () => {
       vmi: { vmiJson: Buffer.from(JSON.stringify(vmi)) },
     });
     expect(hotplug).toEqual({ success: false, message: notSupportedMessage("HotplugHostDevices") });
-    const stats = await launcher.call("GetDomainStats", {});
-    expect(stats.response).toEqual({
+    const dirtyRate = await launcher.call("GetDomainDirtyRateStats", {});
+    expect(dirtyRate.response).toEqual({
       success: false,
-      message: "GetDomainStats is not supported yet by kubevirt-ts",
+      message: "GetDomainDirtyRateStats is not supported yet by kubevirt-ts",
     });
+  });
+
+  it("answers GetDomainStats with the domain's statistics as JSON, none without a domain, or why not", async () => {
+    const stats = convertDomainStats({
+      name: "default_testvmi",
+      uuid: "5e2fa4a4-4a60-4b1c-9d3c-1f0e3f0b6a11",
+      params: { "cpu.time": 1_500_000_000n, "vcpu.current": 1, "vcpu.0.state": 1, "vcpu.0.time": 900n },
+      memory: [{ tag: 7, val: 51200n }],
+      info: { memory: 65536n, nrVirtCpu: 1 },
+      aliases: new Map(),
+    });
+    let answer: () => Promise<DomainStats | undefined> = () => Promise.resolve(stats);
+    const launcher = await serve(testManager().manager, true, undefined, () => answer());
+    expect(await launcher.getDomainStats()).toEqual(stats);
+    const raw = await launcher.call("GetDomainStats", {});
+    expect(JSON.parse(raw.domainStats)).toMatchObject({
+      Name: "default_testvmi",
+      Memory: { RSSSet: true, RSS: 51200 },
+    });
+
+    answer = () => Promise.resolve(undefined);
+    expect((await launcher.call("GetDomainStats", {})).domainStats).toBe("null");
+    expect(await launcher.getDomainStats()).toBeUndefined();
+
+    answer = () => Promise.reject(new Error("libvirt went away"));
+    await expect(launcher.getDomainStats()).rejects.toThrow(
+      'server error. command GetDomainStats failed: "libvirt went away"',
+    );
   });
 
   it("takes a screenshot of the VMI's domain, and says why it cannot when there is none", async () => {

@@ -24,6 +24,7 @@ import { fileSystemsJSON, guestAgentInfoJSON, usersJSON } from "../../../api/gue
 import type { LibvirtDomainManager } from "../manager.js";
 import { parseMigrationOptions } from "../live-migration-params.js";
 import { errorMessage as messageOf } from "../../../util/error-message.js";
+import type { DomainStats } from "../stats/types.js";
 
 export type DomainManager = Pick<
   LibvirtDomainManager,
@@ -59,6 +60,8 @@ export interface LauncherServerOptions {
    * domain that will never come and exits.
    */
   targetPodExit?: { podName: string | undefined; signal: AbortController };
+  /** The domain's statistics for GetDomainStats (undefined: no domain); absent: not supported. */
+  domainStats?: () => Promise<DomainStats | undefined>;
 }
 
 export const INVALID_VMI_MESSAGE = "No valid vmi object present in command server request";
@@ -149,6 +152,7 @@ export class Launcher {
       SignalTargetPodCleanup: (request) => Promise.resolve(this.signalTargetPodCleanup(request.vmi)),
       Ping: () => Promise.resolve({ success: true, message: "" }),
       GetDomain: () => this.getDomain(),
+      GetDomainStats: () => this.getDomainStats(),
       GetScreenshot: (request) => this.getScreenshot(request.vmi),
       // The agent's data as the poller last read it: always answered, empty before the agent spoke.
       GetGuestInfo: () =>
@@ -202,6 +206,18 @@ export class Launcher {
       return { response: { success: true, message: "" }, mime, data };
     } catch (error) {
       this.options.log.error({ name: vmi.metadata?.name, err: error }, "Failed to screenshot");
+      return { response: { success: false, message: errorMessage(error) } };
+    }
+  }
+
+  /** Upstream GetDomainStats: the statistics as JSON, `null` when there is no domain. */
+  private async getDomainStats(): Promise<Sendable<CmdMethods["GetDomainStats"]["response"]>> {
+    const read = this.options.domainStats;
+    if (!read) return { response: { success: false, message: notSupportedMessage("GetDomainStats") } };
+    try {
+      const stats = await read();
+      return { response: { success: true, message: "" }, domainStats: JSON.stringify(stats ?? null) };
+    } catch (error) {
       return { response: { success: false, message: errorMessage(error) } };
     }
   }
