@@ -60,7 +60,7 @@ describe("typescriptBinaries", () => {
   it("is every binary of the component images but those built from C", () => {
     const all = new Set(Object.values(COMPONENT_BINARIES).flat());
     expect(new Set(typescriptBinaries())).toEqual(new Set([...all].filter((b) => !NATIVE_BINARIES.has(b))));
-    expect(typescriptBinaries()).toEqual(expect.arrayContaining(["virt-handler", "virt-launcher-monitor"]));
+    expect(typescriptBinaries()).toEqual(expect.arrayContaining(["virt-handler", "virt-launcher"]));
   });
 });
 

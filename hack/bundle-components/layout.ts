@@ -28,5 +28,9 @@ export function bundleFile(
 /** What to run when a bundle is missing. */
 export const BUILD_BUNDLES_HINT = 'run "make binaries" (hack/bundle-components/main.ts) to build it';
 
-/** Node's flags for a bundled binary: stack traces point into the TypeScript sources. */
-export const BUNDLE_NODE_FLAGS: readonly string[] = ["--enable-source-maps"];
+/**
+ * Node's flags for a bundled binary: none. `--enable-source-maps` would map stack traces back into the
+ * TypeScript, but Node then parses every bundle's source map at start, ~27 MiB of heap in each process (one
+ * launcher per VM); the maps ship beside the bundles, so `NODE_OPTIONS=--enable-source-maps` turns it on.
+ */
+export const BUNDLE_NODE_FLAGS: readonly string[] = [];

@@ -22,8 +22,13 @@ let store: ImageStore;
 
 beforeAll(async () => {
   cacheDir = await mkdtemp(path.join(os.tmpdir(), "kvts-images-"));
-  // A checkout with only the C sources the store compiles.
+  // A checkout with only the C sources the store compiles, and the header they share.
   checkout = path.join(cacheDir, "checkout");
+  await mkdir(path.join(checkout, "pkg/native"), { recursive: true });
+  await copyFile(
+    new URL("../../../../pkg/native/kvlog.h", import.meta.url),
+    path.join(checkout, "pkg/native/kvlog.h"),
+  );
   for (const name of NATIVE_BINARIES) {
     await mkdir(path.join(checkout, "cmd", name), { recursive: true });
     await copyFile(
@@ -130,11 +135,10 @@ describe("ImageStore.pull", () => {
     const image = await store.pull("quay.io/kubevirt/virt-launcher:v1.5.0");
     expect(image.rootfs).toEqual({ kind: "host" });
     expect(image.entrypoint).toEqual(["/usr/bin/virt-launcher"]);
-    expect(image.executables.map((file) => file.path)).toContain("/usr/bin/virt-launcher-monitor");
-    const wrapper = image.executables.find((file) => file.path === "/usr/bin/virt-launcher-monitor");
+    expect(image.executables.map((file) => file.path)).toContain("/usr/bin/virt-launcher");
+    const wrapper = image.executables.find((file) => file.path === "/usr/bin/virt-launcher");
     expect(wrapper && "content" in wrapper && wrapper.content).toBe(
-      `#!/bin/sh\nexec '${process.execPath}' '--enable-source-maps' ` +
-        `'${checkout}/dist/components/bin/virt-launcher-monitor.mjs' "$@"\n`,
+      `#!/bin/sh\nexec '${process.execPath}' '${checkout}/dist/components/bin/virt-launcher.mjs' "$@"\n`,
     );
     expect(image.imageID).toMatch(/^quay\.io\/kubevirt\/virt-launcher@sha256:[0-9a-f]{64}$/);
   });
@@ -152,13 +156,13 @@ describe("ImageStore.pull", () => {
   });
 
   it("says, for a missing bundle, how to build it or that the checkout has no source for it", async () => {
-    await mkdir(path.join(checkout, "cmd/virt-launcher-monitor"), { recursive: true });
-    await writeFile(path.join(checkout, "cmd/virt-launcher-monitor/main.ts"), "");
+    await mkdir(path.join(checkout, "cmd/virt-launcher"), { recursive: true });
+    await writeFile(path.join(checkout, "cmd/virt-launcher/main.ts"), "");
     const image = await store.pull("quay.io/kubevirt/virt-launcher:v1.5.0");
-    expect(image.entryPoints["/usr/bin/virt-launcher-monitor"]).toEqual({
-      file: `${checkout}/dist/components/bin/virt-launcher-monitor.mjs`,
+    expect(image.entryPoints["/usr/bin/virt-launcher"]).toEqual({
+      file: `${checkout}/dist/components/bin/virt-launcher.mjs`,
       missing:
-        'run "make binaries" (hack/bundle-components/main.ts) to build it from cmd/virt-launcher-monitor/main.ts',
+        'run "make binaries" (hack/bundle-components/main.ts) to build it from cmd/virt-launcher/main.ts',
     });
     expect(image.entryPoints["/usr/bin/virt-probe"]).toEqual({
       file: `${checkout}/dist/components/bin/virt-probe.mjs`,
@@ -166,7 +170,7 @@ describe("ImageStore.pull", () => {
     });
   });
 
-  it.each(["container-disk", "virt-tail"])(
+  it.each(["container-disk", "virt-tail", "virt-launcher-monitor"])(
     "carries %s as a static binary compiled from its cmd/<name>/main.c, once",
     async (name) => {
       const first = await store.pull("quay.io/kubevirt/virt-launcher:v1.5.0");

@@ -46,9 +46,14 @@ export const COMPONENT_BINARIES: Readonly<Record<string, readonly string[]>> = {
 
 /**
  * Binaries built from cmd/<binary>/main.c rather than bundled from TypeScript: container-disk runs where no node
- * exists, virt-tail runs in every launcher Pod and only tails a file, so Node's ~70 MiB would be waste.
+ * exists; virt-tail (tails a file) and virt-launcher-monitor (starts, signals and reaps virt-launcher) run in
+ * every launcher Pod, where a Node process of their own would cost ~40 MiB each.
  */
-export const NATIVE_BINARIES: ReadonlySet<string> = new Set(["container-disk", "virt-tail"]);
+export const NATIVE_BINARIES: ReadonlySet<string> = new Set([
+  "container-disk",
+  "virt-tail",
+  "virt-launcher-monitor",
+]);
 
 /** Scripts an upstream component image ships, by image name: the path in the image and its file here. */
 export const COMPONENT_SCRIPTS: Readonly<Record<string, ReadonlyArray<{ path: string; file: string }>>> = {
