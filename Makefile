@@ -4,7 +4,7 @@ SHELL := /bin/bash
 
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: help deps host-deps binaries cni-plugins guest images build generate lint typecheck test test-unit test-integration test-e2e up down bench-launcher-overhead bench-migration bench-admission bench-components
+.PHONY: help deps host-deps binaries cni-plugins guest images build generate lint typecheck test test-unit test-integration test-e2e up down bench-launcher-overhead bench-migration bench-admission bench-components bench-vm-boot
 
 help:
 	@echo "make up     - a local cluster with KubeVirt installed and a demo VM"
@@ -96,3 +96,8 @@ bench-admission: deps
 # `make bench-components ARGS='--window 60s --during "make bench-admission"'`.
 bench-components: deps
 	npx tsx bench/components/main.ts $(ARGS)
+
+# kubectl apply -> the guest's serial console answers, against bare QEMU booting the same guest, in a
+# namespace of its own (bench-vm-boot, deleted afterwards): `make bench-vm-boot ARGS="--runs 5"`.
+bench-vm-boot: deps
+	npx tsx bench/vm-boot/main.ts $(ARGS)
