@@ -1,6 +1,7 @@
 // virt-handler: flags, configuration, wiring and signals; everything else lives in pkg/virt-handler.
 import { hostname } from "node:os";
 import { KubeClient } from "../../pkg/controller/client.js";
+import { HandlerMetrics } from "../../pkg/monitoring/metrics/virt-handler/metrics.js";
 import {
   componentLogger,
   installNamespace,
@@ -15,10 +16,13 @@ import { parseVirtHandlerFlags } from "../../pkg/virt-handler/flags.js";
 runMain(async () => {
   const flags = parseVirtHandlerFlags(process.argv.slice(2));
   const logger = componentLogger("virt-handler", flags.verbosity);
-  const client = KubeClient.fromKubeConfig(loadKubeConfig(flags.kubeconfig));
+  const metrics = new HandlerMetrics(logger);
+  const client = KubeClient.fromKubeConfig(loadKubeConfig(flags.kubeconfig), metrics.restClient);
   const namespace = installNamespace();
   const app = new VirtHandlerApp({
     client,
+    metrics,
+    maxMetricRequests: flags.maxMetricRequests,
     clusterConfig: ClusterConfigSource.forNamespace(client, namespace, logger),
     // Upstream falls back to the machine's hostname when the DaemonSet does not pass the node name.
     host: flags.hostnameOverride || hostname(),

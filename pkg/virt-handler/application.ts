@@ -38,7 +38,9 @@ import { NodeHotplugVolumeMounter } from "./hotplug-disk/mount.js";
 import { SocketIsolationDetector } from "./isolation/detector.js";
 import { nodeMountCommand } from "./node-mount-command.js";
 import { nodeProcessPid } from "./node-process.js";
-import { LauncherClients } from "./launcher-clients.js";
+import { dialLauncher, LauncherClients } from "./launcher-clients.js";
+import { MetricsEndpoint } from "../monitoring/metrics/common/endpoint.js";
+import { HandlerMetrics } from "../monitoring/metrics/virt-handler/metrics.js";
 import { PodNetworkSetup } from "./network-setup.js";
 import { cachedPodInterfaceIPs } from "./pod-interface-ips.js";
 import { NotifyPipes } from "./notify-server/pipe.js";
@@ -88,6 +90,10 @@ export interface VirtHandlerOptions {
   clusterConfig?: ClusterConfigSource;
   /** Live migration between handlers; absent: none (in-process tests). Needs `console` for the CA. */
   migration?: MigrationOptions;
+  /** Served on /metrics; give its restClient to the client's transport. Absent: a fresh registry. */
+  metrics?: HandlerMetrics;
+  /** --max-metric-requests: scrapes at a time, and collections from one launcher at a time; default 3. */
+  maxMetricRequests?: number;
 }
 
 export interface MigrationOptions {
@@ -119,10 +125,12 @@ type NodeParts = ReturnType<VirtHandlerApp["nodeParts"]>;
 
 export class VirtHandlerApp {
   readonly devices: DeviceController;
+  readonly metrics: HandlerMetrics;
   private readonly clock: Clock;
 
   constructor(private readonly options: VirtHandlerOptions) {
     this.clock = options.clock ?? systemClock;
+    this.metrics = options.metrics ?? new HandlerMetrics(options.logger);
     this.devices = new DeviceController({
       pluginDir: path.join(options.kubeletRoot, DEVICE_PLUGIN_SUBDIR),
       deviceRoot: options.deviceRoot ?? defaultDeviceRoot(),
@@ -143,6 +151,7 @@ export class VirtHandlerApp {
         transport: client.transport,
         isLeader: () => false,
         configResourceVersion: () => clusterConfig?.configResourceVersion() ?? "",
+        metrics: new MetricsEndpoint(this.metrics.registry, this.maxMetricRequests),
       });
     await health?.start();
     const capabilities = await loadHostCapabilities(
@@ -159,6 +168,11 @@ export class VirtHandlerApp {
       logger,
     });
     const launchers = new LauncherClients(host, this.options.podsDir ?? DEFAULT_PODS_BASE_DIR);
+    this.metrics.collectDomainStatsFrom({
+      vmis: () => vmis.list(),
+      dial: (vmi) => dialLauncher(vmi, host, this.options.podsDir ?? DEFAULT_PODS_BASE_DIR),
+      maxRequestsPerLauncher: this.maxMetricRequests,
+    });
     // Only containerDisk mounts need it; without it they fail with the reason, the rest still works.
     const nodePid = await nodeProcessPid().catch((error: unknown) => {
       logger.warn({ err: error }, "node mount namespace not found; containerDisk mounts will fail");
@@ -226,6 +240,9 @@ export class VirtHandlerApp {
       launchers.closeAll();
       if (pipes) pipes.closeAll();
     };
+    // Ready as its servers come up (upstream: the console server), not ready once shutting down.
+    this.metrics.ready.set(1);
+    signal.addEventListener("abort", () => this.metrics.ready.set(0), { once: true });
     try {
       await Promise.all([
         runVMIs(),
@@ -254,6 +271,10 @@ export class VirtHandlerApp {
       await health?.stop();
       await watchingConfig;
     }
+  }
+
+  private get maxMetricRequests(): number {
+    return this.options.maxMetricRequests ?? 3;
   }
 
   private migrationProxies(caManager: CAManager): MigrationProxyManager | undefined {

@@ -10,6 +10,7 @@ describe("virt-handler flags", () => {
       virtShareDir: "/var/run/kubevirt",
       kubeletRoot: "/var/lib/kubelet",
       maxDevices: 1000,
+      maxMetricRequests: 3,
       consoleServerPort: 8186,
       gracefulShutdownSeconds: 300,
       watchdogTimeoutMs: 30_000,
@@ -27,7 +28,7 @@ describe("virt-handler flags", () => {
       "--port", "8443",
       "--hostname-override", "node01",
       "--pod-ip-address", "10.244.1.5",
-      "--max-metric-requests", "3",
+      "--max-metric-requests", "5",
       "--console-server-port", "8186",
       "--vmstats-server-port", "8187",
       "--graceful-shutdown-seconds", "300",
@@ -40,6 +41,7 @@ describe("virt-handler flags", () => {
       hostnameOverride: "node01",
       podIpAddress: "10.244.1.5",
       maxDevices: 7,
+      maxMetricRequests: 5,
       verbosity: 4,
     });
   });

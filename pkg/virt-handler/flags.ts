@@ -24,6 +24,8 @@ export interface VirtHandlerFlags {
   /** The certificate types whose CN a migration source may present (upstream --migration-cn-types). */
   migrationCnTypes: string[];
   maxDevices: number;
+  /** Scrapes of /metrics at a time, and collections from one launcher at a time (--max-metric-requests). */
+  maxMetricRequests: number;
   consoleServerPort: number;
   vmstatsServerPort: number;
   gracefulShutdownSeconds: number;
@@ -91,6 +93,7 @@ export function parseVirtHandlerFlags(argv: readonly string[]): VirtHandlerFlags
       values["migration-client-key-file"] ?? "/etc/virt-handler/migrationservercertificates/tls.key",
     migrationCnTypes: values["migration-cn-types"] ?? [...DEFAULT_MIGRATION_CN_TYPES],
     maxDevices: intFlag("max-devices", values["max-devices"], 1000),
+    maxMetricRequests: intFlag("max-metric-requests", values["max-metric-requests"], 3),
     consoleServerPort: intFlag("console-server-port", values["console-server-port"], 8186),
     vmstatsServerPort: intFlag("vmstats-server-port", values["vmstats-server-port"], 8187),
     gracefulShutdownSeconds: intFlag("graceful-shutdown-seconds", values["graceful-shutdown-seconds"], 300),

@@ -9,6 +9,7 @@ import {
   LauncherClients,
   LauncherSocketWatch,
   activePodUID,
+  dialLauncher,
   safeSocketPath,
   type LauncherCommands,
 } from "./launcher-clients.js";
@@ -81,6 +82,11 @@ describe("launcher sockets", () => {
     expect(await safeSocketPath(podsDir, other)).toBe(
       path.join(socketDirectoryOnHost(other, podsDir), "launcher-sock"),
     );
+  });
+
+  it("dials nothing for the metrics of a VMI without a launcher socket here", async () => {
+    expect(await dialLauncher(vmiOn({ [UID]: "node02" }), "node01", podsDir)).toBeUndefined();
+    expect(await dialLauncher(vmiOn({ [UID]: "node01" }), "node01", podsDir)).toBeUndefined();
   });
 
   it("dials once per socket and dials again after the socket was gone", async () => {

@@ -85,6 +85,20 @@ export async function safeSocketPath(podsDir: string, podUID: string): Promise<s
   return socketPath;
 }
 
+/**
+ * A fresh connection to the VMI's launcher on this node, for the caller to close (upstream's metrics scraper
+ * dials anew for each scrape, apart from the clients the controllers share); undefined without a socket.
+ */
+export async function dialLauncher(
+  vmi: VirtualMachineInstance,
+  host: string,
+  podsDir: string,
+): Promise<LauncherClient | undefined> {
+  const podUID = await activePodUID(vmi, host, podsDir);
+  const socketPath = podUID === undefined ? undefined : await safeSocketPath(podsDir, podUID);
+  return socketPath === undefined ? undefined : LauncherClient.connect(socketPath);
+}
+
 export class LauncherClients {
   private readonly clients = new Map<string, Promise<LauncherCommands>>();
 
