@@ -10,9 +10,9 @@ import path from "node:path";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { binary, layout } from "../../deploy/local/cluster/layout.js";
 import { BenchError } from "../common/bench-error.js";
-import { podCpuTicks } from "../common/pod-cpu.js";
+import { podUsage } from "../common/pod-cpu.js";
 import type { PodLocation } from "../common/pod-processes.js";
-import { clockTicksPerSecond } from "../common/proc.js";
+import { clockTicksPerSecond, readSchedstat } from "../common/proc.js";
 import { findTarget, type AdmissionTarget } from "./cluster.js";
 import { openLoop } from "./open-loop.js";
 import { formatCommandLine, parseOptions, type AdmissionBenchOptions, type Webhook } from "./options.js";
@@ -77,32 +77,43 @@ async function load(
 interface Costs {
   virtApiS: number | undefined;
   clientS: number;
+  /** How long virt-api's and this process's main threads waited for a CPU: the machine's contention. */
+  virtApiRunQueueMs: number | undefined;
+  clientRunQueueMs: number | undefined;
   /** How late this process's event loop ran its callbacks: a stall of the client, not of virt-api. */
   clientLoopDelayP99Ms: number;
   clientLoopDelayMaxMs: number;
 }
 
-/** The CPU the virt-api pod and this process spent during `run`, and this process's event-loop delay. */
+const difference = (before: number | undefined, after: number | undefined): number | undefined =>
+  before === undefined || after === undefined ? undefined : after - before;
+
+/** What the virt-api pod and this process spent during `run`, and this process's event-loop delay. */
 async function measuringCosts<T>(
   location: PodLocation,
   hz: number,
   run: () => Promise<T>,
 ): Promise<[T, Costs]> {
-  const apiBefore = await podCpuTicks(location).catch(() => undefined);
+  const apiBefore = await podUsage(location).catch(() => undefined);
+  const clientWaitBefore = (await readSchedstat("/proc", process.pid))?.waitNs;
   const clientBefore = process.cpuUsage();
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });
   loopDelay.enable();
   const result = await run();
   loopDelay.disable();
   const client = process.cpuUsage(clientBefore);
-  const apiAfter = await podCpuTicks(location).catch(() => undefined);
-  const virtApiS =
-    apiBefore === undefined || apiAfter === undefined ? undefined : (apiAfter - apiBefore) / hz;
+  const clientWaitAfter = (await readSchedstat("/proc", process.pid))?.waitNs;
+  const apiAfter = await podUsage(location).catch(() => undefined);
+  const apiTicks = difference(apiBefore?.cpuTicks, apiAfter?.cpuTicks);
+  const apiWaitNs = difference(apiBefore?.runQueueWaitNs, apiAfter?.runQueueWaitNs);
+  const clientWaitNs = difference(clientWaitBefore, clientWaitAfter);
   return [
     result,
     {
-      virtApiS,
+      virtApiS: apiTicks === undefined ? undefined : apiTicks / hz,
       clientS: (client.user + client.system) / 1e6,
+      virtApiRunQueueMs: apiWaitNs === undefined ? undefined : apiWaitNs / 1e6,
+      clientRunQueueMs: clientWaitNs === undefined ? undefined : clientWaitNs / 1e6,
       clientLoopDelayP99Ms: loopDelay.percentile(99) / 1e6,
       clientLoopDelayMaxMs: loopDelay.max / 1e6,
     },
@@ -196,9 +207,11 @@ async function main(): Promise<void> {
     console.log(
       `${webhook}: CPU over the measured ${(wallMs / 1000).toFixed(1)} s: virt-api pod ${api}, this client ${share(used.clientS)}`,
     );
+    const waited = (ms: number | undefined): string => (ms === undefined ? "n/a" : `${ms.toFixed(0)} ms`);
     console.log(
-      `${webhook}: this client's event loop ran late by ${used.clientLoopDelayP99Ms.toFixed(2)} ms at p99, ` +
-        `${used.clientLoopDelayMaxMs.toFixed(2)} ms at most (a stall there inflates the latencies too)`,
+      `${webhook}: main threads waiting for a CPU (run queue): virt-api ${waited(used.virtApiRunQueueMs)}, ` +
+        `this client ${waited(used.clientRunQueueMs)}; this client's event loop late by ` +
+        `${used.clientLoopDelayP99Ms.toFixed(2)} ms at p99, ${used.clientLoopDelayMaxMs.toFixed(2)} ms at most`,
     );
   }
   const fmt = (load: number[]): string => load.map((value) => value.toFixed(2)).join(" ");

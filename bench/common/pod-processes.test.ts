@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { podCpuTicks } from "./pod-cpu.js";
+import { podUsage } from "./pod-cpu.js";
 import { findPodProcesses } from "./pod-processes.js";
 import { FakeHost, fakeComputeProcesses } from "./testing/fake-proc.js";
 
@@ -62,9 +62,9 @@ describe("finding the pod's processes", () => {
   });
 });
 
-describe("a pod's CPU time", () => {
-  it("sums the CPU ticks of the pod's processes, not the agent's supervising shells", async () => {
-    await host.process({ pid: 200, ppid: 1, comm: "sh", argv: ["/bin/sh"], utimeTicks: 7 });
+describe("a pod's usage", () => {
+  it("sums the CPU ticks and run-queue waits of the pod's processes, not the agent's supervising shells", async () => {
+    await host.process({ pid: 200, ppid: 1, comm: "sh", argv: ["/bin/sh"], utimeTicks: 7, waitNs: 9 });
     await host.process({
       pid: 201,
       ppid: 200,
@@ -72,10 +72,11 @@ describe("a pod's CPU time", () => {
       argv: ["node"],
       utimeTicks: 300,
       stimeTicks: 40,
+      waitNs: 5_000_000,
     });
-    await host.process({ pid: 202, ppid: 201, comm: "helper", argv: ["helper"], utimeTicks: 5 });
+    await host.process({ pid: 202, ppid: 201, comm: "helper", argv: ["helper"], utimeTicks: 5, waitNs: 20 });
     await host.container(NODE_NAME, POD_UID, "virt-api", 200);
     await host.cgroup(NODE_NAME, POD_UID, "virt-api-0", [200, 201, 202, 203]);
-    expect(await podCpuTicks(location())).toBe(345);
+    expect(await podUsage(location())).toEqual({ cpuTicks: 345, runQueueWaitNs: 5_000_020 });
   });
 });

@@ -1,5 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { descendants, parseCmdline, parseCpuTicks, parseKiBField, parseStat, sampleProcess } from "./proc.js";
+import {
+  descendants,
+  parseCmdline,
+  parseCpuTicks,
+  parseKiBField,
+  parseSchedstat,
+  parseStat,
+  readSchedstat,
+  sampleProcess,
+} from "./proc.js";
 import { FakeHost, NODE, fakeComputeProcesses } from "./testing/fake-proc.js";
 
 let host: FakeHost;
@@ -76,6 +85,14 @@ describe("proc parsing", () => {
       cpuTicks: 300,
       startTicks: 4242,
     });
+  });
+
+  it("reads the main thread's run-queue wait from schedstat", async () => {
+    expect(parseSchedstat("1522721 21998481 23\n")).toEqual({ runNs: 1522721, waitNs: 21998481, slices: 23 });
+    expect(() => parseSchedstat("1 2")).toThrow();
+    await host.process({ pid: 500, ppid: 1, comm: "node", argv: [], waitNs: 42 });
+    expect(await readSchedstat(host.procRoot, 500)).toEqual({ runNs: 1000000, waitNs: 42, slices: 10 });
+    expect(await readSchedstat(host.procRoot, 501)).toBeUndefined();
   });
 
   it("walks descendants by parent PID", async () => {

@@ -85,6 +85,30 @@ export async function sampleProcess(
   };
 }
 
+/** /proc/<pid>/schedstat (its main thread): time run on a CPU, time waited on a run queue, timeslices. */
+export interface Schedstat {
+  runNs: number;
+  waitNs: number;
+  slices: number;
+}
+
+export function parseSchedstat(text: string): Schedstat {
+  const [runNs, waitNs, slices] = text.trim().split(/\s+/).map(Number);
+  if (![runNs, waitNs, slices].every((n) => Number.isInteger(n))) throw new Error("unreadable schedstat");
+  return { runNs: runNs!, waitNs: waitNs!, slices: slices! };
+}
+
+/** The main thread's schedstat (a Node process's event loop), or undefined when it is gone. */
+export async function readSchedstat(procRoot: string, pid: number): Promise<Schedstat | undefined> {
+  const text = await readText(path.join(procRoot, String(pid), "schedstat"));
+  if (text === undefined) return undefined;
+  try {
+    return parseSchedstat(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The start time of a process (to check a recorded PID still names the recorded process). */
 export async function startTicksOf(procRoot: string, pid: number): Promise<number | undefined> {
   const text = await readText(path.join(procRoot, String(pid), "stat"));

@@ -17,6 +17,8 @@ export interface FakeProcess {
   startTicks?: number;
   utimeTicks?: number;
   stimeTicks?: number;
+  /** The main thread's run-queue wait (schedstat's second field), ns. */
+  waitNs?: number;
 }
 
 export class FakeHost {
@@ -57,6 +59,7 @@ export class FakeHost {
       `Name:\t${p.comm}\nVmPeak:\t 999999 kB\n${hwm}${rss}Threads:\t1\n`,
     );
     await writeFile(path.join(pdir, "cmdline"), p.argv.map((arg) => `${arg}\0`).join(""));
+    await writeFile(path.join(pdir, "schedstat"), `1000000 ${p.waitNs ?? 0} 10\n`);
     if (p.pssKiB !== undefined) {
       await writeFile(
         path.join(pdir, "smaps_rollup"),
