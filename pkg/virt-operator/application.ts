@@ -71,7 +71,7 @@ export class VirtOperatorApp {
   /** Runs until the signal aborts (resolves) or leadership is lost (rejects: upstream exits then). */
   async run(signal: AbortSignal): Promise<void> {
     const { opts } = this;
-    const client = KubeClient.fromKubeConfig(opts.kubeConfig);
+    const client = KubeClient.fromKubeConfig(opts.kubeConfig, this.metrics.restClient);
     const operatorClient = new KubeOperatorClient(client);
     const informers = createOperatorInformers(client, opts.namespace, opts.logger);
     const synced = runInformers(informers, signal);
