@@ -60,3 +60,14 @@ describe("Collector", () => {
     expect(errors).toEqual([new Error("store broke")]);
   });
 });
+
+describe("Collector in a registry", () => {
+  it("survives the registry's reset and JSON export", async () => {
+    const registry = new Registry();
+    new Collector(registry, [up], () => [{ metric: up, labels: { name: "a" }, value: 1 }]);
+    registry.resetMetrics();
+    expect(await registry.getMetricsAsJSON()).toMatchObject([
+      { name: "test_up", type: "gauge", values: [{ labels: { name: "a" }, value: 1 }] },
+    ]);
+  });
+});

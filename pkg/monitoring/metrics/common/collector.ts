@@ -40,6 +40,8 @@ export class Collector {
         type: metric.type,
         aggregator: "sum",
         get: async () => ({ ...collected, values: (await this.results()).get(metric.name) ?? [] }),
+        // Nothing is kept between scrapes, so there is nothing to reset.
+        reset: () => undefined,
       };
       // prom-client reads any object with a name, help, type and get(); its types only name its own classes.
       registry.registerMetric(collected as unknown as Metric);
