@@ -27,8 +27,11 @@ export function secondsFromCreation(newVMI: VMI): number | undefined {
   return secondsBetween(newVMI.metadata?.creationTimestamp, enteredAt(newVMI, phaseOf(newVMI)));
 }
 
-export function secondsFromDeletion(newVMI: VMI): number | undefined {
-  return secondsBetween(newVMI.metadata?.deletionTimestamp, enteredAt(newVMI, phaseOf(newVMI)));
+/** Seconds from the deletion to the new phase; as upstream, from creation when the old VMI had no phase. */
+export function secondsFromDeletion(oldVMI: VMI, newVMI: VMI): number | undefined {
+  const from =
+    phaseOf(oldVMI) === "" ? newVMI.metadata?.creationTimestamp : newVMI.metadata?.deletionTimestamp;
+  return secondsBetween(from, enteredAt(newVMI, phaseOf(newVMI)));
 }
 
 export class PerfScaleMetrics {
@@ -71,7 +74,7 @@ export class PerfScaleMetrics {
     if (sinceCreation !== undefined) this.fromCreation.observe({ phase }, sinceCreation);
     // A user deleting the VM: the time until its VMI reached a final phase.
     if (newVMI.metadata?.deletionTimestamp && FINAL_PHASES.has(phase)) {
-      const sinceDeletion = secondsFromDeletion(newVMI);
+      const sinceDeletion = secondsFromDeletion(oldVMI, newVMI);
       if (sinceDeletion !== undefined) this.fromDeletion.observe({ phase }, sinceDeletion);
     }
   }
