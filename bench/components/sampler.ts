@@ -13,6 +13,8 @@ export interface SampleTarget {
   pods: readonly ComponentPod[];
   /** .local/nodes */
   nodesDir: string;
+  /** /proc, or a fake tree in tests. */
+  procRoot?: string;
 }
 
 export interface RoundOptions {
@@ -27,14 +29,19 @@ export async function sampleRound(target: SampleTarget, options: RoundOptions): 
   for (const pod of target.pods) {
     let found;
     try {
-      found = await findPodProcesses({ nodesDir: target.nodesDir, node: pod.node, podUid: pod.uid });
+      found = await findPodProcesses({
+        nodesDir: target.nodesDir,
+        node: pod.node,
+        podUid: pod.uid,
+        ...(target.procRoot === undefined ? {} : { procRoot: target.procRoot }),
+      });
     } catch (error) {
       options.warnings.add(`pod ${pod.name}: ${(error as Error).message}`);
       continue;
     }
     for (const warning of found.warnings) options.warnings.add(`pod ${pod.name}: ${warning}`);
     for (const { pid } of found.processes.filter((p) => !p.supervisor)) {
-      const sample = await sampleProcess("/proc", pid, { pss: options.pss });
+      const sample = await sampleProcess(target.procRoot ?? "/proc", pid, { pss: options.pss });
       if (sample) observations.push({ pod, sample });
     }
   }
