@@ -242,6 +242,31 @@ describe.runIf(isRoot)("LibvirtClient against a real session libvirtd", () => {
     }
   }, 120_000);
 
+  it("reads a running domain's bulk statistics and memory figures, by the names the launcher reads", async () => {
+    const name = `${NAME}-stats`;
+    const dom = await client.domainCreateWithFlags(await client.domainDefineXML(domainXML(name)));
+    try {
+      // cpu total | vcpu | interface | block, of running or paused domains (libvirt-domain.h's values).
+      const records = await client.connectGetAllDomainStats(2 | 8 | 16 | 32, 16 | 32);
+      const record = records.find((r) => r.dom.name === name);
+      expect(record?.params).toMatchObject({
+        "cpu.time": expect.any(BigInt),
+        "vcpu.current": 1,
+        "vcpu.maximum": 1,
+        "vcpu.0.state": 1,
+        "vcpu.0.time": expect.any(BigInt),
+        "net.count": 0,
+        "block.count": 0,
+      });
+      const memory = await client.domainMemoryStats(dom, 13);
+      // RSS (tag 7) is there even without a balloon device.
+      expect(memory.find((stat) => stat.tag === 7)?.val).toBeGreaterThan(0n);
+    } finally {
+      await client.domainDestroyFlags(dom).catch(() => undefined);
+      await client.domainUndefineFlags(dom).catch(() => undefined);
+    }
+  }, 120_000);
+
   it("answers the daemon's keepalive pings and stays connected", async () => {
     expect(await client.enableDaemonKeepAlive()).toBe(true);
     await expect
