@@ -3,7 +3,7 @@ import type {
   VirtualMachineInstanceMigration,
   VirtualMachineInstanceMigrationState,
 } from "../../pkg/api/generated/v1.js";
-import { parseTimestamp } from "./timestamps.js";
+import { parseTimestamp } from "../common/timestamps.js";
 
 // What the benchmark reads in the objects kubectl answers, apart from talking to the cluster.
 

@@ -6,13 +6,14 @@ import path from "node:path";
 import { binary, layout } from "../../deploy/local/cluster/layout.js";
 import { BenchError } from "../common/bench-error.js";
 import { lastLine } from "../common/kubectl.js";
+import { secondsBetween } from "../common/timestamps.js";
 import { requireTwoReadyNodes, type Target } from "./cluster.js";
 import { consoleRoundTripS, readGuestClock, withConsole } from "./console.js";
 import { guestDowntimeS } from "./guest-clock.js";
 import { migrate } from "./migrate.js";
 import { commandLine, parseOptions } from "./options.js";
 import { LEGEND, formatPhases, formatRuns, formatSummary, seconds, type RunResult } from "./report.js";
-import { phaseOffsets, secondsBetween } from "./timestamps.js";
+import { phaseOffsets } from "./timestamps.js";
 import { createVM, deleteVM, waitMigratable } from "./vm.js";
 
 /** Boot under TCG, from apply to a live-migratable VMI. */
