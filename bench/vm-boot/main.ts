@@ -10,7 +10,7 @@ import { testGuestRoot } from "../../deploy/local/guest/test-guest.js";
 import { BenchError } from "../common/bench-error.js";
 import { bareQemuArgs, bootBare } from "./bare.js";
 import { formatCommandLine, parseOptions } from "./options.js";
-import { LEGEND, formatRuns, formatSummary, seconds, type RunResult } from "./report.js";
+import { LEGEND, formatRuns, formatSummary, formatVmTimeline, seconds, type RunResult } from "./report.js";
 import { bootVM, deleteNamespace, deleteVM, ensureNamespace, type Target } from "./vm.js";
 
 /** One boot under TCG, from its start to the console's answer. */
@@ -42,6 +42,7 @@ async function measure(t: Target, image: string, run: number): Promise<RunResult
         promptS: since(boot.startMs, boot.promptAtMs),
         answerS: since(boot.startMs, boot.answerAtMs),
         uptimeS: boot.guestUptimeS,
+        phases: boot.phases,
       };
       console.log(`run ${run}: VM answered after ${seconds(boots.vm.answerS)} s`);
     } finally {
@@ -92,6 +93,11 @@ async function main(): Promise<void> {
   for (const line of LEGEND) console.log(line);
   console.log("");
   for (const line of formatRuns(results)) console.log(line);
+  console.log("");
+  console.log(
+    "the VM's way there, seconds since starting kubectl apply (VMI timestamps are whole seconds, up to 1 s early):",
+  );
+  for (const line of formatVmTimeline(results)) console.log(line);
   console.log("");
   for (const line of formatSummary(results)) console.log(line);
 }

@@ -1,11 +1,22 @@
 import { describe, expect, it } from "vitest";
-import { formatRuns, formatSummary, verdict, type RunResult } from "./report.js";
+import { formatRuns, formatSummary, formatVmTimeline, verdict, type RunResult } from "./report.js";
 
 const run = (n: number, bareS: number, vmS: number, bareFirst = true): RunResult => ({
   run: n,
   bareFirst,
   bare: { promptS: bareS - 0.1, answerS: bareS, uptimeS: bareS - 2 },
-  vm: { applyS: 0.3, connectedS: 6, promptS: vmS - 0.2, answerS: vmS, uptimeS: bareS - 1.5 },
+  vm: {
+    applyS: 0.3,
+    connectedS: 6,
+    promptS: vmS - 0.2,
+    answerS: vmS,
+    uptimeS: bareS - 1.5,
+    phases: [
+      { phase: "created", seconds: -0.2 },
+      { phase: "Pending", seconds: 0.8 },
+      { phase: "Running", seconds: 5.8 },
+    ],
+  },
 });
 
 describe("vm-boot report", () => {
@@ -20,6 +31,18 @@ describe("vm-boot report", () => {
     expect(lines[3]).toMatch(/^1\s+VM\s+0\.30\s+6\.00\s+19\.80\s+20\.00\s+8\.50\s+11\.50$/);
     expect(lines[4]).toMatch(/^2\s+VM\s/);
     expect(lines[5]).toMatch(/^2\s+bare\s/);
+  });
+
+  it("prints the VM's way to its answer: the VMI's phases, the console's connection, the answer", () => {
+    const lines = formatVmTimeline([
+      runs[0]!,
+      { ...runs[1]!, vm: { ...runs[1]!.vm, phases: [{ phase: "Failed", seconds: 3 }] } },
+    ]);
+    expect(lines[0]).toMatch(
+      /^RUN\s+VMI CREATED\s+Pending\s+Scheduling\s+Scheduled\s+Running\s+Failed\s+CONNECTED\s+ANSWER$/,
+    );
+    expect(lines[2]).toMatch(/^1\s+-0\.2\s+0\.8\s+n\/a\s+n\/a\s+5\.8\s+n\/a\s+6\.0\s+20\.0$/);
+    expect(lines[3]).toMatch(/^2\s+n\/a\s+n\/a\s+n\/a\s+n\/a\s+n\/a\s+3\.0\s+6\.0\s+17\.0$/);
   });
 
   it("compares the medians with 1.5 x bare + 2 s", () => {

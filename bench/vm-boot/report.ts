@@ -1,5 +1,6 @@
 import { spread } from "../common/stats.js";
 import { formatTable, namesThenFigures } from "../common/table.js";
+import { CREATED, VMI_PHASES, type PhaseTime } from "./vmi-phases.js";
 
 // The printed figures: each run's two boots, then min / median / max and the medians against DESIGN.md's
 // target (apply → guest serial console answers ≤ 1.5 × the bare QEMU boot of the same guest + 2 s).
@@ -19,6 +20,7 @@ export interface VmBootFigures extends BootFigures {
   /** Until kubectl apply returned, and until virtctl console said it connected. */
   applyS: number;
   connectedS: number | undefined;
+  phases: PhaseTime[];
 }
 
 export interface RunResult {
@@ -67,6 +69,28 @@ export function formatRuns(runs: readonly RunResult[]): string[] {
     run.bareFirst ? [row(run, "bare"), row(run, "VM")] : [row(run, "VM"), row(run, "bare")],
   );
   return formatTable([[header], body], namesThenFigures(2, header.length));
+}
+
+/** The VM's way to its answer: the VMI's phases (whole-second timestamps), the console's connection, the answer. */
+export function formatVmTimeline(runs: readonly RunResult[]): string[] {
+  const known: readonly string[] = [CREATED, ...VMI_PHASES];
+  const extra = [...new Set(runs.flatMap((run) => run.vm.phases.map((p) => p.phase)))].filter(
+    (phase) => !known.includes(phase),
+  );
+  const phases = [...known, ...extra];
+  const header = [
+    "RUN",
+    ...phases.map((phase) => (phase === CREATED ? "VMI CREATED" : phase)),
+    "CONNECTED",
+    "ANSWER",
+  ];
+  const body = runs.map((run) => [
+    String(run.run),
+    ...phases.map((phase) => seconds(run.vm.phases.find((p) => p.phase === phase)?.seconds, 1)),
+    seconds(run.vm.connectedS, 1),
+    seconds(run.vm.answerS, 1),
+  ]);
+  return formatTable([[header], body], namesThenFigures(1, header.length));
 }
 
 export interface Verdict {

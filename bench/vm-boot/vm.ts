@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { VirtualMachine } from "../../pkg/api/generated/v1.js";
+import type { VirtualMachine, VirtualMachineInstance } from "../../pkg/api/generated/v1.js";
 import { testGuestVM } from "../../test/e2e/test-guest-vm.js";
 import { BenchError } from "../common/bench-error.js";
 import {
@@ -12,6 +12,7 @@ import {
 } from "../common/kubectl.js";
 import { awaitAnswer, type ConsoleAnswer } from "./probe.js";
 import { VirtctlConsole } from "./virtctl-console.js";
+import { vmiPhaseTimes, type PhaseTime } from "./vmi-phases.js";
 
 // The benchmark's VM in a namespace of its own: the e2e tests' test guest (128Mi, containerDisk, KubeVirt's
 // default pod network), labelled so the benchmark never takes over, nor deletes, what it did not create.
@@ -80,6 +81,8 @@ export interface VmBoot extends ConsoleAnswer {
   /** When kubectl apply returned, and when virtctl console said it connected. */
   appliedAtMs: number;
   connectedAtMs: number | undefined;
+  /** The VMI's creation and phases, in seconds since kubectl apply started (whole-second timestamps). */
+  phases: PhaseTime[];
 }
 
 /** `kubectl apply` of the VM, then `virtctl console` until the guest answers. */
@@ -97,6 +100,7 @@ export async function bootVM(t: Target, timeoutMs: number): Promise<VmBoot> {
   if (exists.trim() !== "")
     throw new BenchError(`VM ${t.namespace}/${t.vm} is still there from an earlier run`);
   const manifest = JSON.stringify(benchVM(t));
+  const startWallMs = Date.now();
   const startMs = performance.now();
   await run(t, `kubectl apply of VM ${t.namespace}/${t.vm}`, ["apply", "-f", "-"], manifest);
   const appliedAtMs = performance.now();
@@ -111,7 +115,19 @@ export async function bootVM(t: Target, timeoutMs: number): Promise<VmBoot> {
       const virtctl = console.lastError ? `; virtctl's last word: ${console.lastError}` : "";
       throw new BenchError(`VM ${t.namespace}/${t.vm}: ${(error as Error).message}${virtctl}`);
     });
-    return { ...answer, startMs, appliedAtMs, connectedAtMs: console.connectedAtMs };
+    const vmi = JSON.parse(
+      await run(t, `reading VMI ${t.namespace}/${t.vm}`, [
+        "-n",
+        t.namespace,
+        "get",
+        "virtualmachineinstances.kubevirt.io",
+        t.vm,
+        "-o",
+        "json",
+      ]),
+    ) as VirtualMachineInstance;
+    const phases = vmiPhaseTimes(vmi, startWallMs);
+    return { ...answer, startMs, appliedAtMs, connectedAtMs: console.connectedAtMs, phases };
   } finally {
     await console.close();
   }
