@@ -50,12 +50,10 @@ export interface WidgetSpec {
   parent?: v1.Widget;
 }
 /** Parses \`v1beta1.WidgetSpec\`; unknown keys are kept. */
-export const WidgetSpecSchema: z.ZodType<WidgetSpec> = kit.looseObject<WidgetSpec>({
+export const WidgetSpecSchema: z.ZodType<WidgetSpec> = kit.looseObject<WidgetSpec>(() => ({
   size: kit.optional(kit.int32()),
-  get parent() {
-    return kit.optional(v1.WidgetSchema);
-  },
-});
+  parent: kit.optional(v1.WidgetSchema),
+}));
 `;
 
 describe("generateApiSources", () => {
@@ -76,7 +74,7 @@ describe("generateApiSources", () => {
       "/**\n * Widget is a thing.\n */\nexport interface Widget {\n  spec: v1beta1.WidgetSpec;",
     );
     expect(v1).toContain("status?: WidgetStatus | null;");
-    expect(v1).toContain("return kit.optional(kit.nullable(WidgetStatusSchema));");
+    expect(v1).toContain("status: kit.optional(kit.nullable(WidgetStatusSchema)),");
     expect(v1).toContain('import * as v1beta1 from "./v1beta1.js";');
   });
 

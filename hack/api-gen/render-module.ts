@@ -45,12 +45,13 @@ function renderDefinition(
   const schema = schemaName(typeName);
   const doc = jsDoc(node.description);
   if (node.properties !== undefined) {
+    // The shape is a function: the kit builds the zod object the first time it is parsed or inspected.
     const objectDoc = `/** Parses \`${name}\`; unknown keys are kept. */\n`;
     const members = renderMembers(node, ctx);
     return (
       `${doc}export interface ${typeName} {\n${members.map((m) => m.tsMember).join("\n")}\n}\n` +
-      `${objectDoc}export const ${schema}: z.ZodType<${typeName}> = kit.looseObject<${typeName}>({\n` +
-      `${members.map((m) => m.zodMember).join("\n")}\n});\n`
+      `${objectDoc}export const ${schema}: z.ZodType<${typeName}> = kit.looseObject<${typeName}>(() => ({\n` +
+      `${members.map((m) => m.zodMember).join("\n")}\n}));\n`
     );
   }
   const rendered = renderSchema(node, ctx);

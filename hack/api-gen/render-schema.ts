@@ -123,12 +123,15 @@ function renderObjectLike(node: SchemaNode, ctx: RenderContext): RenderedSchema 
   };
 }
 
-/** An inline object type (definitions with properties go through renderDefinition instead). */
+/**
+ * An inline object type, its shape built on first use (definitions with properties go through
+ * renderDefinition instead).
+ */
 function renderObject(node: SchemaNode, ctx: RenderContext): RenderedSchema {
   const members = renderMembers(node, ctx);
   return {
     ts: `{ ${members.map((m) => m.tsMember).join(" ")} }`,
-    zod: `kit.looseObject({ ${members.map((m) => m.zodMember).join(" ")} })`,
+    zod: `kit.looseObject(() => ({ ${members.map((m) => m.zodMember).join(" ")} }))`,
     refersToSchema: false,
   };
 }
@@ -149,8 +152,9 @@ export function renderMembers(node: SchemaNode, ctx: RenderContext): RenderedMem
     const doc = jsDoc(property.description);
     return {
       tsMember: `${doc}${key}${optional ? "?" : ""}: ${rendered.ts};`,
-      // A getter defers the lookup, so schemas may refer to each other in any order and in cycles.
-      zodMember: rendered.refersToSchema ? `get ${key}() { return ${zod}; },` : `${key}: ${zod},`,
+      // Shapes are built on first use (kit.looseObject takes a function), after every module has
+      // loaded: references need no getter, in any order and in cycles.
+      zodMember: `${key}: ${zod},`,
     };
   });
 }

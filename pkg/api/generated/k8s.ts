@@ -21,17 +21,11 @@ export interface Affinity {
   podAntiAffinity?: PodAntiAffinity;
 }
 /** Parses `k8s.io.api.core.v1.Affinity`; unknown keys are kept. */
-export const AffinitySchema: z.ZodType<Affinity> = kit.looseObject<Affinity>({
-  get nodeAffinity() {
-    return kit.optional(NodeAffinitySchema);
-  },
-  get podAffinity() {
-    return kit.optional(PodAffinitySchema);
-  },
-  get podAntiAffinity() {
-    return kit.optional(PodAntiAffinitySchema);
-  },
-});
+export const AffinitySchema: z.ZodType<Affinity> = kit.looseObject<Affinity>(() => ({
+  nodeAffinity: kit.optional(NodeAffinitySchema),
+  podAffinity: kit.optional(PodAffinitySchema),
+  podAntiAffinity: kit.optional(PodAntiAffinitySchema),
+}));
 
 /**
  * DownwardAPIVolumeFile represents information to create the file containing the pod field
@@ -56,16 +50,12 @@ export interface DownwardAPIVolumeFile {
 }
 /** Parses `k8s.io.api.core.v1.DownwardAPIVolumeFile`; unknown keys are kept. */
 export const DownwardAPIVolumeFileSchema: z.ZodType<DownwardAPIVolumeFile> =
-  kit.looseObject<DownwardAPIVolumeFile>({
-    get fieldRef() {
-      return kit.optional(ObjectFieldSelectorSchema);
-    },
+  kit.looseObject<DownwardAPIVolumeFile>(() => ({
+    fieldRef: kit.optional(ObjectFieldSelectorSchema),
     mode: kit.optional(kit.int32()),
     path: kit.string(),
-    get resourceFieldRef() {
-      return kit.optional(ResourceFieldSelectorSchema);
-    },
-  });
+    resourceFieldRef: kit.optional(ResourceFieldSelectorSchema),
+  }));
 
 /**
  * ExecAction describes a "run in container" action.
@@ -77,9 +67,9 @@ export interface ExecAction {
   command?: string[];
 }
 /** Parses `k8s.io.api.core.v1.ExecAction`; unknown keys are kept. */
-export const ExecActionSchema: z.ZodType<ExecAction> = kit.looseObject<ExecAction>({
+export const ExecActionSchema: z.ZodType<ExecAction> = kit.looseObject<ExecAction>(() => ({
   command: kit.optional(kit.array(kit.string())),
-});
+}));
 
 /**
  * HTTPGetAction describes an action based on HTTP Get requests.
@@ -111,15 +101,13 @@ export interface HTTPGetAction {
   scheme?: "HTTP" | "HTTPS";
 }
 /** Parses `k8s.io.api.core.v1.HTTPGetAction`; unknown keys are kept. */
-export const HTTPGetActionSchema: z.ZodType<HTTPGetAction> = kit.looseObject<HTTPGetAction>({
+export const HTTPGetActionSchema: z.ZodType<HTTPGetAction> = kit.looseObject<HTTPGetAction>(() => ({
   host: kit.optional(kit.string()),
-  get httpHeaders() {
-    return kit.optional(kit.array(HTTPHeaderSchema));
-  },
+  httpHeaders: kit.optional(kit.array(HTTPHeaderSchema)),
   path: kit.optional(kit.string()),
   port: kit.union([kit.string(), kit.number()]),
   scheme: kit.optional(kit.literalUnion(["HTTP", "HTTPS"])),
-});
+}));
 
 /**
  * HTTPHeader describes a custom header to be used in HTTP probes
@@ -135,10 +123,10 @@ export interface HTTPHeader {
   value: string;
 }
 /** Parses `k8s.io.api.core.v1.HTTPHeader`; unknown keys are kept. */
-export const HTTPHeaderSchema: z.ZodType<HTTPHeader> = kit.looseObject<HTTPHeader>({
+export const HTTPHeaderSchema: z.ZodType<HTTPHeader> = kit.looseObject<HTTPHeader>(() => ({
   name: kit.string(),
   value: kit.string(),
-});
+}));
 
 /**
  * LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.
@@ -151,9 +139,9 @@ export interface LocalObjectReference {
 }
 /** Parses `k8s.io.api.core.v1.LocalObjectReference`; unknown keys are kept. */
 export const LocalObjectReferenceSchema: z.ZodType<LocalObjectReference> =
-  kit.looseObject<LocalObjectReference>({
+  kit.looseObject<LocalObjectReference>(() => ({
     name: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * Node affinity is a group of node affinity scheduling rules.
@@ -169,14 +157,10 @@ export interface NodeAffinity {
   requiredDuringSchedulingIgnoredDuringExecution?: NodeSelector;
 }
 /** Parses `k8s.io.api.core.v1.NodeAffinity`; unknown keys are kept. */
-export const NodeAffinitySchema: z.ZodType<NodeAffinity> = kit.looseObject<NodeAffinity>({
-  get preferredDuringSchedulingIgnoredDuringExecution() {
-    return kit.optional(kit.array(PreferredSchedulingTermSchema));
-  },
-  get requiredDuringSchedulingIgnoredDuringExecution() {
-    return kit.optional(NodeSelectorSchema);
-  },
-});
+export const NodeAffinitySchema: z.ZodType<NodeAffinity> = kit.looseObject<NodeAffinity>(() => ({
+  preferredDuringSchedulingIgnoredDuringExecution: kit.optional(kit.array(PreferredSchedulingTermSchema)),
+  requiredDuringSchedulingIgnoredDuringExecution: kit.optional(NodeSelectorSchema),
+}));
 
 /**
  * A node selector represents the union of the results of one or more label queries over a set of nodes; that is, it represents the OR of the selectors represented by the node selector terms.
@@ -188,11 +172,9 @@ export interface NodeSelector {
   nodeSelectorTerms: NodeSelectorTerm[];
 }
 /** Parses `k8s.io.api.core.v1.NodeSelector`; unknown keys are kept. */
-export const NodeSelectorSchema: z.ZodType<NodeSelector> = kit.looseObject<NodeSelector>({
-  get nodeSelectorTerms() {
-    return kit.array(NodeSelectorTermSchema);
-  },
-});
+export const NodeSelectorSchema: z.ZodType<NodeSelector> = kit.looseObject<NodeSelector>(() => ({
+  nodeSelectorTerms: kit.array(NodeSelectorTermSchema),
+}));
 
 /**
  * A node selector requirement is a selector that contains values, a key, and an operator that relates the key and values.
@@ -221,11 +203,11 @@ export interface NodeSelectorRequirement {
 }
 /** Parses `k8s.io.api.core.v1.NodeSelectorRequirement`; unknown keys are kept. */
 export const NodeSelectorRequirementSchema: z.ZodType<NodeSelectorRequirement> =
-  kit.looseObject<NodeSelectorRequirement>({
+  kit.looseObject<NodeSelectorRequirement>(() => ({
     key: kit.string(),
     operator: kit.literalUnion(["DoesNotExist", "Exists", "Gt", "In", "Lt", "NotIn"]),
     values: kit.optional(kit.array(kit.string())),
-  });
+  }));
 
 /**
  * A null or empty node selector term matches no objects. The requirements of them are ANDed. The TopologySelectorTerm type implements a subset of the NodeSelectorTerm.
@@ -241,14 +223,10 @@ export interface NodeSelectorTerm {
   matchFields?: NodeSelectorRequirement[];
 }
 /** Parses `k8s.io.api.core.v1.NodeSelectorTerm`; unknown keys are kept. */
-export const NodeSelectorTermSchema: z.ZodType<NodeSelectorTerm> = kit.looseObject<NodeSelectorTerm>({
-  get matchExpressions() {
-    return kit.optional(kit.array(NodeSelectorRequirementSchema));
-  },
-  get matchFields() {
-    return kit.optional(kit.array(NodeSelectorRequirementSchema));
-  },
-});
+export const NodeSelectorTermSchema: z.ZodType<NodeSelectorTerm> = kit.looseObject<NodeSelectorTerm>(() => ({
+  matchExpressions: kit.optional(kit.array(NodeSelectorRequirementSchema)),
+  matchFields: kit.optional(kit.array(NodeSelectorRequirementSchema)),
+}));
 
 /**
  * ObjectFieldSelector selects an APIVersioned field of an object.
@@ -265,10 +243,10 @@ export interface ObjectFieldSelector {
 }
 /** Parses `k8s.io.api.core.v1.ObjectFieldSelector`; unknown keys are kept. */
 export const ObjectFieldSelectorSchema: z.ZodType<ObjectFieldSelector> = kit.looseObject<ObjectFieldSelector>(
-  {
+  () => ({
     apiVersion: kit.optional(kit.string()),
     fieldPath: kit.string(),
-  },
+  }),
 );
 
 /**
@@ -326,27 +304,19 @@ export interface PersistentVolumeClaimSpec {
 }
 /** Parses `k8s.io.api.core.v1.PersistentVolumeClaimSpec`; unknown keys are kept. */
 export const PersistentVolumeClaimSpecSchema: z.ZodType<PersistentVolumeClaimSpec> =
-  kit.looseObject<PersistentVolumeClaimSpec>({
+  kit.looseObject<PersistentVolumeClaimSpec>(() => ({
     accessModes: kit.optional(
       kit.array(kit.literalUnion(["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"])),
     ),
-    get dataSource() {
-      return kit.optional(TypedLocalObjectReferenceSchema);
-    },
-    get dataSourceRef() {
-      return kit.optional(TypedObjectReferenceSchema);
-    },
-    get resources() {
-      return kit.optional(VolumeResourceRequirementsSchema);
-    },
-    get selector() {
-      return kit.optional(LabelSelectorSchema);
-    },
+    dataSource: kit.optional(TypedLocalObjectReferenceSchema),
+    dataSourceRef: kit.optional(TypedObjectReferenceSchema),
+    resources: kit.optional(VolumeResourceRequirementsSchema),
+    selector: kit.optional(LabelSelectorSchema),
     storageClassName: kit.optional(kit.string()),
     volumeAttributesClassName: kit.optional(kit.string()),
     volumeMode: kit.optional(kit.literalUnion(["Block", "Filesystem", "FromStorageProfile"])),
     volumeName: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * PersistentVolumeClaimVolumeSource references the user's PVC in the same namespace. This volume finds the bound PV and mounts that volume for the pod. A PersistentVolumeClaimVolumeSource is, essentially, a wrapper around another type of volume that is owned by someone else (the system).
@@ -363,10 +333,10 @@ export interface PersistentVolumeClaimVolumeSource {
 }
 /** Parses `k8s.io.api.core.v1.PersistentVolumeClaimVolumeSource`; unknown keys are kept. */
 export const PersistentVolumeClaimVolumeSourceSchema: z.ZodType<PersistentVolumeClaimVolumeSource> =
-  kit.looseObject<PersistentVolumeClaimVolumeSource>({
+  kit.looseObject<PersistentVolumeClaimVolumeSource>(() => ({
     claimName: kit.string(),
     readOnly: kit.optional(kit.boolean()),
-  });
+  }));
 
 /**
  * Pod affinity is a group of inter pod affinity scheduling rules.
@@ -382,14 +352,10 @@ export interface PodAffinity {
   requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[];
 }
 /** Parses `k8s.io.api.core.v1.PodAffinity`; unknown keys are kept. */
-export const PodAffinitySchema: z.ZodType<PodAffinity> = kit.looseObject<PodAffinity>({
-  get preferredDuringSchedulingIgnoredDuringExecution() {
-    return kit.optional(kit.array(WeightedPodAffinityTermSchema));
-  },
-  get requiredDuringSchedulingIgnoredDuringExecution() {
-    return kit.optional(kit.array(PodAffinityTermSchema));
-  },
-});
+export const PodAffinitySchema: z.ZodType<PodAffinity> = kit.looseObject<PodAffinity>(() => ({
+  preferredDuringSchedulingIgnoredDuringExecution: kit.optional(kit.array(WeightedPodAffinityTermSchema)),
+  requiredDuringSchedulingIgnoredDuringExecution: kit.optional(kit.array(PodAffinityTermSchema)),
+}));
 
 /**
  * Defines a set of pods (namely those matching the labelSelector relative to the given namespace(s)) that this pod should be co-located (affinity) or not co-located (anti-affinity) with, where co-located is defined as running on a node whose value of the label with key <topologyKey> matches that of any node on which a pod of the set of pods is running
@@ -421,18 +387,14 @@ export interface PodAffinityTerm {
   topologyKey: string;
 }
 /** Parses `k8s.io.api.core.v1.PodAffinityTerm`; unknown keys are kept. */
-export const PodAffinityTermSchema: z.ZodType<PodAffinityTerm> = kit.looseObject<PodAffinityTerm>({
-  get labelSelector() {
-    return kit.optional(LabelSelectorSchema);
-  },
+export const PodAffinityTermSchema: z.ZodType<PodAffinityTerm> = kit.looseObject<PodAffinityTerm>(() => ({
+  labelSelector: kit.optional(LabelSelectorSchema),
   matchLabelKeys: kit.optional(kit.array(kit.string())),
   mismatchLabelKeys: kit.optional(kit.array(kit.string())),
-  get namespaceSelector() {
-    return kit.optional(LabelSelectorSchema);
-  },
+  namespaceSelector: kit.optional(LabelSelectorSchema),
   namespaces: kit.optional(kit.array(kit.string())),
   topologyKey: kit.string(),
-});
+}));
 
 /**
  * Pod anti affinity is a group of inter pod anti affinity scheduling rules.
@@ -448,14 +410,10 @@ export interface PodAntiAffinity {
   requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[];
 }
 /** Parses `k8s.io.api.core.v1.PodAntiAffinity`; unknown keys are kept. */
-export const PodAntiAffinitySchema: z.ZodType<PodAntiAffinity> = kit.looseObject<PodAntiAffinity>({
-  get preferredDuringSchedulingIgnoredDuringExecution() {
-    return kit.optional(kit.array(WeightedPodAffinityTermSchema));
-  },
-  get requiredDuringSchedulingIgnoredDuringExecution() {
-    return kit.optional(kit.array(PodAffinityTermSchema));
-  },
-});
+export const PodAntiAffinitySchema: z.ZodType<PodAntiAffinity> = kit.looseObject<PodAntiAffinity>(() => ({
+  preferredDuringSchedulingIgnoredDuringExecution: kit.optional(kit.array(WeightedPodAffinityTermSchema)),
+  requiredDuringSchedulingIgnoredDuringExecution: kit.optional(kit.array(PodAffinityTermSchema)),
+}));
 
 /**
  * PodDNSConfig defines the DNS parameters of a pod in addition to those generated from DNSPolicy.
@@ -475,13 +433,11 @@ export interface PodDNSConfig {
   searches?: string[];
 }
 /** Parses `k8s.io.api.core.v1.PodDNSConfig`; unknown keys are kept. */
-export const PodDNSConfigSchema: z.ZodType<PodDNSConfig> = kit.looseObject<PodDNSConfig>({
+export const PodDNSConfigSchema: z.ZodType<PodDNSConfig> = kit.looseObject<PodDNSConfig>(() => ({
   nameservers: kit.optional(kit.array(kit.string())),
-  get options() {
-    return kit.optional(kit.array(PodDNSConfigOptionSchema));
-  },
+  options: kit.optional(kit.array(PodDNSConfigOptionSchema)),
   searches: kit.optional(kit.array(kit.string())),
-});
+}));
 
 /**
  * PodDNSConfigOption defines DNS resolver options of a pod.
@@ -497,10 +453,12 @@ export interface PodDNSConfigOption {
   value?: string;
 }
 /** Parses `k8s.io.api.core.v1.PodDNSConfigOption`; unknown keys are kept. */
-export const PodDNSConfigOptionSchema: z.ZodType<PodDNSConfigOption> = kit.looseObject<PodDNSConfigOption>({
-  name: kit.optional(kit.string()),
-  value: kit.optional(kit.string()),
-});
+export const PodDNSConfigOptionSchema: z.ZodType<PodDNSConfigOption> = kit.looseObject<PodDNSConfigOption>(
+  () => ({
+    name: kit.optional(kit.string()),
+    value: kit.optional(kit.string()),
+  }),
+);
 
 /**
  * An empty preferred scheduling term matches all objects with implicit weight 0 (i.e. it's a no-op). A null preferred scheduling term matches no objects (i.e. is also a no-op).
@@ -517,12 +475,10 @@ export interface PreferredSchedulingTerm {
 }
 /** Parses `k8s.io.api.core.v1.PreferredSchedulingTerm`; unknown keys are kept. */
 export const PreferredSchedulingTermSchema: z.ZodType<PreferredSchedulingTerm> =
-  kit.looseObject<PreferredSchedulingTerm>({
-    get preference() {
-      return NodeSelectorTermSchema;
-    },
+  kit.looseObject<PreferredSchedulingTerm>(() => ({
+    preference: NodeSelectorTermSchema,
     weight: kit.int32(),
-  });
+  }));
 
 /**
  * ResourceFieldSelector represents container resources (cpu, memory) and their output format
@@ -543,13 +499,11 @@ export interface ResourceFieldSelector {
 }
 /** Parses `k8s.io.api.core.v1.ResourceFieldSelector`; unknown keys are kept. */
 export const ResourceFieldSelectorSchema: z.ZodType<ResourceFieldSelector> =
-  kit.looseObject<ResourceFieldSelector>({
+  kit.looseObject<ResourceFieldSelector>(() => ({
     containerName: kit.optional(kit.string()),
-    get divisor() {
-      return kit.optional(QuantitySchema);
-    },
+    divisor: kit.optional(QuantitySchema),
     resource: kit.string(),
-  });
+  }));
 
 /**
  * TCPSocketAction describes an action based on opening a socket
@@ -565,10 +519,10 @@ export interface TCPSocketAction {
   port: string | number;
 }
 /** Parses `k8s.io.api.core.v1.TCPSocketAction`; unknown keys are kept. */
-export const TCPSocketActionSchema: z.ZodType<TCPSocketAction> = kit.looseObject<TCPSocketAction>({
+export const TCPSocketActionSchema: z.ZodType<TCPSocketAction> = kit.looseObject<TCPSocketAction>(() => ({
   host: kit.optional(kit.string()),
   port: kit.union([kit.string(), kit.number()]),
-});
+}));
 
 /**
  * The pod this Toleration is attached to tolerates any taint that matches the triple <key,value,effect> using the matching operator <operator>.
@@ -605,13 +559,13 @@ export interface Toleration {
   value?: string;
 }
 /** Parses `k8s.io.api.core.v1.Toleration`; unknown keys are kept. */
-export const TolerationSchema: z.ZodType<Toleration> = kit.looseObject<Toleration>({
+export const TolerationSchema: z.ZodType<Toleration> = kit.looseObject<Toleration>(() => ({
   effect: kit.optional(kit.literalUnion(["NoExecute", "NoSchedule", "PreferNoSchedule"])),
   key: kit.optional(kit.string()),
   operator: kit.optional(kit.literalUnion(["Equal", "Exists"])),
   tolerationSeconds: kit.optional(kit.int()),
   value: kit.optional(kit.string()),
-});
+}));
 
 /**
  * TopologySpreadConstraint specifies how to spread matching pods among the given topology.
@@ -675,10 +629,8 @@ export interface TopologySpreadConstraint {
 }
 /** Parses `k8s.io.api.core.v1.TopologySpreadConstraint`; unknown keys are kept. */
 export const TopologySpreadConstraintSchema: z.ZodType<TopologySpreadConstraint> =
-  kit.looseObject<TopologySpreadConstraint>({
-    get labelSelector() {
-      return kit.optional(LabelSelectorSchema);
-    },
+  kit.looseObject<TopologySpreadConstraint>(() => ({
+    labelSelector: kit.optional(LabelSelectorSchema),
     matchLabelKeys: kit.optional(kit.array(kit.string())),
     maxSkew: kit.int32(),
     minDomains: kit.optional(kit.int32()),
@@ -686,7 +638,7 @@ export const TopologySpreadConstraintSchema: z.ZodType<TopologySpreadConstraint>
     nodeTaintsPolicy: kit.optional(kit.literalUnion(["Honor", "Ignore"])),
     topologyKey: kit.string(),
     whenUnsatisfiable: kit.literalUnion(["DoNotSchedule", "ScheduleAnyway"]),
-  });
+  }));
 
 /**
  * TypedLocalObjectReference contains enough information to let you locate the typed referenced object inside the same namespace.
@@ -707,11 +659,11 @@ export interface TypedLocalObjectReference {
 }
 /** Parses `k8s.io.api.core.v1.TypedLocalObjectReference`; unknown keys are kept. */
 export const TypedLocalObjectReferenceSchema: z.ZodType<TypedLocalObjectReference> =
-  kit.looseObject<TypedLocalObjectReference>({
+  kit.looseObject<TypedLocalObjectReference>(() => ({
     apiGroup: kit.optional(kit.string()),
     kind: kit.string(),
     name: kit.string(),
-  });
+  }));
 
 /**
  * TypedObjectReference contains enough information to let you locate the typed referenced object
@@ -736,12 +688,12 @@ export interface TypedObjectReference {
 }
 /** Parses `k8s.io.api.core.v1.TypedObjectReference`; unknown keys are kept. */
 export const TypedObjectReferenceSchema: z.ZodType<TypedObjectReference> =
-  kit.looseObject<TypedObjectReference>({
+  kit.looseObject<TypedObjectReference>(() => ({
     apiGroup: kit.optional(kit.string()),
     kind: kit.string(),
     name: kit.string(),
     namespace: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * VolumeResourceRequirements describes the storage resource requirements for a volume.
@@ -758,14 +710,10 @@ export interface VolumeResourceRequirements {
 }
 /** Parses `k8s.io.api.core.v1.VolumeResourceRequirements`; unknown keys are kept. */
 export const VolumeResourceRequirementsSchema: z.ZodType<VolumeResourceRequirements> =
-  kit.looseObject<VolumeResourceRequirements>({
-    get limits() {
-      return kit.optional(kit.record(QuantitySchema));
-    },
-    get requests() {
-      return kit.optional(kit.record(QuantitySchema));
-    },
-  });
+  kit.looseObject<VolumeResourceRequirements>(() => ({
+    limits: kit.optional(kit.record(QuantitySchema)),
+    requests: kit.optional(kit.record(QuantitySchema)),
+  }));
 
 /**
  * The weights of all of the matched WeightedPodAffinityTerm fields are added per-node to find the most preferred node(s)
@@ -782,12 +730,10 @@ export interface WeightedPodAffinityTerm {
 }
 /** Parses `k8s.io.api.core.v1.WeightedPodAffinityTerm`; unknown keys are kept. */
 export const WeightedPodAffinityTermSchema: z.ZodType<WeightedPodAffinityTerm> =
-  kit.looseObject<WeightedPodAffinityTerm>({
-    get podAffinityTerm() {
-      return PodAffinityTermSchema;
-    },
+  kit.looseObject<WeightedPodAffinityTerm>(() => ({
+    podAffinityTerm: PodAffinityTermSchema,
     weight: kit.int32(),
-  });
+  }));
 
 /**
  * Quantity is a fixed-point representation of a number. It provides convenient marshaling/unmarshaling in JSON and YAML, in addition to String() and AsInt64() accessors.
@@ -870,20 +816,14 @@ export interface APIGroup {
   versions: GroupVersionForDiscovery[];
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.APIGroup`; unknown keys are kept. */
-export const APIGroupSchema: z.ZodType<APIGroup> = kit.looseObject<APIGroup>({
+export const APIGroupSchema: z.ZodType<APIGroup> = kit.looseObject<APIGroup>(() => ({
   apiVersion: kit.optional(kit.string()),
   kind: kit.optional(kit.string()),
   name: kit.string(),
-  get preferredVersion() {
-    return kit.optional(GroupVersionForDiscoverySchema);
-  },
-  get serverAddressByClientCIDRs() {
-    return kit.optional(kit.array(ServerAddressByClientCIDRSchema));
-  },
-  get versions() {
-    return kit.array(GroupVersionForDiscoverySchema);
-  },
-});
+  preferredVersion: kit.optional(GroupVersionForDiscoverySchema),
+  serverAddressByClientCIDRs: kit.optional(kit.array(ServerAddressByClientCIDRSchema)),
+  versions: kit.array(GroupVersionForDiscoverySchema),
+}));
 
 /**
  * APIGroupList is a list of APIGroup, to allow clients to discover the API at /apis.
@@ -903,13 +843,11 @@ export interface APIGroupList {
   kind?: string;
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.APIGroupList`; unknown keys are kept. */
-export const APIGroupListSchema: z.ZodType<APIGroupList> = kit.looseObject<APIGroupList>({
+export const APIGroupListSchema: z.ZodType<APIGroupList> = kit.looseObject<APIGroupList>(() => ({
   apiVersion: kit.optional(kit.string()),
-  get groups() {
-    return kit.array(APIGroupSchema);
-  },
+  groups: kit.array(APIGroupSchema),
   kind: kit.optional(kit.string()),
-});
+}));
 
 /**
  * APIResource specifies the name of a resource and whether it is namespaced.
@@ -957,7 +895,7 @@ export interface APIResource {
   version?: string;
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.APIResource`; unknown keys are kept. */
-export const APIResourceSchema: z.ZodType<APIResource> = kit.looseObject<APIResource>({
+export const APIResourceSchema: z.ZodType<APIResource> = kit.looseObject<APIResource>(() => ({
   categories: kit.optional(kit.array(kit.string())),
   group: kit.optional(kit.string()),
   kind: kit.string(),
@@ -968,7 +906,7 @@ export const APIResourceSchema: z.ZodType<APIResource> = kit.looseObject<APIReso
   storageVersionHash: kit.optional(kit.string()),
   verbs: kit.array(kit.string()),
   version: kit.optional(kit.string()),
-});
+}));
 
 /**
  * APIResourceList is a list of APIResource, it is used to expose the name of the resources supported in a specific group and version, and if the resource is namespaced.
@@ -992,14 +930,12 @@ export interface APIResourceList {
   resources: APIResource[];
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.APIResourceList`; unknown keys are kept. */
-export const APIResourceListSchema: z.ZodType<APIResourceList> = kit.looseObject<APIResourceList>({
+export const APIResourceListSchema: z.ZodType<APIResourceList> = kit.looseObject<APIResourceList>(() => ({
   apiVersion: kit.optional(kit.string()),
   groupVersion: kit.string(),
   kind: kit.optional(kit.string()),
-  get resources() {
-    return kit.array(APIResourceSchema);
-  },
-});
+  resources: kit.array(APIResourceSchema),
+}));
 
 /**
  * Condition contains details for one aspect of the current state of this API Resource.
@@ -1032,7 +968,7 @@ export interface Condition {
   type: string;
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.Condition`; unknown keys are kept. */
-export const ConditionSchema: z.ZodType<Condition> = kit.looseObject<Condition>({
+export const ConditionSchema: z.ZodType<Condition> = kit.looseObject<Condition>(() => ({
   lastProbeTime: kit.optional(kit.nullable(kit.string())),
   lastTransitionTime: kit.nullable(kit.string()),
   message: kit.string(),
@@ -1040,7 +976,7 @@ export const ConditionSchema: z.ZodType<Condition> = kit.looseObject<Condition>(
   reason: kit.string(),
   status: kit.string(),
   type: kit.string(),
-});
+}));
 
 /**
  * DeleteOptions may be provided when deleting an API object.
@@ -1080,18 +1016,16 @@ export interface DeleteOptions {
   propagationPolicy?: string;
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions`; unknown keys are kept. */
-export const DeleteOptionsSchema: z.ZodType<DeleteOptions> = kit.looseObject<DeleteOptions>({
+export const DeleteOptionsSchema: z.ZodType<DeleteOptions> = kit.looseObject<DeleteOptions>(() => ({
   apiVersion: kit.optional(kit.string()),
   dryRun: kit.optional(kit.array(kit.string())),
   gracePeriodSeconds: kit.optional(kit.int()),
   ignoreStoreReadErrorWithClusterBreakingPotential: kit.optional(kit.boolean()),
   kind: kit.optional(kit.string()),
   orphanDependents: kit.optional(kit.boolean()),
-  get preconditions() {
-    return kit.optional(PreconditionsSchema);
-  },
+  preconditions: kit.optional(PreconditionsSchema),
   propagationPolicy: kit.optional(kit.string()),
-});
+}));
 
 /**
  * Duration is a wrapper around time.Duration which supports correct marshaling to YAML and JSON. In particular, it marshals into strings, which can be used as map keys in json.
@@ -1126,10 +1060,10 @@ export interface GroupVersionForDiscovery {
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionForDiscovery`; unknown keys are kept. */
 export const GroupVersionForDiscoverySchema: z.ZodType<GroupVersionForDiscovery> =
-  kit.looseObject<GroupVersionForDiscovery>({
+  kit.looseObject<GroupVersionForDiscovery>(() => ({
     groupVersion: kit.string(),
     version: kit.string(),
-  });
+  }));
 
 /**
  * A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects.
@@ -1145,12 +1079,10 @@ export interface LabelSelector {
   matchLabels?: Record<string, string>;
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector`; unknown keys are kept. */
-export const LabelSelectorSchema: z.ZodType<LabelSelector> = kit.looseObject<LabelSelector>({
-  get matchExpressions() {
-    return kit.optional(kit.array(LabelSelectorRequirementSchema));
-  },
+export const LabelSelectorSchema: z.ZodType<LabelSelector> = kit.looseObject<LabelSelector>(() => ({
+  matchExpressions: kit.optional(kit.array(LabelSelectorRequirementSchema)),
   matchLabels: kit.optional(kit.record(kit.string())),
-});
+}));
 
 /**
  * A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values.
@@ -1171,11 +1103,11 @@ export interface LabelSelectorRequirement {
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement`; unknown keys are kept. */
 export const LabelSelectorRequirementSchema: z.ZodType<LabelSelectorRequirement> =
-  kit.looseObject<LabelSelectorRequirement>({
+  kit.looseObject<LabelSelectorRequirement>(() => ({
     key: kit.string(),
     operator: kit.string(),
     values: kit.optional(kit.array(kit.string())),
-  });
+  }));
 
 /**
  * ListMeta describes metadata that synthetic resources must have, including lists and various status objects. A resource may have only one of {ObjectMeta, ListMeta}.
@@ -1199,12 +1131,12 @@ export interface ListMeta {
   selfLink?: string;
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta`; unknown keys are kept. */
-export const ListMetaSchema: z.ZodType<ListMeta> = kit.looseObject<ListMeta>({
+export const ListMetaSchema: z.ZodType<ListMeta> = kit.looseObject<ListMeta>(() => ({
   continue: kit.optional(kit.string()),
   remainingItemCount: kit.optional(kit.int()),
   resourceVersion: kit.optional(kit.string()),
   selfLink: kit.optional(kit.string()),
-});
+}));
 
 /**
  * ManagedFieldsEntry is a workflow-id, a FieldSet and the group version of the resource that the fieldset applies to.
@@ -1240,19 +1172,17 @@ export interface ManagedFieldsEntry {
   time?: Time;
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry`; unknown keys are kept. */
-export const ManagedFieldsEntrySchema: z.ZodType<ManagedFieldsEntry> = kit.looseObject<ManagedFieldsEntry>({
-  apiVersion: kit.optional(kit.string()),
-  fieldsType: kit.optional(kit.string()),
-  get fieldsV1() {
-    return kit.optional(FieldsV1Schema);
-  },
-  manager: kit.optional(kit.string()),
-  operation: kit.optional(kit.string()),
-  subresource: kit.optional(kit.string()),
-  get time() {
-    return kit.optional(TimeSchema);
-  },
-});
+export const ManagedFieldsEntrySchema: z.ZodType<ManagedFieldsEntry> = kit.looseObject<ManagedFieldsEntry>(
+  () => ({
+    apiVersion: kit.optional(kit.string()),
+    fieldsType: kit.optional(kit.string()),
+    fieldsV1: kit.optional(FieldsV1Schema),
+    manager: kit.optional(kit.string()),
+    operation: kit.optional(kit.string()),
+    subresource: kit.optional(kit.string()),
+    time: kit.optional(TimeSchema),
+  }),
+);
 
 /**
  * ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.
@@ -1334,29 +1264,23 @@ export interface ObjectMeta {
   uid?: string;
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta`; unknown keys are kept. */
-export const ObjectMetaSchema: z.ZodType<ObjectMeta> = kit.looseObject<ObjectMeta>({
+export const ObjectMetaSchema: z.ZodType<ObjectMeta> = kit.looseObject<ObjectMeta>(() => ({
   annotations: kit.optional(kit.record(kit.string())),
   creationTimestamp: kit.optional(kit.nullable(kit.string())),
   deletionGracePeriodSeconds: kit.optional(kit.int()),
-  get deletionTimestamp() {
-    return kit.optional(TimeSchema);
-  },
+  deletionTimestamp: kit.optional(TimeSchema),
   finalizers: kit.optional(kit.array(kit.string())),
   generateName: kit.optional(kit.string()),
   generation: kit.optional(kit.int()),
   labels: kit.optional(kit.record(kit.string())),
-  get managedFields() {
-    return kit.optional(kit.array(ManagedFieldsEntrySchema));
-  },
+  managedFields: kit.optional(kit.array(ManagedFieldsEntrySchema)),
   name: kit.optional(kit.string()),
   namespace: kit.optional(kit.string()),
-  get ownerReferences() {
-    return kit.optional(kit.array(OwnerReferenceSchema));
-  },
+  ownerReferences: kit.optional(kit.array(OwnerReferenceSchema)),
   resourceVersion: kit.optional(kit.string()),
   selfLink: kit.optional(kit.string()),
   uid: kit.optional(kit.string()),
-});
+}));
 
 /**
  * OwnerReference contains enough information to let you identify an owning object. An owning object must be in the same namespace as the dependent, or be cluster-scoped, so there is no namespace field.
@@ -1388,14 +1312,14 @@ export interface OwnerReference {
   uid: string;
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference`; unknown keys are kept. */
-export const OwnerReferenceSchema: z.ZodType<OwnerReference> = kit.looseObject<OwnerReference>({
+export const OwnerReferenceSchema: z.ZodType<OwnerReference> = kit.looseObject<OwnerReference>(() => ({
   apiVersion: kit.string(),
   blockOwnerDeletion: kit.optional(kit.boolean()),
   controller: kit.optional(kit.boolean()),
   kind: kit.string(),
   name: kit.string(),
   uid: kit.string(),
-});
+}));
 
 /**
  * Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.
@@ -1418,10 +1342,10 @@ export interface Preconditions {
   uid?: string;
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions`; unknown keys are kept. */
-export const PreconditionsSchema: z.ZodType<Preconditions> = kit.looseObject<Preconditions>({
+export const PreconditionsSchema: z.ZodType<Preconditions> = kit.looseObject<Preconditions>(() => ({
   resourceVersion: kit.optional(kit.string()),
   uid: kit.optional(kit.string()),
-});
+}));
 
 /**
  * RootPaths lists the paths available at root. For example: "/healthz", "/apis".
@@ -1433,9 +1357,9 @@ export interface RootPaths {
   paths: string[];
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.RootPaths`; unknown keys are kept. */
-export const RootPathsSchema: z.ZodType<RootPaths> = kit.looseObject<RootPaths>({
+export const RootPathsSchema: z.ZodType<RootPaths> = kit.looseObject<RootPaths>(() => ({
   paths: kit.array(kit.string()),
-});
+}));
 
 /**
  * ServerAddressByClientCIDR helps the client to determine the server address that they should use, depending on the clientCIDR that they match.
@@ -1452,10 +1376,10 @@ export interface ServerAddressByClientCIDR {
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.ServerAddressByClientCIDR`; unknown keys are kept. */
 export const ServerAddressByClientCIDRSchema: z.ZodType<ServerAddressByClientCIDR> =
-  kit.looseObject<ServerAddressByClientCIDR>({
+  kit.looseObject<ServerAddressByClientCIDR>(() => ({
     clientCIDR: kit.string(),
     serverAddress: kit.string(),
-  });
+  }));
 
 /**
  * Status is a return value for calls that don't return other objects.
@@ -1495,20 +1419,16 @@ export interface Status {
   status?: string;
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.Status`; unknown keys are kept. */
-export const StatusSchema: z.ZodType<Status> = kit.looseObject<Status>({
+export const StatusSchema: z.ZodType<Status> = kit.looseObject<Status>(() => ({
   apiVersion: kit.optional(kit.string()),
   code: kit.optional(kit.int32()),
-  get details() {
-    return kit.optional(StatusDetailsSchema);
-  },
+  details: kit.optional(StatusDetailsSchema),
   kind: kit.optional(kit.string()),
   message: kit.optional(kit.string()),
-  get metadata() {
-    return kit.optional(ListMetaSchema);
-  },
+  metadata: kit.optional(ListMetaSchema),
   reason: kit.optional(kit.string()),
   status: kit.optional(kit.string()),
-});
+}));
 
 /**
  * StatusCause provides more information about an api.Status failure, including cases when multiple errors are encountered.
@@ -1532,11 +1452,11 @@ export interface StatusCause {
   reason?: string;
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.StatusCause`; unknown keys are kept. */
-export const StatusCauseSchema: z.ZodType<StatusCause> = kit.looseObject<StatusCause>({
+export const StatusCauseSchema: z.ZodType<StatusCause> = kit.looseObject<StatusCause>(() => ({
   field: kit.optional(kit.string()),
   message: kit.optional(kit.string()),
   reason: kit.optional(kit.string()),
-});
+}));
 
 /**
  * StatusDetails is a set of additional properties that MAY be set by the server to provide additional information about a response. The Reason field of a Status object defines what attributes will be set. Clients must ignore fields that do not match the defined type of each attribute, and should assume that any attribute may be empty, invalid, or under defined.
@@ -1568,16 +1488,14 @@ export interface StatusDetails {
   uid?: string;
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.StatusDetails`; unknown keys are kept. */
-export const StatusDetailsSchema: z.ZodType<StatusDetails> = kit.looseObject<StatusDetails>({
-  get causes() {
-    return kit.optional(kit.array(StatusCauseSchema));
-  },
+export const StatusDetailsSchema: z.ZodType<StatusDetails> = kit.looseObject<StatusDetails>(() => ({
+  causes: kit.optional(kit.array(StatusCauseSchema)),
   group: kit.optional(kit.string()),
   kind: kit.optional(kit.string()),
   name: kit.optional(kit.string()),
   retryAfterSeconds: kit.optional(kit.int32()),
   uid: kit.optional(kit.string()),
-});
+}));
 
 /**
  * Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON.  Wrappers are provided for many of the factory methods that the time package offers.
@@ -1601,12 +1519,10 @@ export interface WatchEvent {
   type: string;
 }
 /** Parses `k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent`; unknown keys are kept. */
-export const WatchEventSchema: z.ZodType<WatchEvent> = kit.looseObject<WatchEvent>({
-  get object() {
-    return RawExtensionSchema;
-  },
+export const WatchEventSchema: z.ZodType<WatchEvent> = kit.looseObject<WatchEvent>(() => ({
+  object: RawExtensionSchema,
   type: kit.string(),
-});
+}));
 
 /**
  * RawExtension is used to hold extensions in external versions.

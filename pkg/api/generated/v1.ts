@@ -16,10 +16,10 @@ export interface ACPI {
   slicNameRef?: string;
 }
 /** Parses `v1.ACPI`; unknown keys are kept. */
-export const ACPISchema: z.ZodType<ACPI> = kit.looseObject<ACPI>({
+export const ACPISchema: z.ZodType<ACPI> = kit.looseObject<ACPI>(() => ({
   msdmNameRef: kit.optional(kit.string()),
   slicNameRef: kit.optional(kit.string()),
-});
+}));
 
 /**
  * AccessCredential represents a credential source that can be used to authorize remote access to the vm guest Only one of its members may be specified.
@@ -35,14 +35,10 @@ export interface AccessCredential {
   userPassword?: UserPasswordAccessCredential;
 }
 /** Parses `v1.AccessCredential`; unknown keys are kept. */
-export const AccessCredentialSchema: z.ZodType<AccessCredential> = kit.looseObject<AccessCredential>({
-  get sshPublicKey() {
-    return kit.optional(SSHPublicKeyAccessCredentialSchema);
-  },
-  get userPassword() {
-    return kit.optional(UserPasswordAccessCredentialSchema);
-  },
-});
+export const AccessCredentialSchema: z.ZodType<AccessCredential> = kit.looseObject<AccessCredential>(() => ({
+  sshPublicKey: kit.optional(SSHPublicKeyAccessCredentialSchema),
+  userPassword: kit.optional(UserPasswordAccessCredentialSchema),
+}));
 
 export interface AccessCredentialSecretSource {
   /**
@@ -52,9 +48,9 @@ export interface AccessCredentialSecretSource {
 }
 /** Parses `v1.AccessCredentialSecretSource`; unknown keys are kept. */
 export const AccessCredentialSecretSourceSchema: z.ZodType<AccessCredentialSecretSource> =
-  kit.looseObject<AccessCredentialSecretSource>({
+  kit.looseObject<AccessCredentialSecretSource>(() => ({
     secretName: kit.string(),
-  });
+  }));
 
 /**
  * AddVolumeOptions is provided when dynamically hot plugging a volume and disk
@@ -78,16 +74,12 @@ export interface AddVolumeOptions {
   volumeSource: HotplugVolumeSource;
 }
 /** Parses `v1.AddVolumeOptions`; unknown keys are kept. */
-export const AddVolumeOptionsSchema: z.ZodType<AddVolumeOptions> = kit.looseObject<AddVolumeOptions>({
-  get disk() {
-    return DiskSchema;
-  },
+export const AddVolumeOptionsSchema: z.ZodType<AddVolumeOptions> = kit.looseObject<AddVolumeOptions>(() => ({
+  disk: DiskSchema,
   dryRun: kit.optional(kit.array(kit.string())),
   name: kit.string(),
-  get volumeSource() {
-    return HotplugVolumeSourceSchema;
-  },
-});
+  volumeSource: HotplugVolumeSourceSchema,
+}));
 
 export interface ArchConfiguration {
   amd64?: ArchSpecificConfiguration;
@@ -100,21 +92,15 @@ export interface ArchConfiguration {
   s390x?: ArchSpecificConfiguration;
 }
 /** Parses `v1.ArchConfiguration`; unknown keys are kept. */
-export const ArchConfigurationSchema: z.ZodType<ArchConfiguration> = kit.looseObject<ArchConfiguration>({
-  get amd64() {
-    return kit.optional(ArchSpecificConfigurationSchema);
-  },
-  get arm64() {
-    return kit.optional(ArchSpecificConfigurationSchema);
-  },
-  defaultArchitecture: kit.optional(kit.string()),
-  get ppc64le() {
-    return kit.optional(ArchSpecificConfigurationSchema);
-  },
-  get s390x() {
-    return kit.optional(ArchSpecificConfigurationSchema);
-  },
-});
+export const ArchConfigurationSchema: z.ZodType<ArchConfiguration> = kit.looseObject<ArchConfiguration>(
+  () => ({
+    amd64: kit.optional(ArchSpecificConfigurationSchema),
+    arm64: kit.optional(ArchSpecificConfigurationSchema),
+    defaultArchitecture: kit.optional(kit.string()),
+    ppc64le: kit.optional(ArchSpecificConfigurationSchema),
+    s390x: kit.optional(ArchSpecificConfigurationSchema),
+  }),
+);
 
 export interface ArchSpecificConfiguration {
   emulatedMachines?: string[];
@@ -123,11 +109,11 @@ export interface ArchSpecificConfiguration {
 }
 /** Parses `v1.ArchSpecificConfiguration`; unknown keys are kept. */
 export const ArchSpecificConfigurationSchema: z.ZodType<ArchSpecificConfiguration> =
-  kit.looseObject<ArchSpecificConfiguration>({
+  kit.looseObject<ArchSpecificConfiguration>(() => ({
     emulatedMachines: kit.optional(kit.array(kit.string())),
     machineType: kit.optional(kit.string()),
     ovmfPath: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * If set (default), BIOS will be used.
@@ -139,9 +125,9 @@ export interface BIOS {
   useSerial?: boolean;
 }
 /** Parses `v1.BIOS`; unknown keys are kept. */
-export const BIOSSchema: z.ZodType<BIOS> = kit.looseObject<BIOS>({
+export const BIOSSchema: z.ZodType<BIOS> = kit.looseObject<BIOS>(() => ({
   useSerial: kit.optional(kit.boolean()),
-});
+}));
 
 /**
  * BlockSize provides the option to change the block size presented to the VM for a disk. Only one of its members may be specified.
@@ -151,14 +137,10 @@ export interface BlockSize {
   matchVolume?: FeatureState;
 }
 /** Parses `v1.BlockSize`; unknown keys are kept. */
-export const BlockSizeSchema: z.ZodType<BlockSize> = kit.looseObject<BlockSize>({
-  get custom() {
-    return kit.optional(CustomBlockSizeSchema);
-  },
-  get matchVolume() {
-    return kit.optional(FeatureStateSchema);
-  },
-});
+export const BlockSizeSchema: z.ZodType<BlockSize> = kit.looseObject<BlockSize>(() => ({
+  custom: kit.optional(CustomBlockSizeSchema),
+  matchVolume: kit.optional(FeatureStateSchema),
+}));
 
 /**
  * Represents the firmware blob used to assist in the domain creation process. Used for setting the QEMU BIOS file path for the libvirt domain.
@@ -174,14 +156,10 @@ export interface Bootloader {
   efi?: EFI;
 }
 /** Parses `v1.Bootloader`; unknown keys are kept. */
-export const BootloaderSchema: z.ZodType<Bootloader> = kit.looseObject<Bootloader>({
-  get bios() {
-    return kit.optional(BIOSSchema);
-  },
-  get efi() {
-    return kit.optional(EFISchema);
-  },
-});
+export const BootloaderSchema: z.ZodType<Bootloader> = kit.looseObject<Bootloader>(() => ({
+  bios: kit.optional(BIOSSchema),
+  efi: kit.optional(EFISchema),
+}));
 
 export interface CDRomTarget {
   /**
@@ -198,11 +176,11 @@ export interface CDRomTarget {
   tray?: string;
 }
 /** Parses `v1.CDRomTarget`; unknown keys are kept. */
-export const CDRomTargetSchema: z.ZodType<CDRomTarget> = kit.looseObject<CDRomTarget>({
+export const CDRomTargetSchema: z.ZodType<CDRomTarget> = kit.looseObject<CDRomTarget>(() => ({
   bus: kit.optional(kit.string()),
   readonly: kit.optional(kit.boolean()),
   tray: kit.optional(kit.string()),
-});
+}));
 
 /**
  * CPU allows specifying the CPU topology.
@@ -250,24 +228,18 @@ export interface CPU {
   threads?: number;
 }
 /** Parses `v1.CPU`; unknown keys are kept. */
-export const CPUSchema: z.ZodType<CPU> = kit.looseObject<CPU>({
+export const CPUSchema: z.ZodType<CPU> = kit.looseObject<CPU>(() => ({
   cores: kit.optional(kit.int()),
   dedicatedCpuPlacement: kit.optional(kit.boolean()),
-  get features() {
-    return kit.optional(kit.array(CPUFeatureSchema));
-  },
+  features: kit.optional(kit.array(CPUFeatureSchema)),
   isolateEmulatorThread: kit.optional(kit.boolean()),
   maxSockets: kit.optional(kit.int()),
   model: kit.optional(kit.string()),
-  get numa() {
-    return kit.optional(NUMASchema);
-  },
-  get realtime() {
-    return kit.optional(RealtimeSchema);
-  },
+  numa: kit.optional(NUMASchema),
+  realtime: kit.optional(RealtimeSchema),
   sockets: kit.optional(kit.int()),
   threads: kit.optional(kit.int()),
-});
+}));
 
 /**
  * CPUFeature allows specifying a CPU feature.
@@ -283,10 +255,10 @@ export interface CPUFeature {
   policy?: string;
 }
 /** Parses `v1.CPUFeature`; unknown keys are kept. */
-export const CPUFeatureSchema: z.ZodType<CPUFeature> = kit.looseObject<CPUFeature>({
+export const CPUFeatureSchema: z.ZodType<CPUFeature> = kit.looseObject<CPUFeature>(() => ({
   name: kit.string(),
   policy: kit.optional(kit.string()),
-});
+}));
 
 /**
  * CPUTopology allows specifying the amount of cores, sockets and threads.
@@ -306,11 +278,11 @@ export interface CPUTopology {
   threads?: number;
 }
 /** Parses `v1.CPUTopology`; unknown keys are kept. */
-export const CPUTopologySchema: z.ZodType<CPUTopology> = kit.looseObject<CPUTopology>({
+export const CPUTopologySchema: z.ZodType<CPUTopology> = kit.looseObject<CPUTopology>(() => ({
   cores: kit.optional(kit.int()),
   sockets: kit.optional(kit.int()),
   threads: kit.optional(kit.int()),
-});
+}));
 
 /**
  * CertConfig contains the tunables for TLS certificates
@@ -326,14 +298,10 @@ export interface CertConfig {
   renewBefore?: k8s.Duration;
 }
 /** Parses `v1.CertConfig`; unknown keys are kept. */
-export const CertConfigSchema: z.ZodType<CertConfig> = kit.looseObject<CertConfig>({
-  get duration() {
-    return kit.optional(k8s.DurationSchema);
-  },
-  get renewBefore() {
-    return kit.optional(k8s.DurationSchema);
-  },
-});
+export const CertConfigSchema: z.ZodType<CertConfig> = kit.looseObject<CertConfig>(() => ({
+  duration: kit.optional(k8s.DurationSchema),
+  renewBefore: kit.optional(k8s.DurationSchema),
+}));
 
 export interface ChangedBlockTrackingSelectors {
   /**
@@ -347,14 +315,10 @@ export interface ChangedBlockTrackingSelectors {
 }
 /** Parses `v1.ChangedBlockTrackingSelectors`; unknown keys are kept. */
 export const ChangedBlockTrackingSelectorsSchema: z.ZodType<ChangedBlockTrackingSelectors> =
-  kit.looseObject<ChangedBlockTrackingSelectors>({
-    get namespaceLabelSelector() {
-      return kit.optional(k8s.LabelSelectorSchema);
-    },
-    get virtualMachineLabelSelector() {
-      return kit.optional(k8s.LabelSelectorSchema);
-    },
-  });
+  kit.looseObject<ChangedBlockTrackingSelectors>(() => ({
+    namespaceLabelSelector: kit.optional(k8s.LabelSelectorSchema),
+    virtualMachineLabelSelector: kit.optional(k8s.LabelSelectorSchema),
+  }));
 
 /**
  * ChangedBlockTrackingStatus represents the status of ChangedBlockTracking for a VM
@@ -371,12 +335,10 @@ export interface ChangedBlockTrackingStatus {
 }
 /** Parses `v1.ChangedBlockTrackingStatus`; unknown keys are kept. */
 export const ChangedBlockTrackingStatusSchema: z.ZodType<ChangedBlockTrackingStatus> =
-  kit.looseObject<ChangedBlockTrackingStatus>({
-    get backupStatus() {
-      return kit.optional(VirtualMachineInstanceBackupStatusSchema);
-    },
+  kit.looseObject<ChangedBlockTrackingStatus>(() => ({
+    backupStatus: kit.optional(VirtualMachineInstanceBackupStatusSchema),
     state: kit.string(),
-  });
+  }));
 
 /**
  * Chassis specifies the chassis info passed to the domain.
@@ -389,13 +351,13 @@ export interface Chassis {
   version?: string;
 }
 /** Parses `v1.Chassis`; unknown keys are kept. */
-export const ChassisSchema: z.ZodType<Chassis> = kit.looseObject<Chassis>({
+export const ChassisSchema: z.ZodType<Chassis> = kit.looseObject<Chassis>(() => ({
   asset: kit.optional(kit.string()),
   manufacturer: kit.optional(kit.string()),
   serial: kit.optional(kit.string()),
   sku: kit.optional(kit.string()),
   version: kit.optional(kit.string()),
-});
+}));
 
 export interface ClaimRequest {
   /**
@@ -408,10 +370,10 @@ export interface ClaimRequest {
   requestName?: string;
 }
 /** Parses `v1.ClaimRequest`; unknown keys are kept. */
-export const ClaimRequestSchema: z.ZodType<ClaimRequest> = kit.looseObject<ClaimRequest>({
+export const ClaimRequestSchema: z.ZodType<ClaimRequest> = kit.looseObject<ClaimRequest>(() => ({
   claimName: kit.optional(kit.string()),
   requestName: kit.optional(kit.string()),
-});
+}));
 
 /**
  * Represent a subset of client devices that can be accessed by VMI. At the moment only, USB devices using Usbredir's library and tooling. Another fit would be a smartcard with libcacard.
@@ -441,15 +403,11 @@ export interface Clock {
   utc?: ClockOffsetUTC;
 }
 /** Parses `v1.Clock`; unknown keys are kept. */
-export const ClockSchema: z.ZodType<Clock> = kit.looseObject<Clock>({
-  get timer() {
-    return kit.optional(TimerSchema);
-  },
+export const ClockSchema: z.ZodType<Clock> = kit.looseObject<Clock>(() => ({
+  timer: kit.optional(TimerSchema),
   timezone: kit.optional(kit.string()),
-  get utc() {
-    return kit.optional(ClockOffsetUTCSchema);
-  },
-});
+  utc: kit.optional(ClockOffsetUTCSchema),
+}));
 
 /**
  * Exactly one of its members must be set.
@@ -465,12 +423,10 @@ export interface ClockOffset {
   utc?: ClockOffsetUTC;
 }
 /** Parses `v1.ClockOffset`; unknown keys are kept. */
-export const ClockOffsetSchema: z.ZodType<ClockOffset> = kit.looseObject<ClockOffset>({
+export const ClockOffsetSchema: z.ZodType<ClockOffset> = kit.looseObject<ClockOffset>(() => ({
   timezone: kit.optional(kit.string()),
-  get utc() {
-    return kit.optional(ClockOffsetUTCSchema);
-  },
-});
+  utc: kit.optional(ClockOffsetUTCSchema),
+}));
 
 /**
  * UTC sets the guest clock to UTC on each boot.
@@ -482,9 +438,9 @@ export interface ClockOffsetUTC {
   offsetSeconds?: number;
 }
 /** Parses `v1.ClockOffsetUTC`; unknown keys are kept. */
-export const ClockOffsetUTCSchema: z.ZodType<ClockOffsetUTC> = kit.looseObject<ClockOffsetUTC>({
+export const ClockOffsetUTCSchema: z.ZodType<ClockOffsetUTC> = kit.looseObject<ClockOffsetUTC>(() => ({
   offsetSeconds: kit.optional(kit.int32()),
-});
+}));
 
 /**
  * Represents a cloud-init config drive user data source. More info: https://cloudinit.readthedocs.io/en/latest/topics/datasources/configdrive.html
@@ -517,18 +473,14 @@ export interface CloudInitConfigDriveSource {
 }
 /** Parses `v1.CloudInitConfigDriveSource`; unknown keys are kept. */
 export const CloudInitConfigDriveSourceSchema: z.ZodType<CloudInitConfigDriveSource> =
-  kit.looseObject<CloudInitConfigDriveSource>({
+  kit.looseObject<CloudInitConfigDriveSource>(() => ({
     networkData: kit.optional(kit.string()),
     networkDataBase64: kit.optional(kit.string()),
-    get networkDataSecretRef() {
-      return kit.optional(k8s.LocalObjectReferenceSchema);
-    },
-    get secretRef() {
-      return kit.optional(k8s.LocalObjectReferenceSchema);
-    },
+    networkDataSecretRef: kit.optional(k8s.LocalObjectReferenceSchema),
+    secretRef: kit.optional(k8s.LocalObjectReferenceSchema),
     userData: kit.optional(kit.string()),
     userDataBase64: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * Represents a cloud-init nocloud user data source. More info: http://cloudinit.readthedocs.io/en/latest/topics/datasources/nocloud.html
@@ -561,18 +513,14 @@ export interface CloudInitNoCloudSource {
 }
 /** Parses `v1.CloudInitNoCloudSource`; unknown keys are kept. */
 export const CloudInitNoCloudSourceSchema: z.ZodType<CloudInitNoCloudSource> =
-  kit.looseObject<CloudInitNoCloudSource>({
+  kit.looseObject<CloudInitNoCloudSource>(() => ({
     networkData: kit.optional(kit.string()),
     networkDataBase64: kit.optional(kit.string()),
-    get networkDataSecretRef() {
-      return kit.optional(k8s.LocalObjectReferenceSchema);
-    },
-    get secretRef() {
-      return kit.optional(k8s.LocalObjectReferenceSchema);
-    },
+    networkDataSecretRef: kit.optional(k8s.LocalObjectReferenceSchema),
+    secretRef: kit.optional(k8s.LocalObjectReferenceSchema),
     userData: kit.optional(kit.string()),
     userDataBase64: kit.optional(kit.string()),
-  });
+  }));
 
 export interface CommonInstancetypesDeployment {
   /**
@@ -582,9 +530,9 @@ export interface CommonInstancetypesDeployment {
 }
 /** Parses `v1.CommonInstancetypesDeployment`; unknown keys are kept. */
 export const CommonInstancetypesDeploymentSchema: z.ZodType<CommonInstancetypesDeployment> =
-  kit.looseObject<CommonInstancetypesDeployment>({
+  kit.looseObject<CommonInstancetypesDeployment>(() => ({
     enabled: kit.optional(kit.boolean()),
-  });
+  }));
 
 export interface ComponentConfig {
   /**
@@ -597,12 +545,10 @@ export interface ComponentConfig {
   replicas?: number;
 }
 /** Parses `v1.ComponentConfig`; unknown keys are kept. */
-export const ComponentConfigSchema: z.ZodType<ComponentConfig> = kit.looseObject<ComponentConfig>({
-  get nodePlacement() {
-    return kit.optional(NodePlacementSchema);
-  },
+export const ComponentConfigSchema: z.ZodType<ComponentConfig> = kit.looseObject<ComponentConfig>(() => ({
+  nodePlacement: kit.optional(NodePlacementSchema),
   replicas: kit.optional(kit.int()),
-});
+}));
 
 /**
  * Condition defines conditions
@@ -616,14 +562,14 @@ export interface Condition {
   type: string;
 }
 /** Parses `v1.Condition`; unknown keys are kept. */
-export const ConditionSchema: z.ZodType<Condition> = kit.looseObject<Condition>({
+export const ConditionSchema: z.ZodType<Condition> = kit.looseObject<Condition>(() => ({
   lastProbeTime: kit.optional(kit.nullable(kit.string())),
   lastTransitionTime: kit.optional(kit.nullable(kit.string())),
   message: kit.optional(kit.string()),
   reason: kit.optional(kit.string()),
   status: kit.string(),
   type: kit.string(),
-});
+}));
 
 export interface ConfidentialComputeConfiguration {
   /**
@@ -633,11 +579,9 @@ export interface ConfidentialComputeConfiguration {
 }
 /** Parses `v1.ConfidentialComputeConfiguration`; unknown keys are kept. */
 export const ConfidentialComputeConfigurationSchema: z.ZodType<ConfidentialComputeConfiguration> =
-  kit.looseObject<ConfidentialComputeConfiguration>({
-    get tdx() {
-      return kit.optional(TDXConfigurationSchema);
-    },
-  });
+  kit.looseObject<ConfidentialComputeConfiguration>(() => ({
+    tdx: kit.optional(TDXConfigurationSchema),
+  }));
 
 export type ConfigDriveSSHPublicKeyAccessCredentialPropagation = Record<string, unknown>;
 /** Parses `v1.ConfigDriveSSHPublicKeyAccessCredentialPropagation`. */
@@ -663,11 +607,11 @@ export interface ConfigMapVolumeSource {
 }
 /** Parses `v1.ConfigMapVolumeSource`; unknown keys are kept. */
 export const ConfigMapVolumeSourceSchema: z.ZodType<ConfigMapVolumeSource> =
-  kit.looseObject<ConfigMapVolumeSource>({
+  kit.looseObject<ConfigMapVolumeSource>(() => ({
     name: kit.optional(kit.string()),
     optional: kit.optional(kit.boolean()),
     volumeLabel: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * ContainerDiskInfo shows info about the containerdisk
@@ -679,9 +623,11 @@ export interface ContainerDiskInfo {
   checksum?: number;
 }
 /** Parses `v1.ContainerDiskInfo`; unknown keys are kept. */
-export const ContainerDiskInfoSchema: z.ZodType<ContainerDiskInfo> = kit.looseObject<ContainerDiskInfo>({
-  checksum: kit.optional(kit.int()),
-});
+export const ContainerDiskInfoSchema: z.ZodType<ContainerDiskInfo> = kit.looseObject<ContainerDiskInfo>(
+  () => ({
+    checksum: kit.optional(kit.int()),
+  }),
+);
 
 /**
  * Represents a docker image with an embedded disk.
@@ -711,12 +657,12 @@ export interface ContainerDiskSource {
 }
 /** Parses `v1.ContainerDiskSource`; unknown keys are kept. */
 export const ContainerDiskSourceSchema: z.ZodType<ContainerDiskSource> = kit.looseObject<ContainerDiskSource>(
-  {
+  () => ({
     image: kit.string(),
     imagePullPolicy: kit.optional(kit.literalUnion(["Always", "IfNotPresent", "Never"])),
     imagePullSecret: kit.optional(kit.string()),
     path: kit.optional(kit.string()),
-  },
+  }),
 );
 
 /**
@@ -734,10 +680,10 @@ export interface ContainerPathVolumeSource {
 }
 /** Parses `v1.ContainerPathVolumeSource`; unknown keys are kept. */
 export const ContainerPathVolumeSourceSchema: z.ZodType<ContainerPathVolumeSource> =
-  kit.looseObject<ContainerPathVolumeSource>({
+  kit.looseObject<ContainerPathVolumeSource>(() => ({
     path: kit.string(),
     readOnly: kit.optional(kit.boolean()),
-  });
+  }));
 
 export interface ControllerRevisionRef {
   /**
@@ -747,9 +693,9 @@ export interface ControllerRevisionRef {
 }
 /** Parses `v1.ControllerRevisionRef`; unknown keys are kept. */
 export const ControllerRevisionRefSchema: z.ZodType<ControllerRevisionRef> =
-  kit.looseObject<ControllerRevisionRef>({
+  kit.looseObject<ControllerRevisionRef>(() => ({
     name: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * CustomBlockSize represents the desired logical and physical block size for a VM disk.
@@ -760,21 +706,21 @@ export interface CustomBlockSize {
   physical?: number;
 }
 /** Parses `v1.CustomBlockSize`; unknown keys are kept. */
-export const CustomBlockSizeSchema: z.ZodType<CustomBlockSize> = kit.looseObject<CustomBlockSize>({
+export const CustomBlockSizeSchema: z.ZodType<CustomBlockSize> = kit.looseObject<CustomBlockSize>(() => ({
   discardGranularity: kit.optional(kit.int32()),
   logical: kit.optional(kit.int32()),
   physical: kit.optional(kit.int32()),
-});
+}));
 
 export interface CustomProfile {
   localhostProfile?: string;
   runtimeDefaultProfile?: boolean;
 }
 /** Parses `v1.CustomProfile`; unknown keys are kept. */
-export const CustomProfileSchema: z.ZodType<CustomProfile> = kit.looseObject<CustomProfile>({
+export const CustomProfileSchema: z.ZodType<CustomProfile> = kit.looseObject<CustomProfile>(() => ({
   localhostProfile: kit.optional(kit.string()),
   runtimeDefaultProfile: kit.optional(kit.boolean()),
-});
+}));
 
 export interface CustomizeComponents {
   /**
@@ -785,14 +731,10 @@ export interface CustomizeComponents {
 }
 /** Parses `v1.CustomizeComponents`; unknown keys are kept. */
 export const CustomizeComponentsSchema: z.ZodType<CustomizeComponents> = kit.looseObject<CustomizeComponents>(
-  {
-    get flags() {
-      return kit.optional(FlagsSchema);
-    },
-    get patches() {
-      return kit.optional(kit.array(CustomizeComponentsPatchSchema));
-    },
-  },
+  () => ({
+    flags: kit.optional(FlagsSchema),
+    patches: kit.optional(kit.array(CustomizeComponentsPatchSchema)),
+  }),
 );
 
 export interface CustomizeComponentsPatch {
@@ -803,12 +745,12 @@ export interface CustomizeComponentsPatch {
 }
 /** Parses `v1.CustomizeComponentsPatch`; unknown keys are kept. */
 export const CustomizeComponentsPatchSchema: z.ZodType<CustomizeComponentsPatch> =
-  kit.looseObject<CustomizeComponentsPatch>({
+  kit.looseObject<CustomizeComponentsPatch>(() => ({
     patch: kit.string(),
     resourceName: kit.string(),
     resourceType: kit.string(),
     type: kit.string(),
-  });
+  }));
 
 /**
  * Extra DHCP options to use in the interface.
@@ -832,14 +774,12 @@ export interface DHCPOptions {
   tftpServerName?: string;
 }
 /** Parses `v1.DHCPOptions`; unknown keys are kept. */
-export const DHCPOptionsSchema: z.ZodType<DHCPOptions> = kit.looseObject<DHCPOptions>({
+export const DHCPOptionsSchema: z.ZodType<DHCPOptions> = kit.looseObject<DHCPOptions>(() => ({
   bootFileName: kit.optional(kit.string()),
   ntpServers: kit.optional(kit.array(kit.string())),
-  get privateOptions() {
-    return kit.optional(kit.array(DHCPPrivateOptionsSchema));
-  },
+  privateOptions: kit.optional(kit.array(DHCPPrivateOptionsSchema)),
   tftpServerName: kit.optional(kit.string()),
-});
+}));
 
 /**
  * DHCPExtraOptions defines Extra DHCP options for a VM.
@@ -855,10 +795,12 @@ export interface DHCPPrivateOptions {
   value: string;
 }
 /** Parses `v1.DHCPPrivateOptions`; unknown keys are kept. */
-export const DHCPPrivateOptionsSchema: z.ZodType<DHCPPrivateOptions> = kit.looseObject<DHCPPrivateOptions>({
-  option: kit.int32(),
-  value: kit.string(),
-});
+export const DHCPPrivateOptionsSchema: z.ZodType<DHCPPrivateOptions> = kit.looseObject<DHCPPrivateOptions>(
+  () => ({
+    option: kit.int32(),
+    value: kit.string(),
+  }),
+);
 
 export interface DataVolumeSource {
   /**
@@ -871,10 +813,10 @@ export interface DataVolumeSource {
   name: string;
 }
 /** Parses `v1.DataVolumeSource`; unknown keys are kept. */
-export const DataVolumeSourceSchema: z.ZodType<DataVolumeSource> = kit.looseObject<DataVolumeSource>({
+export const DataVolumeSourceSchema: z.ZodType<DataVolumeSource> = kit.looseObject<DataVolumeSource>(() => ({
   hotpluggable: kit.optional(kit.boolean()),
   name: kit.string(),
-});
+}));
 
 export type DataVolumeTemplateDummyStatus = Record<string, unknown>;
 /** Parses `v1.DataVolumeTemplateDummyStatus`. */
@@ -902,19 +844,13 @@ export interface DataVolumeTemplateSpec {
 }
 /** Parses `v1.DataVolumeTemplateSpec`; unknown keys are kept. */
 export const DataVolumeTemplateSpecSchema: z.ZodType<DataVolumeTemplateSpec> =
-  kit.looseObject<DataVolumeTemplateSpec>({
+  kit.looseObject<DataVolumeTemplateSpec>(() => ({
     apiVersion: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ObjectMetaSchema);
-    },
-    get spec() {
-      return v1beta1.DataVolumeSpecSchema;
-    },
-    get status() {
-      return kit.optional(kit.nullable(DataVolumeTemplateDummyStatusSchema));
-    },
-  });
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: v1beta1.DataVolumeSpecSchema,
+    status: kit.optional(kit.nullable(DataVolumeTemplateDummyStatusSchema)),
+  }));
 
 /**
  * DeprecatedInterfaceMacvtap is an alias to the deprecated InterfaceMacvtap that connects to a given network by extending the Kubernetes node's L2 networks via a macvtap interface. Deprecated: Removed in v1.3
@@ -989,24 +925,20 @@ export interface DeveloperConfiguration {
 }
 /** Parses `v1.DeveloperConfiguration`; unknown keys are kept. */
 export const DeveloperConfigurationSchema: z.ZodType<DeveloperConfiguration> =
-  kit.looseObject<DeveloperConfiguration>({
+  kit.looseObject<DeveloperConfiguration>(() => ({
     clusterProfiler: kit.optional(kit.boolean()),
     cpuAllocationRatio: kit.optional(kit.int32()),
     disabledFeatureGates: kit.optional(kit.array(kit.string())),
-    get diskVerification() {
-      return kit.optional(DiskVerificationSchema);
-    },
+    diskVerification: kit.optional(DiskVerificationSchema),
     featureGates: kit.optional(kit.array(kit.string())),
-    get logVerbosity() {
-      return kit.optional(LogVerbositySchema);
-    },
+    logVerbosity: kit.optional(LogVerbositySchema),
     memoryOvercommit: kit.optional(kit.int32()),
     minimumClusterTSCFrequency: kit.optional(kit.int()),
     minimumReservePVCBytes: kit.optional(kit.int()),
     nodeSelectors: kit.optional(kit.record(kit.string())),
     pvcTolerateLessSpaceUpToPercent: kit.optional(kit.int32()),
     useEmulation: kit.optional(kit.boolean()),
-  });
+  }));
 
 export interface Devices {
   /**
@@ -1111,7 +1043,7 @@ export interface Devices {
   watchdog?: Watchdog;
 }
 /** Parses `v1.Devices`; unknown keys are kept. */
-export const DevicesSchema: z.ZodType<Devices> = kit.looseObject<Devices>({
+export const DevicesSchema: z.ZodType<Devices> = kit.looseObject<Devices>(() => ({
   autoattachGraphicsDevice: kit.optional(kit.boolean()),
   autoattachInputDevice: kit.optional(kit.boolean()),
   autoattachMemBalloon: kit.optional(kit.boolean()),
@@ -1119,53 +1051,25 @@ export const DevicesSchema: z.ZodType<Devices> = kit.looseObject<Devices>({
   autoattachSerialConsole: kit.optional(kit.boolean()),
   autoattachVSOCK: kit.optional(kit.boolean()),
   blockMultiQueue: kit.optional(kit.boolean()),
-  get clientPassthrough() {
-    return kit.optional(ClientPassthroughDevicesSchema);
-  },
+  clientPassthrough: kit.optional(ClientPassthroughDevicesSchema),
   disableHotplug: kit.optional(kit.boolean()),
-  get disks() {
-    return kit.optional(kit.array(DiskSchema));
-  },
-  get downwardMetrics() {
-    return kit.optional(DownwardMetricsSchema);
-  },
-  get filesystems() {
-    return kit.optional(kit.array(FilesystemSchema));
-  },
-  get gpus() {
-    return kit.optional(kit.array(GPUSchema));
-  },
-  get hostDevices() {
-    return kit.optional(kit.array(HostDeviceSchema));
-  },
-  get inputs() {
-    return kit.optional(kit.array(InputSchema));
-  },
-  get interfaces() {
-    return kit.optional(kit.array(InterfaceSchema));
-  },
+  disks: kit.optional(kit.array(DiskSchema)),
+  downwardMetrics: kit.optional(DownwardMetricsSchema),
+  filesystems: kit.optional(kit.array(FilesystemSchema)),
+  gpus: kit.optional(kit.array(GPUSchema)),
+  hostDevices: kit.optional(kit.array(HostDeviceSchema)),
+  inputs: kit.optional(kit.array(InputSchema)),
+  interfaces: kit.optional(kit.array(InterfaceSchema)),
   logSerialConsole: kit.optional(kit.boolean()),
   networkInterfaceMultiqueue: kit.optional(kit.boolean()),
-  get panicDevices() {
-    return kit.optional(kit.array(PanicDeviceSchema));
-  },
-  get rng() {
-    return kit.optional(RngSchema);
-  },
-  get sound() {
-    return kit.optional(SoundDeviceSchema);
-  },
-  get tpm() {
-    return kit.optional(TPMDeviceSchema);
-  },
+  panicDevices: kit.optional(kit.array(PanicDeviceSchema)),
+  rng: kit.optional(RngSchema),
+  sound: kit.optional(SoundDeviceSchema),
+  tpm: kit.optional(TPMDeviceSchema),
   useVirtioTransitional: kit.optional(kit.boolean()),
-  get video() {
-    return kit.optional(VideoDeviceSchema);
-  },
-  get watchdog() {
-    return kit.optional(WatchdogSchema);
-  },
-});
+  video: kit.optional(VideoDeviceSchema),
+  watchdog: kit.optional(WatchdogSchema),
+}));
 
 /**
  * diag288 watchdog device.
@@ -1177,9 +1081,9 @@ export interface Diag288Watchdog {
   action?: string;
 }
 /** Parses `v1.Diag288Watchdog`; unknown keys are kept. */
-export const Diag288WatchdogSchema: z.ZodType<Diag288Watchdog> = kit.looseObject<Diag288Watchdog>({
+export const Diag288WatchdogSchema: z.ZodType<Diag288Watchdog> = kit.looseObject<Diag288Watchdog>(() => ({
   action: kit.optional(kit.string()),
-});
+}));
 
 export type DisableFreePageReporting = Record<string, unknown>;
 /** Parses `v1.DisableFreePageReporting`. */
@@ -1250,30 +1154,22 @@ export interface Disk {
   tag?: string;
 }
 /** Parses `v1.Disk`; unknown keys are kept. */
-export const DiskSchema: z.ZodType<Disk> = kit.looseObject<Disk>({
-  get blockSize() {
-    return kit.optional(BlockSizeSchema);
-  },
+export const DiskSchema: z.ZodType<Disk> = kit.looseObject<Disk>(() => ({
+  blockSize: kit.optional(BlockSizeSchema),
   bootOrder: kit.optional(kit.int32()),
   cache: kit.optional(kit.string()),
-  get cdrom() {
-    return kit.optional(CDRomTargetSchema);
-  },
+  cdrom: kit.optional(CDRomTargetSchema),
   changedBlockTracking: kit.optional(kit.boolean()),
   dedicatedIOThread: kit.optional(kit.boolean()),
-  get disk() {
-    return kit.optional(DiskTargetSchema);
-  },
+  disk: kit.optional(DiskTargetSchema),
   errorPolicy: kit.optional(kit.string()),
   io: kit.optional(kit.string()),
-  get lun() {
-    return kit.optional(LunTargetSchema);
-  },
+  lun: kit.optional(LunTargetSchema),
   name: kit.string(),
   serial: kit.optional(kit.string()),
   shareable: kit.optional(kit.boolean()),
   tag: kit.optional(kit.string()),
-});
+}));
 
 export interface DiskIOThreads {
   /**
@@ -1282,9 +1178,9 @@ export interface DiskIOThreads {
   supplementalPoolThreadCount?: number;
 }
 /** Parses `v1.DiskIOThreads`; unknown keys are kept. */
-export const DiskIOThreadsSchema: z.ZodType<DiskIOThreads> = kit.looseObject<DiskIOThreads>({
+export const DiskIOThreadsSchema: z.ZodType<DiskIOThreads> = kit.looseObject<DiskIOThreads>(() => ({
   supplementalPoolThreadCount: kit.optional(kit.int()),
-});
+}));
 
 export interface DiskTarget {
   /**
@@ -1301,11 +1197,11 @@ export interface DiskTarget {
   readonly?: boolean;
 }
 /** Parses `v1.DiskTarget`; unknown keys are kept. */
-export const DiskTargetSchema: z.ZodType<DiskTarget> = kit.looseObject<DiskTarget>({
+export const DiskTargetSchema: z.ZodType<DiskTarget> = kit.looseObject<DiskTarget>(() => ({
   bus: kit.optional(kit.string()),
   pciAddress: kit.optional(kit.string()),
   readonly: kit.optional(kit.boolean()),
-});
+}));
 
 /**
  * DiskVerification holds container disks verification limits
@@ -1314,11 +1210,9 @@ export interface DiskVerification {
   memoryLimit: k8s.Quantity;
 }
 /** Parses `v1.DiskVerification`; unknown keys are kept. */
-export const DiskVerificationSchema: z.ZodType<DiskVerification> = kit.looseObject<DiskVerification>({
-  get memoryLimit() {
-    return k8s.QuantitySchema;
-  },
-});
+export const DiskVerificationSchema: z.ZodType<DiskVerification> = kit.looseObject<DiskVerification>(() => ({
+  memoryLimit: k8s.QuantitySchema,
+}));
 
 /**
  * DomainMemoryDumpInfo represents the memory dump information
@@ -1343,16 +1237,12 @@ export interface DomainMemoryDumpInfo {
 }
 /** Parses `v1.DomainMemoryDumpInfo`; unknown keys are kept. */
 export const DomainMemoryDumpInfoSchema: z.ZodType<DomainMemoryDumpInfo> =
-  kit.looseObject<DomainMemoryDumpInfo>({
+  kit.looseObject<DomainMemoryDumpInfo>(() => ({
     claimName: kit.optional(kit.string()),
-    get endTimestamp() {
-      return kit.optional(k8s.TimeSchema);
-    },
-    get startTimestamp() {
-      return kit.optional(k8s.TimeSchema);
-    },
+    endTimestamp: kit.optional(k8s.TimeSchema),
+    startTimestamp: kit.optional(k8s.TimeSchema),
     targetFileName: kit.optional(kit.string()),
-  });
+  }));
 
 export interface DomainSpec {
   /**
@@ -1409,43 +1299,21 @@ export interface DomainSpec {
   resources?: ResourceRequirements;
 }
 /** Parses `v1.DomainSpec`; unknown keys are kept. */
-export const DomainSpecSchema: z.ZodType<DomainSpec> = kit.looseObject<DomainSpec>({
-  get chassis() {
-    return kit.optional(ChassisSchema);
-  },
-  get clock() {
-    return kit.optional(ClockSchema);
-  },
-  get cpu() {
-    return kit.optional(CPUSchema);
-  },
-  get devices() {
-    return DevicesSchema;
-  },
-  get features() {
-    return kit.optional(FeaturesSchema);
-  },
-  get firmware() {
-    return kit.optional(FirmwareSchema);
-  },
-  get ioThreads() {
-    return kit.optional(DiskIOThreadsSchema);
-  },
+export const DomainSpecSchema: z.ZodType<DomainSpec> = kit.looseObject<DomainSpec>(() => ({
+  chassis: kit.optional(ChassisSchema),
+  clock: kit.optional(ClockSchema),
+  cpu: kit.optional(CPUSchema),
+  devices: DevicesSchema,
+  features: kit.optional(FeaturesSchema),
+  firmware: kit.optional(FirmwareSchema),
+  ioThreads: kit.optional(DiskIOThreadsSchema),
   ioThreadsPolicy: kit.optional(kit.string()),
-  get launchSecurity() {
-    return kit.optional(LaunchSecuritySchema);
-  },
-  get machine() {
-    return kit.optional(MachineSchema);
-  },
-  get memory() {
-    return kit.optional(MemorySchema);
-  },
+  launchSecurity: kit.optional(LaunchSecuritySchema),
+  machine: kit.optional(MachineSchema),
+  memory: kit.optional(MemorySchema),
   rebootPolicy: kit.optional(kit.string()),
-  get resources() {
-    return kit.optional(ResourceRequirementsSchema);
-  },
-});
+  resources: kit.optional(ResourceRequirementsSchema),
+}));
 
 /**
  * DowntimeTuningOptions controls how virt-launcher gradually increases max_downtime during live migration to help convergence.
@@ -1470,12 +1338,12 @@ export interface DowntimeTuningOptions {
 }
 /** Parses `v1.DowntimeTuningOptions`; unknown keys are kept. */
 export const DowntimeTuningOptionsSchema: z.ZodType<DowntimeTuningOptions> =
-  kit.looseObject<DowntimeTuningOptions>({
+  kit.looseObject<DowntimeTuningOptions>(() => ({
     cooldownSeconds: kit.optional(kit.int32()),
     initialMs: kit.optional(kit.int()),
     startAfterIteration: kit.optional(kit.int()),
     steps: kit.optional(kit.int32()),
-  });
+  }));
 
 /**
  * DownwardAPIVolumeSource represents a volume containing downward API info.
@@ -1492,12 +1360,10 @@ export interface DownwardAPIVolumeSource {
 }
 /** Parses `v1.DownwardAPIVolumeSource`; unknown keys are kept. */
 export const DownwardAPIVolumeSourceSchema: z.ZodType<DownwardAPIVolumeSource> =
-  kit.looseObject<DownwardAPIVolumeSource>({
-    get fields() {
-      return kit.optional(kit.array(k8s.DownwardAPIVolumeFileSchema));
-    },
+  kit.looseObject<DownwardAPIVolumeSource>(() => ({
+    fields: kit.optional(kit.array(k8s.DownwardAPIVolumeFileSchema)),
     volumeLabel: kit.optional(kit.string()),
-  });
+  }));
 
 export type DownwardMetrics = Record<string, unknown>;
 /** Parses `v1.DownwardMetrics`. */
@@ -1527,10 +1393,10 @@ export interface EFI {
   secureBoot?: boolean;
 }
 /** Parses `v1.EFI`; unknown keys are kept. */
-export const EFISchema: z.ZodType<EFI> = kit.looseObject<EFI>({
+export const EFISchema: z.ZodType<EFI> = kit.looseObject<EFI>(() => ({
   persistent: kit.optional(kit.boolean()),
   secureBoot: kit.optional(kit.boolean()),
-});
+}));
 
 /**
  * EmptyDisk represents a temporary disk which shares the vmis lifecycle.
@@ -1542,11 +1408,9 @@ export interface EmptyDiskSource {
   capacity: k8s.Quantity;
 }
 /** Parses `v1.EmptyDiskSource`; unknown keys are kept. */
-export const EmptyDiskSourceSchema: z.ZodType<EmptyDiskSource> = kit.looseObject<EmptyDiskSource>({
-  get capacity() {
-    return k8s.QuantitySchema;
-  },
-});
+export const EmptyDiskSourceSchema: z.ZodType<EmptyDiskSource> = kit.looseObject<EmptyDiskSource>(() => ({
+  capacity: k8s.QuantitySchema,
+}));
 
 export interface EphemeralVolumeSource {
   /**
@@ -1556,11 +1420,9 @@ export interface EphemeralVolumeSource {
 }
 /** Parses `v1.EphemeralVolumeSource`; unknown keys are kept. */
 export const EphemeralVolumeSourceSchema: z.ZodType<EphemeralVolumeSource> =
-  kit.looseObject<EphemeralVolumeSource>({
-    get persistentVolumeClaim() {
-      return kit.optional(k8s.PersistentVolumeClaimVolumeSourceSchema);
-    },
-  });
+  kit.looseObject<EphemeralVolumeSource>(() => ({
+    persistentVolumeClaim: kit.optional(k8s.PersistentVolumeClaimVolumeSourceSchema),
+  }));
 
 /**
  * EvacuateCancelOptions may be provided on evacuate cancel request.
@@ -1582,12 +1444,12 @@ export interface EvacuateCancelOptions {
 }
 /** Parses `v1.EvacuateCancelOptions`; unknown keys are kept. */
 export const EvacuateCancelOptionsSchema: z.ZodType<EvacuateCancelOptions> =
-  kit.looseObject<EvacuateCancelOptions>({
+  kit.looseObject<EvacuateCancelOptions>(() => ({
     apiVersion: kit.optional(kit.string()),
     dryRun: kit.optional(kit.array(kit.string())),
     evacuationNodeName: kit.string(),
     kind: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * ExperimentalMigrationOptions is an alpha API for experimental migration tunables. It is intended for experimental purposes only and will be removed in the future.
@@ -1605,15 +1467,11 @@ export interface ExperimentalMigrationOptions {
 }
 /** Parses `v1.ExperimentalMigrationOptions`; unknown keys are kept. */
 export const ExperimentalMigrationOptionsSchema: z.ZodType<ExperimentalMigrationOptions> =
-  kit.looseObject<ExperimentalMigrationOptions>({
+  kit.looseObject<ExperimentalMigrationOptions>(() => ({
     compression: kit.optional(kit.string()),
-    get downtimeTuning() {
-      return kit.optional(DowntimeTuningOptionsSchema);
-    },
-    get stallDetector() {
-      return kit.optional(StallDetectorOptionsSchema);
-    },
-  });
+    downtimeTuning: kit.optional(DowntimeTuningOptionsSchema),
+    stallDetector: kit.optional(StallDetectorOptionsSchema),
+  }));
 
 export interface FeatureAPIC {
   /**
@@ -1626,10 +1484,10 @@ export interface FeatureAPIC {
   endOfInterrupt?: boolean;
 }
 /** Parses `v1.FeatureAPIC`; unknown keys are kept. */
-export const FeatureAPICSchema: z.ZodType<FeatureAPIC> = kit.looseObject<FeatureAPIC>({
+export const FeatureAPICSchema: z.ZodType<FeatureAPIC> = kit.looseObject<FeatureAPIC>(() => ({
   enabled: kit.optional(kit.boolean()),
   endOfInterrupt: kit.optional(kit.boolean()),
-});
+}));
 
 /**
  * Hyperv specific features.
@@ -1693,50 +1551,22 @@ export interface FeatureHyperv {
   vpindex?: FeatureState;
 }
 /** Parses `v1.FeatureHyperv`; unknown keys are kept. */
-export const FeatureHypervSchema: z.ZodType<FeatureHyperv> = kit.looseObject<FeatureHyperv>({
-  get evmcs() {
-    return kit.optional(FeatureStateSchema);
-  },
-  get frequencies() {
-    return kit.optional(FeatureStateSchema);
-  },
-  get ipi() {
-    return kit.optional(FeatureStateSchema);
-  },
-  get reenlightenment() {
-    return kit.optional(FeatureStateSchema);
-  },
-  get relaxed() {
-    return kit.optional(FeatureStateSchema);
-  },
-  get reset() {
-    return kit.optional(FeatureStateSchema);
-  },
-  get runtime() {
-    return kit.optional(FeatureStateSchema);
-  },
-  get spinlocks() {
-    return kit.optional(FeatureSpinlocksSchema);
-  },
-  get synic() {
-    return kit.optional(FeatureStateSchema);
-  },
-  get synictimer() {
-    return kit.optional(SyNICTimerSchema);
-  },
-  get tlbflush() {
-    return kit.optional(TLBFlushSchema);
-  },
-  get vapic() {
-    return kit.optional(FeatureStateSchema);
-  },
-  get vendorid() {
-    return kit.optional(FeatureVendorIDSchema);
-  },
-  get vpindex() {
-    return kit.optional(FeatureStateSchema);
-  },
-});
+export const FeatureHypervSchema: z.ZodType<FeatureHyperv> = kit.looseObject<FeatureHyperv>(() => ({
+  evmcs: kit.optional(FeatureStateSchema),
+  frequencies: kit.optional(FeatureStateSchema),
+  ipi: kit.optional(FeatureStateSchema),
+  reenlightenment: kit.optional(FeatureStateSchema),
+  relaxed: kit.optional(FeatureStateSchema),
+  reset: kit.optional(FeatureStateSchema),
+  runtime: kit.optional(FeatureStateSchema),
+  spinlocks: kit.optional(FeatureSpinlocksSchema),
+  synic: kit.optional(FeatureStateSchema),
+  synictimer: kit.optional(SyNICTimerSchema),
+  tlbflush: kit.optional(TLBFlushSchema),
+  vapic: kit.optional(FeatureStateSchema),
+  vendorid: kit.optional(FeatureVendorIDSchema),
+  vpindex: kit.optional(FeatureStateSchema),
+}));
 
 export interface FeatureKVM {
   /**
@@ -1745,9 +1575,9 @@ export interface FeatureKVM {
   hidden?: boolean;
 }
 /** Parses `v1.FeatureKVM`; unknown keys are kept. */
-export const FeatureKVMSchema: z.ZodType<FeatureKVM> = kit.looseObject<FeatureKVM>({
+export const FeatureKVMSchema: z.ZodType<FeatureKVM> = kit.looseObject<FeatureKVM>(() => ({
   hidden: kit.optional(kit.boolean()),
-});
+}));
 
 export interface FeatureSpinlocks {
   /**
@@ -1760,10 +1590,10 @@ export interface FeatureSpinlocks {
   spinlocks?: number;
 }
 /** Parses `v1.FeatureSpinlocks`; unknown keys are kept. */
-export const FeatureSpinlocksSchema: z.ZodType<FeatureSpinlocks> = kit.looseObject<FeatureSpinlocks>({
+export const FeatureSpinlocksSchema: z.ZodType<FeatureSpinlocks> = kit.looseObject<FeatureSpinlocks>(() => ({
   enabled: kit.optional(kit.boolean()),
   spinlocks: kit.optional(kit.int()),
-});
+}));
 
 /**
  * Represents if a feature is enabled or disabled.
@@ -1775,9 +1605,9 @@ export interface FeatureState {
   enabled?: boolean;
 }
 /** Parses `v1.FeatureState`; unknown keys are kept. */
-export const FeatureStateSchema: z.ZodType<FeatureState> = kit.looseObject<FeatureState>({
+export const FeatureStateSchema: z.ZodType<FeatureState> = kit.looseObject<FeatureState>(() => ({
   enabled: kit.optional(kit.boolean()),
-});
+}));
 
 export interface FeatureVendorID {
   /**
@@ -1790,10 +1620,10 @@ export interface FeatureVendorID {
   vendorid?: string;
 }
 /** Parses `v1.FeatureVendorID`; unknown keys are kept. */
-export const FeatureVendorIDSchema: z.ZodType<FeatureVendorID> = kit.looseObject<FeatureVendorID>({
+export const FeatureVendorIDSchema: z.ZodType<FeatureVendorID> = kit.looseObject<FeatureVendorID>(() => ({
   enabled: kit.optional(kit.boolean()),
   vendorid: kit.optional(kit.string()),
-});
+}));
 
 export interface Features {
   /**
@@ -1826,29 +1656,15 @@ export interface Features {
   smm?: FeatureState;
 }
 /** Parses `v1.Features`; unknown keys are kept. */
-export const FeaturesSchema: z.ZodType<Features> = kit.looseObject<Features>({
-  get acpi() {
-    return kit.optional(FeatureStateSchema);
-  },
-  get apic() {
-    return kit.optional(FeatureAPICSchema);
-  },
-  get hyperv() {
-    return kit.optional(FeatureHypervSchema);
-  },
-  get hypervPassthrough() {
-    return kit.optional(HyperVPassthroughSchema);
-  },
-  get kvm() {
-    return kit.optional(FeatureKVMSchema);
-  },
-  get pvspinlock() {
-    return kit.optional(FeatureStateSchema);
-  },
-  get smm() {
-    return kit.optional(FeatureStateSchema);
-  },
-});
+export const FeaturesSchema: z.ZodType<Features> = kit.looseObject<Features>(() => ({
+  acpi: kit.optional(FeatureStateSchema),
+  apic: kit.optional(FeatureAPICSchema),
+  hyperv: kit.optional(FeatureHypervSchema),
+  hypervPassthrough: kit.optional(HyperVPassthroughSchema),
+  kvm: kit.optional(FeatureKVMSchema),
+  pvspinlock: kit.optional(FeatureStateSchema),
+  smm: kit.optional(FeatureStateSchema),
+}));
 
 export interface Filesystem {
   /**
@@ -1861,12 +1677,10 @@ export interface Filesystem {
   virtiofs: FilesystemVirtiofs;
 }
 /** Parses `v1.Filesystem`; unknown keys are kept. */
-export const FilesystemSchema: z.ZodType<Filesystem> = kit.looseObject<Filesystem>({
+export const FilesystemSchema: z.ZodType<Filesystem> = kit.looseObject<Filesystem>(() => ({
   name: kit.string(),
-  get virtiofs() {
-    return FilesystemVirtiofsSchema;
-  },
-});
+  virtiofs: FilesystemVirtiofsSchema,
+}));
 
 export type FilesystemVirtiofs = Record<string, unknown>;
 /** Parses `v1.FilesystemVirtiofs`. */
@@ -1897,19 +1711,13 @@ export interface Firmware {
   uuid?: string;
 }
 /** Parses `v1.Firmware`; unknown keys are kept. */
-export const FirmwareSchema: z.ZodType<Firmware> = kit.looseObject<Firmware>({
-  get acpi() {
-    return kit.optional(ACPISchema);
-  },
-  get bootloader() {
-    return kit.optional(BootloaderSchema);
-  },
-  get kernelBoot() {
-    return kit.optional(KernelBootSchema);
-  },
+export const FirmwareSchema: z.ZodType<Firmware> = kit.looseObject<Firmware>(() => ({
+  acpi: kit.optional(ACPISchema),
+  bootloader: kit.optional(BootloaderSchema),
+  kernelBoot: kit.optional(KernelBootSchema),
   serial: kit.optional(kit.string()),
   uuid: kit.optional(kit.string()),
-});
+}));
 
 /**
  * Flags will create a patch that will replace all flags for the container's command field. The only flags that will be used are those define. There are no guarantees around forward/backward compatibility.  If set incorrectly this will cause the resource when rolled out to error until flags are updated.
@@ -1920,11 +1728,11 @@ export interface Flags {
   handler?: Record<string, string>;
 }
 /** Parses `v1.Flags`; unknown keys are kept. */
-export const FlagsSchema: z.ZodType<Flags> = kit.looseObject<Flags>({
+export const FlagsSchema: z.ZodType<Flags> = kit.looseObject<Flags>(() => ({
   api: kit.optional(kit.record(kit.string())),
   controller: kit.optional(kit.record(kit.string())),
   handler: kit.optional(kit.record(kit.string())),
-});
+}));
 
 /**
  * FreezeUnfreezeTimeout represent the time unfreeze will be triggered if guest was not unfrozen by unfreeze command
@@ -1934,11 +1742,9 @@ export interface FreezeUnfreezeTimeout {
 }
 /** Parses `v1.FreezeUnfreezeTimeout`; unknown keys are kept. */
 export const FreezeUnfreezeTimeoutSchema: z.ZodType<FreezeUnfreezeTimeout> =
-  kit.looseObject<FreezeUnfreezeTimeout>({
-    get unfreezeTimeout() {
-      return k8s.DurationSchema;
-    },
-  });
+  kit.looseObject<FreezeUnfreezeTimeout>(() => ({
+    unfreezeTimeout: k8s.DurationSchema,
+  }));
 
 export interface GPU {
   /**
@@ -1964,16 +1770,14 @@ export interface GPU {
   virtualGPUOptions?: VGPUOptions;
 }
 /** Parses `v1.GPU`; unknown keys are kept. */
-export const GPUSchema: z.ZodType<GPU> = kit.looseObject<GPU>({
+export const GPUSchema: z.ZodType<GPU> = kit.looseObject<GPU>(() => ({
   claimName: kit.optional(kit.string()),
   deviceName: kit.optional(kit.string()),
   name: kit.string(),
   requestName: kit.optional(kit.string()),
   tag: kit.optional(kit.string()),
-  get virtualGPUOptions() {
-    return kit.optional(VGPUOptionsSchema);
-  },
-});
+  virtualGPUOptions: kit.optional(VGPUOptionsSchema),
+}));
 
 /**
  * GenerationStatus keeps track of the generation for a given resource so that decisions about forced updates can be made.
@@ -2005,14 +1809,14 @@ export interface GenerationStatus {
   resource: string;
 }
 /** Parses `v1.GenerationStatus`; unknown keys are kept. */
-export const GenerationStatusSchema: z.ZodType<GenerationStatus> = kit.looseObject<GenerationStatus>({
+export const GenerationStatusSchema: z.ZodType<GenerationStatus> = kit.looseObject<GenerationStatus>(() => ({
   group: kit.string(),
   hash: kit.optional(kit.string()),
   lastGeneration: kit.int(),
   name: kit.string(),
   namespace: kit.optional(kit.string()),
   resource: kit.string(),
-});
+}));
 
 /**
  * List of commands that QEMU guest agent supports
@@ -2023,10 +1827,10 @@ export interface GuestAgentCommandInfo {
 }
 /** Parses `v1.GuestAgentCommandInfo`; unknown keys are kept. */
 export const GuestAgentCommandInfoSchema: z.ZodType<GuestAgentCommandInfo> =
-  kit.looseObject<GuestAgentCommandInfo>({
+  kit.looseObject<GuestAgentCommandInfo>(() => ({
     enabled: kit.optional(kit.boolean()),
     name: kit.string(),
-  });
+  }));
 
 /**
  * GuestAgentPing configures the guest-agent based ping probe
@@ -2048,10 +1852,10 @@ export interface HPETTimer {
   tickPolicy?: string;
 }
 /** Parses `v1.HPETTimer`; unknown keys are kept. */
-export const HPETTimerSchema: z.ZodType<HPETTimer> = kit.looseObject<HPETTimer>({
+export const HPETTimerSchema: z.ZodType<HPETTimer> = kit.looseObject<HPETTimer>(() => ({
   present: kit.optional(kit.boolean()),
   tickPolicy: kit.optional(kit.string()),
-});
+}));
 
 export interface HostDevice {
   /**
@@ -2073,13 +1877,13 @@ export interface HostDevice {
   tag?: string;
 }
 /** Parses `v1.HostDevice`; unknown keys are kept. */
-export const HostDeviceSchema: z.ZodType<HostDevice> = kit.looseObject<HostDevice>({
+export const HostDeviceSchema: z.ZodType<HostDevice> = kit.looseObject<HostDevice>(() => ({
   claimName: kit.optional(kit.string()),
   deviceName: kit.optional(kit.string()),
   name: kit.string(),
   requestName: kit.optional(kit.string()),
   tag: kit.optional(kit.string()),
-});
+}));
 
 /**
  * Represents a disk created on the cluster level
@@ -2103,14 +1907,12 @@ export interface HostDisk {
   type: string;
 }
 /** Parses `v1.HostDisk`; unknown keys are kept. */
-export const HostDiskSchema: z.ZodType<HostDisk> = kit.looseObject<HostDisk>({
-  get capacity() {
-    return kit.optional(k8s.QuantitySchema);
-  },
+export const HostDiskSchema: z.ZodType<HostDisk> = kit.looseObject<HostDisk>(() => ({
+  capacity: kit.optional(k8s.QuantitySchema),
   path: kit.string(),
   shared: kit.optional(kit.boolean()),
   type: kit.string(),
-});
+}));
 
 /**
  * HotplugVolumeSource Represents the source of a volume to mount which are capable of being hotplugged on a live running VMI. Only one of its members may be specified.
@@ -2127,14 +1929,10 @@ export interface HotplugVolumeSource {
 }
 /** Parses `v1.HotplugVolumeSource`; unknown keys are kept. */
 export const HotplugVolumeSourceSchema: z.ZodType<HotplugVolumeSource> = kit.looseObject<HotplugVolumeSource>(
-  {
-    get dataVolume() {
-      return kit.optional(DataVolumeSourceSchema);
-    },
-    get persistentVolumeClaim() {
-      return kit.optional(PersistentVolumeClaimVolumeSourceSchema);
-    },
-  },
+  () => ({
+    dataVolume: kit.optional(DataVolumeSourceSchema),
+    persistentVolumeClaim: kit.optional(PersistentVolumeClaimVolumeSourceSchema),
+  }),
 );
 
 /**
@@ -2152,10 +1950,10 @@ export interface HotplugVolumeStatus {
 }
 /** Parses `v1.HotplugVolumeStatus`; unknown keys are kept. */
 export const HotplugVolumeStatusSchema: z.ZodType<HotplugVolumeStatus> = kit.looseObject<HotplugVolumeStatus>(
-  {
+  () => ({
     attachPodName: kit.optional(kit.string()),
     attachPodUID: kit.optional(kit.string()),
-  },
+  }),
 );
 
 /**
@@ -2168,17 +1966,19 @@ export interface Hugepages {
   pageSize?: string;
 }
 /** Parses `v1.Hugepages`; unknown keys are kept. */
-export const HugepagesSchema: z.ZodType<Hugepages> = kit.looseObject<Hugepages>({
+export const HugepagesSchema: z.ZodType<Hugepages> = kit.looseObject<Hugepages>(() => ({
   pageSize: kit.optional(kit.string()),
-});
+}));
 
 export interface HyperVPassthrough {
   enabled?: boolean;
 }
 /** Parses `v1.HyperVPassthrough`; unknown keys are kept. */
-export const HyperVPassthroughSchema: z.ZodType<HyperVPassthrough> = kit.looseObject<HyperVPassthrough>({
-  enabled: kit.optional(kit.boolean()),
-});
+export const HyperVPassthroughSchema: z.ZodType<HyperVPassthrough> = kit.looseObject<HyperVPassthrough>(
+  () => ({
+    enabled: kit.optional(kit.boolean()),
+  }),
+);
 
 export interface HypervTimer {
   /**
@@ -2187,9 +1987,9 @@ export interface HypervTimer {
   present?: boolean;
 }
 /** Parses `v1.HypervTimer`; unknown keys are kept. */
-export const HypervTimerSchema: z.ZodType<HypervTimer> = kit.looseObject<HypervTimer>({
+export const HypervTimerSchema: z.ZodType<HypervTimer> = kit.looseObject<HypervTimer>(() => ({
   present: kit.optional(kit.boolean()),
-});
+}));
 
 /**
  * HypervisorConfiguration holds information regarding the hypervisor present on cluster nodes.
@@ -2202,9 +2002,9 @@ export interface HypervisorConfiguration {
 }
 /** Parses `v1.HypervisorConfiguration`; unknown keys are kept. */
 export const HypervisorConfigurationSchema: z.ZodType<HypervisorConfiguration> =
-  kit.looseObject<HypervisorConfiguration>({
+  kit.looseObject<HypervisorConfiguration>(() => ({
     name: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * i6300esb watchdog device.
@@ -2216,9 +2016,9 @@ export interface I6300ESBWatchdog {
   action?: string;
 }
 /** Parses `v1.I6300ESBWatchdog`; unknown keys are kept. */
-export const I6300ESBWatchdogSchema: z.ZodType<I6300ESBWatchdog> = kit.looseObject<I6300ESBWatchdog>({
+export const I6300ESBWatchdogSchema: z.ZodType<I6300ESBWatchdog> = kit.looseObject<I6300ESBWatchdog>(() => ({
   action: kit.optional(kit.string()),
-});
+}));
 
 /**
  * InitrdInfo show info about the initrd file
@@ -2230,9 +2030,9 @@ export interface InitrdInfo {
   checksum?: number;
 }
 /** Parses `v1.InitrdInfo`; unknown keys are kept. */
-export const InitrdInfoSchema: z.ZodType<InitrdInfo> = kit.looseObject<InitrdInfo>({
+export const InitrdInfoSchema: z.ZodType<InitrdInfo> = kit.looseObject<InitrdInfo>(() => ({
   checksum: kit.optional(kit.int()),
-});
+}));
 
 export interface Input {
   /**
@@ -2249,11 +2049,11 @@ export interface Input {
   type: string;
 }
 /** Parses `v1.Input`; unknown keys are kept. */
-export const InputSchema: z.ZodType<Input> = kit.looseObject<Input>({
+export const InputSchema: z.ZodType<Input> = kit.looseObject<Input>(() => ({
   bus: kit.optional(kit.string()),
   name: kit.string(),
   type: kit.string(),
-});
+}));
 
 export interface InstancetypeConfiguration {
   /**
@@ -2263,9 +2063,9 @@ export interface InstancetypeConfiguration {
 }
 /** Parses `v1.InstancetypeConfiguration`; unknown keys are kept. */
 export const InstancetypeConfigurationSchema: z.ZodType<InstancetypeConfiguration> =
-  kit.looseObject<InstancetypeConfiguration>({
+  kit.looseObject<InstancetypeConfiguration>(() => ({
     referencePolicy: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * InstancetypeMatcher references a instancetype that is used to fill fields in the VMI template.
@@ -2294,13 +2094,13 @@ export interface InstancetypeMatcher {
 }
 /** Parses `v1.InstancetypeMatcher`; unknown keys are kept. */
 export const InstancetypeMatcherSchema: z.ZodType<InstancetypeMatcher> = kit.looseObject<InstancetypeMatcher>(
-  {
+  () => ({
     inferFromVolume: kit.optional(kit.string()),
     inferFromVolumeFailurePolicy: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
     name: kit.optional(kit.string()),
     revisionName: kit.optional(kit.string()),
-  },
+  }),
 );
 
 export interface InstancetypeStatusRef {
@@ -2327,15 +2127,13 @@ export interface InstancetypeStatusRef {
 }
 /** Parses `v1.InstancetypeStatusRef`; unknown keys are kept. */
 export const InstancetypeStatusRefSchema: z.ZodType<InstancetypeStatusRef> =
-  kit.looseObject<InstancetypeStatusRef>({
-    get controllerRevisionRef() {
-      return kit.optional(ControllerRevisionRefSchema);
-    },
+  kit.looseObject<InstancetypeStatusRef>(() => ({
+    controllerRevisionRef: kit.optional(ControllerRevisionRefSchema),
     inferFromVolume: kit.optional(kit.string()),
     inferFromVolumeFailurePolicy: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
     name: kit.optional(kit.string()),
-  });
+  }));
 
 export interface Interface {
   /**
@@ -2404,49 +2202,27 @@ export interface Interface {
   tag?: string;
 }
 /** Parses `v1.Interface`; unknown keys are kept. */
-export const InterfaceSchema: z.ZodType<Interface> = kit.looseObject<Interface>({
+export const InterfaceSchema: z.ZodType<Interface> = kit.looseObject<Interface>(() => ({
   acpiIndex: kit.optional(kit.int32()),
-  get binding() {
-    return kit.optional(PluginBindingSchema);
-  },
+  binding: kit.optional(PluginBindingSchema),
   bootOrder: kit.optional(kit.int32()),
-  get bridge() {
-    return kit.optional(InterfaceBridgeSchema);
-  },
-  get dhcpOptions() {
-    return kit.optional(DHCPOptionsSchema);
-  },
+  bridge: kit.optional(InterfaceBridgeSchema),
+  dhcpOptions: kit.optional(DHCPOptionsSchema),
   macAddress: kit.optional(kit.string()),
-  get macvtap() {
-    return kit.optional(DeprecatedInterfaceMacvtapSchema);
-  },
-  get masquerade() {
-    return kit.optional(InterfaceMasqueradeSchema);
-  },
+  macvtap: kit.optional(DeprecatedInterfaceMacvtapSchema),
+  masquerade: kit.optional(InterfaceMasqueradeSchema),
   model: kit.optional(kit.string()),
   name: kit.string(),
-  get passt() {
-    return kit.optional(DeprecatedInterfacePasstSchema);
-  },
-  get passtBinding() {
-    return kit.optional(InterfacePasstBindingSchema);
-  },
+  passt: kit.optional(DeprecatedInterfacePasstSchema),
+  passtBinding: kit.optional(InterfacePasstBindingSchema),
   pciAddress: kit.optional(kit.string()),
-  get portRanges() {
-    return kit.optional(kit.array(PortRangeSchema));
-  },
-  get ports() {
-    return kit.optional(kit.array(PortSchema));
-  },
-  get slirp() {
-    return kit.optional(DeprecatedInterfaceSlirpSchema);
-  },
-  get sriov() {
-    return kit.optional(InterfaceSRIOVSchema);
-  },
+  portRanges: kit.optional(kit.array(PortRangeSchema)),
+  ports: kit.optional(kit.array(PortSchema)),
+  slirp: kit.optional(DeprecatedInterfaceSlirpSchema),
+  sriov: kit.optional(InterfaceSRIOVSchema),
   state: kit.optional(kit.string()),
   tag: kit.optional(kit.string()),
-});
+}));
 
 export interface InterfaceBindingMigration {
   /**
@@ -2456,9 +2232,9 @@ export interface InterfaceBindingMigration {
 }
 /** Parses `v1.InterfaceBindingMigration`; unknown keys are kept. */
 export const InterfaceBindingMigrationSchema: z.ZodType<InterfaceBindingMigration> =
-  kit.looseObject<InterfaceBindingMigration>({
+  kit.looseObject<InterfaceBindingMigration>(() => ({
     method: kit.optional(kit.string()),
-  });
+  }));
 
 export interface InterfaceBindingPlugin {
   /**
@@ -2488,18 +2264,14 @@ export interface InterfaceBindingPlugin {
 }
 /** Parses `v1.InterfaceBindingPlugin`; unknown keys are kept. */
 export const InterfaceBindingPluginSchema: z.ZodType<InterfaceBindingPlugin> =
-  kit.looseObject<InterfaceBindingPlugin>({
-    get computeResourceOverhead() {
-      return kit.optional(ResourceRequirementsWithoutClaimsSchema);
-    },
+  kit.looseObject<InterfaceBindingPlugin>(() => ({
+    computeResourceOverhead: kit.optional(ResourceRequirementsWithoutClaimsSchema),
     domainAttachmentType: kit.optional(kit.string()),
     downwardAPI: kit.optional(kit.string()),
-    get migration() {
-      return kit.optional(InterfaceBindingMigrationSchema);
-    },
+    migration: kit.optional(InterfaceBindingMigrationSchema),
     networkAttachmentDefinition: kit.optional(kit.string()),
     sidecarImage: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * InterfaceBridge connects to a given network via a linux bridge.
@@ -2547,11 +2319,9 @@ export interface KSMConfiguration {
   nodeLabelSelector?: k8s.LabelSelector;
 }
 /** Parses `v1.KSMConfiguration`; unknown keys are kept. */
-export const KSMConfigurationSchema: z.ZodType<KSMConfiguration> = kit.looseObject<KSMConfiguration>({
-  get nodeLabelSelector() {
-    return kit.optional(k8s.LabelSelectorSchema);
-  },
-});
+export const KSMConfigurationSchema: z.ZodType<KSMConfiguration> = kit.looseObject<KSMConfiguration>(() => ({
+  nodeLabelSelector: kit.optional(k8s.LabelSelectorSchema),
+}));
 
 export interface KVMTimer {
   /**
@@ -2560,9 +2330,9 @@ export interface KVMTimer {
   present?: boolean;
 }
 /** Parses `v1.KVMTimer`; unknown keys are kept. */
-export const KVMTimerSchema: z.ZodType<KVMTimer> = kit.looseObject<KVMTimer>({
+export const KVMTimerSchema: z.ZodType<KVMTimer> = kit.looseObject<KVMTimer>(() => ({
   present: kit.optional(kit.boolean()),
-});
+}));
 
 /**
  * Represents the firmware blob used to assist in the kernel boot process. Used for setting the kernel, initrd and command line arguments
@@ -2578,12 +2348,10 @@ export interface KernelBoot {
   kernelArgs?: string;
 }
 /** Parses `v1.KernelBoot`; unknown keys are kept. */
-export const KernelBootSchema: z.ZodType<KernelBoot> = kit.looseObject<KernelBoot>({
-  get container() {
-    return kit.optional(KernelBootContainerSchema);
-  },
+export const KernelBootSchema: z.ZodType<KernelBoot> = kit.looseObject<KernelBoot>(() => ({
+  container: kit.optional(KernelBootContainerSchema),
   kernelArgs: kit.optional(kit.string()),
-});
+}));
 
 /**
  * If set, the VM will be booted from the defined kernel / initrd.
@@ -2617,13 +2385,13 @@ export interface KernelBootContainer {
 }
 /** Parses `v1.KernelBootContainer`; unknown keys are kept. */
 export const KernelBootContainerSchema: z.ZodType<KernelBootContainer> = kit.looseObject<KernelBootContainer>(
-  {
+  () => ({
     image: kit.string(),
     imagePullPolicy: kit.optional(kit.literalUnion(["Always", "IfNotPresent", "Never"])),
     imagePullSecret: kit.optional(kit.string()),
     initrdPath: kit.optional(kit.string()),
     kernelPath: kit.optional(kit.string()),
-  },
+  }),
 );
 
 /**
@@ -2640,14 +2408,10 @@ export interface KernelBootStatus {
   kernelInfo?: KernelInfo;
 }
 /** Parses `v1.KernelBootStatus`; unknown keys are kept. */
-export const KernelBootStatusSchema: z.ZodType<KernelBootStatus> = kit.looseObject<KernelBootStatus>({
-  get initrdInfo() {
-    return kit.optional(InitrdInfoSchema);
-  },
-  get kernelInfo() {
-    return kit.optional(KernelInfoSchema);
-  },
-});
+export const KernelBootStatusSchema: z.ZodType<KernelBootStatus> = kit.looseObject<KernelBootStatus>(() => ({
+  initrdInfo: kit.optional(InitrdInfoSchema),
+  kernelInfo: kit.optional(KernelInfoSchema),
+}));
 
 /**
  * KernelInfo show info about the kernel image
@@ -2659,9 +2423,9 @@ export interface KernelInfo {
   checksum?: number;
 }
 /** Parses `v1.KernelInfo`; unknown keys are kept. */
-export const KernelInfoSchema: z.ZodType<KernelInfo> = kit.looseObject<KernelInfo>({
+export const KernelInfoSchema: z.ZodType<KernelInfo> = kit.looseObject<KernelInfo>(() => ({
   checksum: kit.optional(kit.int()),
-});
+}));
 
 /**
  * KubeVirt represents the object deploying all KubeVirt resources
@@ -2680,30 +2444,22 @@ export interface KubeVirt {
   status?: KubeVirtStatus | null;
 }
 /** Parses `v1.KubeVirt`; unknown keys are kept. */
-export const KubeVirtSchema: z.ZodType<KubeVirt> = kit.looseObject<KubeVirt>({
+export const KubeVirtSchema: z.ZodType<KubeVirt> = kit.looseObject<KubeVirt>(() => ({
   apiVersion: kit.optional(kit.string()),
   kind: kit.optional(kit.string()),
-  get metadata() {
-    return kit.optional(k8s.ObjectMetaSchema);
-  },
-  get spec() {
-    return KubeVirtSpecSchema;
-  },
-  get status() {
-    return kit.optional(kit.nullable(KubeVirtStatusSchema));
-  },
-});
+  metadata: kit.optional(k8s.ObjectMetaSchema),
+  spec: KubeVirtSpecSchema,
+  status: kit.optional(kit.nullable(KubeVirtStatusSchema)),
+}));
 
 export interface KubeVirtCertificateRotateStrategy {
   selfSigned?: KubeVirtSelfSignConfiguration;
 }
 /** Parses `v1.KubeVirtCertificateRotateStrategy`; unknown keys are kept. */
 export const KubeVirtCertificateRotateStrategySchema: z.ZodType<KubeVirtCertificateRotateStrategy> =
-  kit.looseObject<KubeVirtCertificateRotateStrategy>({
-    get selfSigned() {
-      return kit.optional(KubeVirtSelfSignConfigurationSchema);
-    },
-  });
+  kit.looseObject<KubeVirtCertificateRotateStrategy>(() => ({
+    selfSigned: kit.optional(KubeVirtSelfSignConfigurationSchema),
+  }));
 
 /**
  * KubeVirtCondition represents a condition of a KubeVirt deployment
@@ -2717,14 +2473,16 @@ export interface KubeVirtCondition {
   type: string;
 }
 /** Parses `v1.KubeVirtCondition`; unknown keys are kept. */
-export const KubeVirtConditionSchema: z.ZodType<KubeVirtCondition> = kit.looseObject<KubeVirtCondition>({
-  lastProbeTime: kit.optional(kit.nullable(kit.string())),
-  lastTransitionTime: kit.optional(kit.nullable(kit.string())),
-  message: kit.optional(kit.string()),
-  reason: kit.optional(kit.string()),
-  status: kit.string(),
-  type: kit.string(),
-});
+export const KubeVirtConditionSchema: z.ZodType<KubeVirtCondition> = kit.looseObject<KubeVirtCondition>(
+  () => ({
+    lastProbeTime: kit.optional(kit.nullable(kit.string())),
+    lastTransitionTime: kit.optional(kit.nullable(kit.string())),
+    message: kit.optional(kit.string()),
+    reason: kit.optional(kit.string()),
+    status: kit.string(),
+    type: kit.string(),
+  }),
+);
 
 /**
  * KubeVirtConfiguration holds all kubevirt configurations
@@ -2847,103 +2605,51 @@ export interface KubeVirtConfiguration {
 }
 /** Parses `v1.KubeVirtConfiguration`; unknown keys are kept. */
 export const KubeVirtConfigurationSchema: z.ZodType<KubeVirtConfiguration> =
-  kit.looseObject<KubeVirtConfiguration>({
+  kit.looseObject<KubeVirtConfiguration>(() => ({
     additionalGuestMemoryOverheadRatio: kit.optional(kit.string()),
-    get apiConfiguration() {
-      return kit.optional(ReloadableComponentConfigurationSchema);
-    },
-    get architectureConfiguration() {
-      return kit.optional(ArchConfigurationSchema);
-    },
-    get autoCPULimitNamespaceLabelSelector() {
-      return kit.optional(k8s.LabelSelectorSchema);
-    },
-    get changedBlockTrackingLabelSelectors() {
-      return kit.optional(ChangedBlockTrackingSelectorsSchema);
-    },
-    get commonInstancetypesDeployment() {
-      return kit.optional(CommonInstancetypesDeploymentSchema);
-    },
-    get confidentialCompute() {
-      return kit.optional(ConfidentialComputeConfigurationSchema);
-    },
-    get controllerConfiguration() {
-      return kit.optional(ReloadableComponentConfigurationSchema);
-    },
+    apiConfiguration: kit.optional(ReloadableComponentConfigurationSchema),
+    architectureConfiguration: kit.optional(ArchConfigurationSchema),
+    autoCPULimitNamespaceLabelSelector: kit.optional(k8s.LabelSelectorSchema),
+    changedBlockTrackingLabelSelectors: kit.optional(ChangedBlockTrackingSelectorsSchema),
+    commonInstancetypesDeployment: kit.optional(CommonInstancetypesDeploymentSchema),
+    confidentialCompute: kit.optional(ConfidentialComputeConfigurationSchema),
+    controllerConfiguration: kit.optional(ReloadableComponentConfigurationSchema),
     cpuModel: kit.optional(kit.string()),
-    get cpuRequest() {
-      return kit.optional(k8s.QuantitySchema);
-    },
+    cpuRequest: kit.optional(k8s.QuantitySchema),
     defaultRuntimeClass: kit.optional(kit.string()),
-    get developerConfiguration() {
-      return kit.optional(DeveloperConfigurationSchema);
-    },
+    developerConfiguration: kit.optional(DeveloperConfigurationSchema),
     emulatedMachines: kit.optional(kit.array(kit.string())),
     evictionStrategy: kit.optional(kit.string()),
-    get handlerConfiguration() {
-      return kit.optional(ReloadableComponentConfigurationSchema);
-    },
-    get hypervisors() {
-      return kit.optional(kit.array(HypervisorConfigurationSchema));
-    },
+    handlerConfiguration: kit.optional(ReloadableComponentConfigurationSchema),
+    hypervisors: kit.optional(kit.array(HypervisorConfigurationSchema)),
     imagePullPolicy: kit.optional(kit.literalUnion(["Always", "IfNotPresent", "Never"])),
-    get instancetype() {
-      return kit.optional(InstancetypeConfigurationSchema);
-    },
-    get ksmConfiguration() {
-      return kit.optional(KSMConfigurationSchema);
-    },
-    get liveUpdateConfiguration() {
-      return kit.optional(LiveUpdateConfigurationSchema);
-    },
+    instancetype: kit.optional(InstancetypeConfigurationSchema),
+    ksmConfiguration: kit.optional(KSMConfigurationSchema),
+    liveUpdateConfiguration: kit.optional(LiveUpdateConfigurationSchema),
     machineType: kit.optional(kit.string()),
-    get mediatedDevicesConfiguration() {
-      return kit.optional(MediatedDevicesConfigurationSchema);
-    },
+    mediatedDevicesConfiguration: kit.optional(MediatedDevicesConfigurationSchema),
     memBalloonStatsPeriod: kit.optional(kit.int()),
-    get migrations() {
-      return kit.optional(MigrationConfigurationSchema);
-    },
+    migrations: kit.optional(MigrationConfigurationSchema),
     minCPUModel: kit.optional(kit.string()),
-    get network() {
-      return kit.optional(NetworkConfigurationSchema);
-    },
+    network: kit.optional(NetworkConfigurationSchema),
     obsoleteCPUModels: kit.optional(kit.record(kit.boolean())),
     ovmfPath: kit.optional(kit.string()),
-    get permittedHostDevices() {
-      return kit.optional(PermittedHostDevicesSchema);
-    },
-    get persistentReservationConfiguration() {
-      return kit.optional(PersistentReservationConfigurationSchema);
-    },
+    permittedHostDevices: kit.optional(PermittedHostDevicesSchema),
+    persistentReservationConfiguration: kit.optional(PersistentReservationConfigurationSchema),
     roleAggregationStrategy: kit.optional(kit.string()),
-    get seccompConfiguration() {
-      return kit.optional(SeccompConfigurationSchema);
-    },
+    seccompConfiguration: kit.optional(SeccompConfigurationSchema),
     selinuxLauncherType: kit.optional(kit.string()),
-    get smbios() {
-      return kit.optional(SMBiosConfigurationSchema);
-    },
-    get supportContainerResources() {
-      return kit.optional(kit.array(SupportContainerResourcesSchema));
-    },
+    smbios: kit.optional(SMBiosConfigurationSchema),
+    supportContainerResources: kit.optional(kit.array(SupportContainerResourcesSchema)),
     supportedGuestAgentVersions: kit.optional(kit.array(kit.string())),
-    get tlsConfiguration() {
-      return kit.optional(TLSConfigurationSchema);
-    },
-    get virtTemplateDeployment() {
-      return kit.optional(VirtTemplateDeploymentSchema);
-    },
+    tlsConfiguration: kit.optional(TLSConfigurationSchema),
+    virtTemplateDeployment: kit.optional(VirtTemplateDeploymentSchema),
     virtualMachineInstancesPerNode: kit.optional(kit.int32()),
-    get virtualMachineOptions() {
-      return kit.optional(VirtualMachineOptionsSchema);
-    },
+    virtualMachineOptions: kit.optional(VirtualMachineOptionsSchema),
     vmRolloutStrategy: kit.optional(kit.string()),
     vmStateStorageClass: kit.optional(kit.string()),
-    get webhookConfiguration() {
-      return kit.optional(ReloadableComponentConfigurationSchema);
-    },
-  });
+    webhookConfiguration: kit.optional(ReloadableComponentConfigurationSchema),
+  }));
 
 /**
  * KubeVirtList is a list of KubeVirts
@@ -2961,16 +2667,12 @@ export interface KubeVirtList {
   metadata?: k8s.ListMeta;
 }
 /** Parses `v1.KubeVirtList`; unknown keys are kept. */
-export const KubeVirtListSchema: z.ZodType<KubeVirtList> = kit.looseObject<KubeVirtList>({
+export const KubeVirtListSchema: z.ZodType<KubeVirtList> = kit.looseObject<KubeVirtList>(() => ({
   apiVersion: kit.optional(kit.string()),
-  get items() {
-    return kit.array(KubeVirtSchema);
-  },
+  items: kit.array(KubeVirtSchema),
   kind: kit.optional(kit.string()),
-  get metadata() {
-    return kit.optional(k8s.ListMetaSchema);
-  },
-});
+  metadata: kit.optional(k8s.ListMetaSchema),
+}));
 
 export interface KubeVirtSelfSignConfiguration {
   /**
@@ -2996,23 +2698,13 @@ export interface KubeVirtSelfSignConfiguration {
 }
 /** Parses `v1.KubeVirtSelfSignConfiguration`; unknown keys are kept. */
 export const KubeVirtSelfSignConfigurationSchema: z.ZodType<KubeVirtSelfSignConfiguration> =
-  kit.looseObject<KubeVirtSelfSignConfiguration>({
-    get ca() {
-      return kit.optional(CertConfigSchema);
-    },
-    get caOverlapInterval() {
-      return kit.optional(k8s.DurationSchema);
-    },
-    get caRotateInterval() {
-      return kit.optional(k8s.DurationSchema);
-    },
-    get certRotateInterval() {
-      return kit.optional(k8s.DurationSchema);
-    },
-    get server() {
-      return kit.optional(CertConfigSchema);
-    },
-  });
+  kit.looseObject<KubeVirtSelfSignConfiguration>(() => ({
+    ca: kit.optional(CertConfigSchema),
+    caOverlapInterval: kit.optional(k8s.DurationSchema),
+    caRotateInterval: kit.optional(k8s.DurationSchema),
+    certRotateInterval: kit.optional(k8s.DurationSchema),
+    server: kit.optional(CertConfigSchema),
+  }));
 
 export interface KubeVirtSpec {
   certificateRotateStrategy?: KubeVirtCertificateRotateStrategy;
@@ -3090,25 +2782,15 @@ export interface KubeVirtSpec {
   workloads?: ComponentConfig;
 }
 /** Parses `v1.KubeVirtSpec`; unknown keys are kept. */
-export const KubeVirtSpecSchema: z.ZodType<KubeVirtSpec> = kit.looseObject<KubeVirtSpec>({
-  get certificateRotateStrategy() {
-    return kit.optional(KubeVirtCertificateRotateStrategySchema);
-  },
-  get configuration() {
-    return kit.optional(KubeVirtConfigurationSchema);
-  },
-  get customizeComponents() {
-    return kit.optional(CustomizeComponentsSchema);
-  },
+export const KubeVirtSpecSchema: z.ZodType<KubeVirtSpec> = kit.looseObject<KubeVirtSpec>(() => ({
+  certificateRotateStrategy: kit.optional(KubeVirtCertificateRotateStrategySchema),
+  configuration: kit.optional(KubeVirtConfigurationSchema),
+  customizeComponents: kit.optional(CustomizeComponentsSchema),
   imagePullPolicy: kit.optional(kit.literalUnion(["Always", "IfNotPresent", "Never"])),
-  get imagePullSecrets() {
-    return kit.optional(kit.array(k8s.LocalObjectReferenceSchema));
-  },
+  imagePullSecrets: kit.optional(kit.array(k8s.LocalObjectReferenceSchema)),
   imageRegistry: kit.optional(kit.string()),
   imageTag: kit.optional(kit.string()),
-  get infra() {
-    return kit.optional(ComponentConfigSchema);
-  },
+  infra: kit.optional(ComponentConfigSchema),
   monitorAccount: kit.optional(kit.string()),
   monitorNamespace: kit.optional(kit.string()),
   productComponent: kit.optional(kit.string()),
@@ -3117,13 +2799,9 @@ export const KubeVirtSpecSchema: z.ZodType<KubeVirtSpec> = kit.looseObject<KubeV
   serviceMonitorNamespace: kit.optional(kit.string()),
   synchronizationPort: kit.optional(kit.string()),
   uninstallStrategy: kit.optional(kit.string()),
-  get workloadUpdateStrategy() {
-    return kit.optional(KubeVirtWorkloadUpdateStrategySchema);
-  },
-  get workloads() {
-    return kit.optional(ComponentConfigSchema);
-  },
-});
+  workloadUpdateStrategy: kit.optional(KubeVirtWorkloadUpdateStrategySchema),
+  workloads: kit.optional(ComponentConfigSchema),
+}));
 
 /**
  * KubeVirtStatus represents information pertaining to a KubeVirt deployment.
@@ -3147,14 +2825,10 @@ export interface KubeVirtStatus {
   targetKubeVirtVersion?: string;
 }
 /** Parses `v1.KubeVirtStatus`; unknown keys are kept. */
-export const KubeVirtStatusSchema: z.ZodType<KubeVirtStatus> = kit.looseObject<KubeVirtStatus>({
-  get conditions() {
-    return kit.optional(kit.array(KubeVirtConditionSchema));
-  },
+export const KubeVirtStatusSchema: z.ZodType<KubeVirtStatus> = kit.looseObject<KubeVirtStatus>(() => ({
+  conditions: kit.optional(kit.array(KubeVirtConditionSchema)),
   defaultArchitecture: kit.optional(kit.string()),
-  get generations() {
-    return kit.optional(kit.array(GenerationStatusSchema));
-  },
+  generations: kit.optional(kit.array(GenerationStatusSchema)),
   observedDeploymentConfig: kit.optional(kit.string()),
   observedDeploymentID: kit.optional(kit.string()),
   observedGeneration: kit.optional(kit.int()),
@@ -3168,7 +2842,7 @@ export const KubeVirtStatusSchema: z.ZodType<KubeVirtStatus> = kit.looseObject<K
   targetDeploymentID: kit.optional(kit.string()),
   targetKubeVirtRegistry: kit.optional(kit.string()),
   targetKubeVirtVersion: kit.optional(kit.string()),
-});
+}));
 
 /**
  * KubeVirtWorkloadUpdateStrategy defines options related to updating a KubeVirt install
@@ -3195,13 +2869,11 @@ export interface KubeVirtWorkloadUpdateStrategy {
 }
 /** Parses `v1.KubeVirtWorkloadUpdateStrategy`; unknown keys are kept. */
 export const KubeVirtWorkloadUpdateStrategySchema: z.ZodType<KubeVirtWorkloadUpdateStrategy> =
-  kit.looseObject<KubeVirtWorkloadUpdateStrategy>({
-    get batchEvictionInterval() {
-      return kit.optional(k8s.DurationSchema);
-    },
+  kit.looseObject<KubeVirtWorkloadUpdateStrategy>(() => ({
+    batchEvictionInterval: kit.optional(k8s.DurationSchema),
     batchEvictionSize: kit.optional(kit.int32()),
     workloadUpdateMethods: kit.optional(kit.array(kit.string())),
-  });
+  }));
 
 export interface LaunchSecurity {
   /**
@@ -3218,17 +2890,11 @@ export interface LaunchSecurity {
   tdx?: TDX;
 }
 /** Parses `v1.LaunchSecurity`; unknown keys are kept. */
-export const LaunchSecuritySchema: z.ZodType<LaunchSecurity> = kit.looseObject<LaunchSecurity>({
-  get sev() {
-    return kit.optional(SEVSchema);
-  },
-  get snp() {
-    return kit.optional(SEVSNPSchema);
-  },
-  get tdx() {
-    return kit.optional(TDXSchema);
-  },
-});
+export const LaunchSecuritySchema: z.ZodType<LaunchSecurity> = kit.looseObject<LaunchSecurity>(() => ({
+  sev: kit.optional(SEVSchema),
+  snp: kit.optional(SEVSNPSchema),
+  tdx: kit.optional(TDXSchema),
+}));
 
 export interface LiveUpdateConfiguration {
   /**
@@ -3246,13 +2912,11 @@ export interface LiveUpdateConfiguration {
 }
 /** Parses `v1.LiveUpdateConfiguration`; unknown keys are kept. */
 export const LiveUpdateConfigurationSchema: z.ZodType<LiveUpdateConfiguration> =
-  kit.looseObject<LiveUpdateConfiguration>({
+  kit.looseObject<LiveUpdateConfiguration>(() => ({
     maxCpuSockets: kit.optional(kit.int()),
-    get maxGuest() {
-      return kit.optional(k8s.QuantitySchema);
-    },
+    maxGuest: kit.optional(k8s.QuantitySchema),
     maxHotplugRatio: kit.optional(kit.int()),
-  });
+  }));
 
 /**
  * LogVerbosity sets log verbosity level of  various components
@@ -3270,7 +2934,7 @@ export interface LogVerbosity {
   virtSynchronizationController?: number;
 }
 /** Parses `v1.LogVerbosity`; unknown keys are kept. */
-export const LogVerbositySchema: z.ZodType<LogVerbosity> = kit.looseObject<LogVerbosity>({
+export const LogVerbositySchema: z.ZodType<LogVerbosity> = kit.looseObject<LogVerbosity>(() => ({
   nodeVerbosity: kit.optional(kit.record(kit.int32())),
   virtAPI: kit.optional(kit.int32()),
   virtController: kit.optional(kit.int32()),
@@ -3278,7 +2942,7 @@ export const LogVerbositySchema: z.ZodType<LogVerbosity> = kit.looseObject<LogVe
   virtLauncher: kit.optional(kit.int32()),
   virtOperator: kit.optional(kit.int32()),
   virtSynchronizationController: kit.optional(kit.int32()),
-});
+}));
 
 export interface LunTarget {
   /**
@@ -3295,11 +2959,11 @@ export interface LunTarget {
   reservation?: boolean;
 }
 /** Parses `v1.LunTarget`; unknown keys are kept. */
-export const LunTargetSchema: z.ZodType<LunTarget> = kit.looseObject<LunTarget>({
+export const LunTargetSchema: z.ZodType<LunTarget> = kit.looseObject<LunTarget>(() => ({
   bus: kit.optional(kit.string()),
   readonly: kit.optional(kit.boolean()),
   reservation: kit.optional(kit.boolean()),
-});
+}));
 
 export interface Machine {
   /**
@@ -3308,9 +2972,9 @@ export interface Machine {
   type?: string;
 }
 /** Parses `v1.Machine`; unknown keys are kept. */
-export const MachineSchema: z.ZodType<Machine> = kit.looseObject<Machine>({
+export const MachineSchema: z.ZodType<Machine> = kit.looseObject<Machine>(() => ({
   type: kit.optional(kit.string()),
-});
+}));
 
 /**
  * MediatedDevicesConfiguration holds information about MDEV types to be defined, if available
@@ -3329,14 +2993,12 @@ export interface MediatedDevicesConfiguration {
 }
 /** Parses `v1.MediatedDevicesConfiguration`; unknown keys are kept. */
 export const MediatedDevicesConfigurationSchema: z.ZodType<MediatedDevicesConfiguration> =
-  kit.looseObject<MediatedDevicesConfiguration>({
+  kit.looseObject<MediatedDevicesConfiguration>(() => ({
     enabled: kit.optional(kit.boolean()),
     mediatedDeviceTypes: kit.optional(kit.array(kit.string())),
     mediatedDevicesTypes: kit.optional(kit.array(kit.string())),
-    get nodeMediatedDeviceTypes() {
-      return kit.optional(kit.array(NodeMediatedDeviceTypesConfigSchema));
-    },
-  });
+    nodeMediatedDeviceTypes: kit.optional(kit.array(NodeMediatedDeviceTypesConfigSchema)),
+  }));
 
 /**
  * MediatedHostDevice represents a host mediated device allowed for passthrough
@@ -3347,11 +3009,13 @@ export interface MediatedHostDevice {
   resourceName: string;
 }
 /** Parses `v1.MediatedHostDevice`; unknown keys are kept. */
-export const MediatedHostDeviceSchema: z.ZodType<MediatedHostDevice> = kit.looseObject<MediatedHostDevice>({
-  externalResourceProvider: kit.optional(kit.boolean()),
-  mdevNameSelector: kit.string(),
-  resourceName: kit.string(),
-});
+export const MediatedHostDeviceSchema: z.ZodType<MediatedHostDevice> = kit.looseObject<MediatedHostDevice>(
+  () => ({
+    externalResourceProvider: kit.optional(kit.boolean()),
+    mdevNameSelector: kit.string(),
+    resourceName: kit.string(),
+  }),
+);
 
 /**
  * Memory allows specifying the VirtualMachineInstance memory features.
@@ -3375,20 +3039,12 @@ export interface Memory {
   reservedOverhead?: ReservedOverhead;
 }
 /** Parses `v1.Memory`; unknown keys are kept. */
-export const MemorySchema: z.ZodType<Memory> = kit.looseObject<Memory>({
-  get guest() {
-    return kit.optional(k8s.QuantitySchema);
-  },
-  get hugepages() {
-    return kit.optional(HugepagesSchema);
-  },
-  get maxGuest() {
-    return kit.optional(k8s.QuantitySchema);
-  },
-  get reservedOverhead() {
-    return kit.optional(ReservedOverheadSchema);
-  },
-});
+export const MemorySchema: z.ZodType<Memory> = kit.looseObject<Memory>(() => ({
+  guest: kit.optional(k8s.QuantitySchema),
+  hugepages: kit.optional(HugepagesSchema),
+  maxGuest: kit.optional(k8s.QuantitySchema),
+  reservedOverhead: kit.optional(ReservedOverheadSchema),
+}));
 
 export interface MemoryDumpVolumeSource {
   /**
@@ -3406,11 +3062,11 @@ export interface MemoryDumpVolumeSource {
 }
 /** Parses `v1.MemoryDumpVolumeSource`; unknown keys are kept. */
 export const MemoryDumpVolumeSourceSchema: z.ZodType<MemoryDumpVolumeSource> =
-  kit.looseObject<MemoryDumpVolumeSource>({
+  kit.looseObject<MemoryDumpVolumeSource>(() => ({
     claimName: kit.string(),
     hotpluggable: kit.optional(kit.boolean()),
     readOnly: kit.optional(kit.boolean()),
-  });
+  }));
 
 export interface MemoryStatus {
   /**
@@ -3431,20 +3087,12 @@ export interface MemoryStatus {
   memoryOverhead?: k8s.Quantity;
 }
 /** Parses `v1.MemoryStatus`; unknown keys are kept. */
-export const MemoryStatusSchema: z.ZodType<MemoryStatus> = kit.looseObject<MemoryStatus>({
-  get guestAtBoot() {
-    return kit.optional(k8s.QuantitySchema);
-  },
-  get guestCurrent() {
-    return kit.optional(k8s.QuantitySchema);
-  },
-  get guestRequested() {
-    return kit.optional(k8s.QuantitySchema);
-  },
-  get memoryOverhead() {
-    return kit.optional(k8s.QuantitySchema);
-  },
-});
+export const MemoryStatusSchema: z.ZodType<MemoryStatus> = kit.looseObject<MemoryStatus>(() => ({
+  guestAtBoot: kit.optional(k8s.QuantitySchema),
+  guestCurrent: kit.optional(k8s.QuantitySchema),
+  guestRequested: kit.optional(k8s.QuantitySchema),
+  memoryOverhead: kit.optional(k8s.QuantitySchema),
+}));
 
 /**
  * MigrateOptions may be provided on migrate request.
@@ -3468,12 +3116,12 @@ export interface MigrateOptions {
   kind?: string;
 }
 /** Parses `v1.MigrateOptions`; unknown keys are kept. */
-export const MigrateOptionsSchema: z.ZodType<MigrateOptions> = kit.looseObject<MigrateOptions>({
+export const MigrateOptionsSchema: z.ZodType<MigrateOptions> = kit.looseObject<MigrateOptions>(() => ({
   addedNodeSelector: kit.optional(kit.record(kit.string())),
   apiVersion: kit.optional(kit.string()),
   dryRun: kit.optional(kit.array(kit.string())),
   kind: kit.optional(kit.string()),
-});
+}));
 
 /**
  * MigrationConfiguration holds migration options. Can be overridden for specific groups of VMs though migration policies. Visit https://kubevirt.io/user-guide/operations/migration_policies/ for more information.
@@ -3542,13 +3190,11 @@ export interface MigrationConfiguration {
 }
 /** Parses `v1.MigrationConfiguration`; unknown keys are kept. */
 export const MigrationConfigurationSchema: z.ZodType<MigrationConfiguration> =
-  kit.looseObject<MigrationConfiguration>({
+  kit.looseObject<MigrationConfiguration>(() => ({
     allowAutoConverge: kit.optional(kit.boolean()),
     allowPostCopy: kit.optional(kit.boolean()),
     allowWorkloadDisruption: kit.optional(kit.boolean()),
-    get bandwidthPerMigration() {
-      return kit.optional(k8s.QuantitySchema);
-    },
+    bandwidthPerMigration: kit.optional(k8s.QuantitySchema),
     completionTimeoutPerGiB: kit.optional(kit.int()),
     disableTLS: kit.optional(kit.boolean()),
     matchSELinuxLevelOnMigration: kit.optional(kit.boolean()),
@@ -3560,7 +3206,7 @@ export const MigrationConfigurationSchema: z.ZodType<MigrationConfiguration> =
     progressTimeout: kit.optional(kit.int()),
     unsafeMigrationOverride: kit.optional(kit.boolean()),
     utilityVolumesTimeout: kit.optional(kit.int()),
-  });
+  }));
 
 /**
  * Represents the multus cni network.
@@ -3576,10 +3222,10 @@ export interface MultusNetwork {
   networkName: string;
 }
 /** Parses `v1.MultusNetwork`; unknown keys are kept. */
-export const MultusNetworkSchema: z.ZodType<MultusNetwork> = kit.looseObject<MultusNetwork>({
+export const MultusNetworkSchema: z.ZodType<MultusNetwork> = kit.looseObject<MultusNetwork>(() => ({
   default: kit.optional(kit.boolean()),
   networkName: kit.string(),
-});
+}));
 
 export interface NUMA {
   /**
@@ -3588,11 +3234,9 @@ export interface NUMA {
   guestMappingPassthrough?: NUMAGuestMappingPassthrough;
 }
 /** Parses `v1.NUMA`; unknown keys are kept. */
-export const NUMASchema: z.ZodType<NUMA> = kit.looseObject<NUMA>({
-  get guestMappingPassthrough() {
-    return kit.optional(NUMAGuestMappingPassthroughSchema);
-  },
-});
+export const NUMASchema: z.ZodType<NUMA> = kit.looseObject<NUMA>(() => ({
+  guestMappingPassthrough: kit.optional(NUMAGuestMappingPassthroughSchema),
+}));
 
 /**
  * NUMAGuestMappingPassthrough instructs kubevirt to model numa topology which is compatible with the CPU pinning on the guest. This will result in a subset of the node numa topology being passed through, ensuring that virtual numa nodes and their memory never cross boundaries coming from the node numa mapping.
@@ -3618,18 +3262,12 @@ export interface Network {
   resourceClaim?: ClaimRequest;
 }
 /** Parses `v1.Network`; unknown keys are kept. */
-export const NetworkSchema: z.ZodType<Network> = kit.looseObject<Network>({
-  get multus() {
-    return kit.optional(MultusNetworkSchema);
-  },
+export const NetworkSchema: z.ZodType<Network> = kit.looseObject<Network>(() => ({
+  multus: kit.optional(MultusNetworkSchema),
   name: kit.string(),
-  get pod() {
-    return kit.optional(PodNetworkSchema);
-  },
-  get resourceClaim() {
-    return kit.optional(ClaimRequestSchema);
-  },
-});
+  pod: kit.optional(PodNetworkSchema),
+  resourceClaim: kit.optional(ClaimRequestSchema),
+}));
 
 /**
  * NetworkConfiguration holds network options
@@ -3645,14 +3283,12 @@ export interface NetworkConfiguration {
 }
 /** Parses `v1.NetworkConfiguration`; unknown keys are kept. */
 export const NetworkConfigurationSchema: z.ZodType<NetworkConfiguration> =
-  kit.looseObject<NetworkConfiguration>({
-    get binding() {
-      return kit.optional(kit.record(InterfaceBindingPluginSchema));
-    },
+  kit.looseObject<NetworkConfiguration>(() => ({
+    binding: kit.optional(kit.record(InterfaceBindingPluginSchema)),
     defaultNetworkInterface: kit.optional(kit.string()),
     permitBridgeInterfaceOnPodNetwork: kit.optional(kit.boolean()),
     permitSlirpInterface: kit.optional(kit.boolean()),
-  });
+  }));
 
 export type NoCloudSSHPublicKeyAccessCredentialPropagation = Record<string, unknown>;
 /** Parses `v1.NoCloudSSHPublicKeyAccessCredentialPropagation`. */
@@ -3675,11 +3311,11 @@ export interface NodeMediatedDeviceTypesConfig {
 }
 /** Parses `v1.NodeMediatedDeviceTypesConfig`; unknown keys are kept. */
 export const NodeMediatedDeviceTypesConfigSchema: z.ZodType<NodeMediatedDeviceTypesConfig> =
-  kit.looseObject<NodeMediatedDeviceTypesConfig>({
+  kit.looseObject<NodeMediatedDeviceTypesConfig>(() => ({
     mediatedDeviceTypes: kit.optional(kit.array(kit.string())),
     mediatedDevicesTypes: kit.optional(kit.array(kit.string())),
     nodeSelector: kit.record(kit.string()),
-  });
+  }));
 
 /**
  * NodePlacement describes node scheduling configuration.
@@ -3699,15 +3335,11 @@ export interface NodePlacement {
   tolerations?: k8s.Toleration[];
 }
 /** Parses `v1.NodePlacement`; unknown keys are kept. */
-export const NodePlacementSchema: z.ZodType<NodePlacement> = kit.looseObject<NodePlacement>({
-  get affinity() {
-    return kit.optional(k8s.AffinitySchema);
-  },
+export const NodePlacementSchema: z.ZodType<NodePlacement> = kit.looseObject<NodePlacement>(() => ({
+  affinity: kit.optional(k8s.AffinitySchema),
   nodeSelector: kit.optional(kit.record(kit.string())),
-  get tolerations() {
-    return kit.optional(kit.array(k8s.TolerationSchema));
-  },
-});
+  tolerations: kit.optional(kit.array(k8s.TolerationSchema)),
+}));
 
 /**
  * ObjectGraphNode represents an individual node in the graph.
@@ -3727,18 +3359,14 @@ export interface ObjectGraphNode {
   optional?: boolean;
 }
 /** Parses `v1.ObjectGraphNode`; unknown keys are kept. */
-export const ObjectGraphNodeSchema: z.ZodType<ObjectGraphNode> = kit.looseObject<ObjectGraphNode>({
+export const ObjectGraphNodeSchema: z.ZodType<ObjectGraphNode> = kit.looseObject<ObjectGraphNode>(() => ({
   apiVersion: kit.optional(kit.string()),
-  get children() {
-    return kit.optional(kit.array(ObjectGraphNodeSchema));
-  },
+  children: kit.optional(kit.array(ObjectGraphNodeSchema)),
   kind: kit.optional(kit.string()),
   labels: kit.optional(kit.record(kit.string())),
-  get objectReference() {
-    return k8s.TypedObjectReferenceSchema;
-  },
+  objectReference: k8s.TypedObjectReferenceSchema,
   optional: kit.optional(kit.boolean()),
-});
+}));
 
 /**
  * ObjectGraphOptions holds options for the object graph.
@@ -3754,12 +3382,12 @@ export interface ObjectGraphOptions {
   labelSelector?: k8s.LabelSelector;
 }
 /** Parses `v1.ObjectGraphOptions`; unknown keys are kept. */
-export const ObjectGraphOptionsSchema: z.ZodType<ObjectGraphOptions> = kit.looseObject<ObjectGraphOptions>({
-  includeOptionalNodes: kit.optional(kit.boolean()),
-  get labelSelector() {
-    return kit.optional(k8s.LabelSelectorSchema);
-  },
-});
+export const ObjectGraphOptionsSchema: z.ZodType<ObjectGraphOptions> = kit.looseObject<ObjectGraphOptions>(
+  () => ({
+    includeOptionalNodes: kit.optional(kit.boolean()),
+    labelSelector: kit.optional(k8s.LabelSelectorSchema),
+  }),
+);
 
 export interface PITTimer {
   /**
@@ -3772,10 +3400,10 @@ export interface PITTimer {
   tickPolicy?: string;
 }
 /** Parses `v1.PITTimer`; unknown keys are kept. */
-export const PITTimerSchema: z.ZodType<PITTimer> = kit.looseObject<PITTimer>({
+export const PITTimerSchema: z.ZodType<PITTimer> = kit.looseObject<PITTimer>(() => ({
   present: kit.optional(kit.boolean()),
   tickPolicy: kit.optional(kit.string()),
-});
+}));
 
 export interface PanicDevice {
   /**
@@ -3784,9 +3412,9 @@ export interface PanicDevice {
   model?: string;
 }
 /** Parses `v1.PanicDevice`; unknown keys are kept. */
-export const PanicDeviceSchema: z.ZodType<PanicDevice> = kit.looseObject<PanicDevice>({
+export const PanicDeviceSchema: z.ZodType<PanicDevice> = kit.looseObject<PanicDevice>(() => ({
   model: kit.optional(kit.string()),
-});
+}));
 
 /**
  * PauseOptions may be provided on pause request.
@@ -3806,11 +3434,11 @@ export interface PauseOptions {
   kind?: string;
 }
 /** Parses `v1.PauseOptions`; unknown keys are kept. */
-export const PauseOptionsSchema: z.ZodType<PauseOptions> = kit.looseObject<PauseOptions>({
+export const PauseOptionsSchema: z.ZodType<PauseOptions> = kit.looseObject<PauseOptions>(() => ({
   apiVersion: kit.optional(kit.string()),
   dryRun: kit.optional(kit.array(kit.string())),
   kind: kit.optional(kit.string()),
-});
+}));
 
 /**
  * PciHostDevice represents a host PCI device allowed for passthrough
@@ -3830,11 +3458,11 @@ export interface PciHostDevice {
   resourceName: string;
 }
 /** Parses `v1.PciHostDevice`; unknown keys are kept. */
-export const PciHostDeviceSchema: z.ZodType<PciHostDevice> = kit.looseObject<PciHostDevice>({
+export const PciHostDeviceSchema: z.ZodType<PciHostDevice> = kit.looseObject<PciHostDevice>(() => ({
   externalResourceProvider: kit.optional(kit.boolean()),
   pciVendorSelector: kit.string(),
   resourceName: kit.string(),
-});
+}));
 
 /**
  * PermittedHostDevices holds information about devices allowed for passthrough
@@ -3846,17 +3474,11 @@ export interface PermittedHostDevices {
 }
 /** Parses `v1.PermittedHostDevices`; unknown keys are kept. */
 export const PermittedHostDevicesSchema: z.ZodType<PermittedHostDevices> =
-  kit.looseObject<PermittedHostDevices>({
-    get mediatedDevices() {
-      return kit.optional(kit.array(MediatedHostDeviceSchema));
-    },
-    get pciHostDevices() {
-      return kit.optional(kit.array(PciHostDeviceSchema));
-    },
-    get usb() {
-      return kit.optional(kit.array(USBHostDeviceSchema));
-    },
-  });
+  kit.looseObject<PermittedHostDevices>(() => ({
+    mediatedDevices: kit.optional(kit.array(MediatedHostDeviceSchema)),
+    pciHostDevices: kit.optional(kit.array(PciHostDeviceSchema)),
+    usb: kit.optional(kit.array(USBHostDeviceSchema)),
+  }));
 
 export interface PersistentReservationConfiguration {
   /**
@@ -3866,9 +3488,9 @@ export interface PersistentReservationConfiguration {
 }
 /** Parses `v1.PersistentReservationConfiguration`; unknown keys are kept. */
 export const PersistentReservationConfigurationSchema: z.ZodType<PersistentReservationConfiguration> =
-  kit.looseObject<PersistentReservationConfiguration>({
+  kit.looseObject<PersistentReservationConfiguration>(() => ({
     enabled: kit.optional(kit.boolean()),
-  });
+  }));
 
 /**
  * PersistentVolumeClaimInfo contains the relavant information virt-handler needs cached about a PVC
@@ -3910,21 +3532,17 @@ export interface PersistentVolumeClaimInfo {
 }
 /** Parses `v1.PersistentVolumeClaimInfo`; unknown keys are kept. */
 export const PersistentVolumeClaimInfoSchema: z.ZodType<PersistentVolumeClaimInfo> =
-  kit.looseObject<PersistentVolumeClaimInfo>({
+  kit.looseObject<PersistentVolumeClaimInfo>(() => ({
     accessModes: kit.optional(
       kit.array(kit.literalUnion(["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"])),
     ),
-    get capacity() {
-      return kit.optional(kit.record(k8s.QuantitySchema));
-    },
+    capacity: kit.optional(kit.record(k8s.QuantitySchema)),
     claimName: kit.optional(kit.string()),
     filesystemOverhead: kit.optional(kit.string()),
     preallocated: kit.optional(kit.boolean()),
-    get requests() {
-      return kit.optional(kit.record(k8s.QuantitySchema));
-    },
+    requests: kit.optional(kit.record(k8s.QuantitySchema)),
     volumeMode: kit.optional(kit.literalUnion(["Block", "Filesystem", "FromStorageProfile"])),
-  });
+  }));
 
 /**
  * PersistentVolumeClaimVolumeSource represents a reference to a PersistentVolumeClaim in the same namespace. Directly attached to the vmi via qemu. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
@@ -3945,11 +3563,11 @@ export interface PersistentVolumeClaimVolumeSource {
 }
 /** Parses `v1.PersistentVolumeClaimVolumeSource`; unknown keys are kept. */
 export const PersistentVolumeClaimVolumeSourceSchema: z.ZodType<PersistentVolumeClaimVolumeSource> =
-  kit.looseObject<PersistentVolumeClaimVolumeSource>({
+  kit.looseObject<PersistentVolumeClaimVolumeSource>(() => ({
     claimName: kit.string(),
     hotpluggable: kit.optional(kit.boolean()),
     readOnly: kit.optional(kit.boolean()),
-  });
+  }));
 
 /**
  * PluginBinding represents a binding implemented in a plugin.
@@ -3961,9 +3579,9 @@ export interface PluginBinding {
   name: string;
 }
 /** Parses `v1.PluginBinding`; unknown keys are kept. */
-export const PluginBindingSchema: z.ZodType<PluginBinding> = kit.looseObject<PluginBinding>({
+export const PluginBindingSchema: z.ZodType<PluginBinding> = kit.looseObject<PluginBinding>(() => ({
   name: kit.string(),
-});
+}));
 
 /**
  * Represents the stock pod network interface.
@@ -3979,10 +3597,10 @@ export interface PodNetwork {
   vmNetworkCIDR?: string;
 }
 /** Parses `v1.PodNetwork`; unknown keys are kept. */
-export const PodNetworkSchema: z.ZodType<PodNetwork> = kit.looseObject<PodNetwork>({
+export const PodNetworkSchema: z.ZodType<PodNetwork> = kit.looseObject<PodNetwork>(() => ({
   vmIPv6NetworkCIDR: kit.optional(kit.string()),
   vmNetworkCIDR: kit.optional(kit.string()),
-});
+}));
 
 /**
  * Port represents a port to expose from the virtual machine. Default protocol TCP. The port field is mandatory
@@ -4002,11 +3620,11 @@ export interface Port {
   protocol?: string;
 }
 /** Parses `v1.Port`; unknown keys are kept. */
-export const PortSchema: z.ZodType<Port> = kit.looseObject<Port>({
+export const PortSchema: z.ZodType<Port> = kit.looseObject<Port>(() => ({
   name: kit.optional(kit.string()),
   port: kit.int32(),
   protocol: kit.optional(kit.string()),
-});
+}));
 
 /**
  * PortRange represents a range of ports to be forwarded to the virtual machine. All fields are mandatory.
@@ -4026,11 +3644,11 @@ export interface PortRange {
   start: number;
 }
 /** Parses `v1.PortRange`; unknown keys are kept. */
-export const PortRangeSchema: z.ZodType<PortRange> = kit.looseObject<PortRange>({
+export const PortRangeSchema: z.ZodType<PortRange> = kit.looseObject<PortRange>(() => ({
   end: kit.int32(),
   protocol: kit.string(),
   start: kit.int32(),
-});
+}));
 
 /**
  * PreferenceMatcher references a set of preference that is used to fill fields in the VMI template.
@@ -4058,13 +3676,15 @@ export interface PreferenceMatcher {
   revisionName?: string;
 }
 /** Parses `v1.PreferenceMatcher`; unknown keys are kept. */
-export const PreferenceMatcherSchema: z.ZodType<PreferenceMatcher> = kit.looseObject<PreferenceMatcher>({
-  inferFromVolume: kit.optional(kit.string()),
-  inferFromVolumeFailurePolicy: kit.optional(kit.string()),
-  kind: kit.optional(kit.string()),
-  name: kit.optional(kit.string()),
-  revisionName: kit.optional(kit.string()),
-});
+export const PreferenceMatcherSchema: z.ZodType<PreferenceMatcher> = kit.looseObject<PreferenceMatcher>(
+  () => ({
+    inferFromVolume: kit.optional(kit.string()),
+    inferFromVolumeFailurePolicy: kit.optional(kit.string()),
+    kind: kit.optional(kit.string()),
+    name: kit.optional(kit.string()),
+    revisionName: kit.optional(kit.string()),
+  }),
+);
 
 /**
  * Probe describes a health check to be performed against a VirtualMachineInstance to determine whether it is alive or ready to receive traffic.
@@ -4108,25 +3728,17 @@ export interface Probe {
   timeoutSeconds?: number;
 }
 /** Parses `v1.Probe`; unknown keys are kept. */
-export const ProbeSchema: z.ZodType<Probe> = kit.looseObject<Probe>({
-  get exec() {
-    return kit.optional(k8s.ExecActionSchema);
-  },
+export const ProbeSchema: z.ZodType<Probe> = kit.looseObject<Probe>(() => ({
+  exec: kit.optional(k8s.ExecActionSchema),
   failureThreshold: kit.optional(kit.int32()),
-  get guestAgentPing() {
-    return kit.optional(GuestAgentPingSchema);
-  },
-  get httpGet() {
-    return kit.optional(k8s.HTTPGetActionSchema);
-  },
+  guestAgentPing: kit.optional(GuestAgentPingSchema),
+  httpGet: kit.optional(k8s.HTTPGetActionSchema),
   initialDelaySeconds: kit.optional(kit.int32()),
   periodSeconds: kit.optional(kit.int32()),
   successThreshold: kit.optional(kit.int32()),
-  get tcpSocket() {
-    return kit.optional(k8s.TCPSocketActionSchema);
-  },
+  tcpSocket: kit.optional(k8s.TCPSocketActionSchema),
   timeoutSeconds: kit.optional(kit.int32()),
-});
+}));
 
 export interface QemuGuestAgentSSHPublicKeyAccessCredentialPropagation {
   /**
@@ -4136,9 +3748,9 @@ export interface QemuGuestAgentSSHPublicKeyAccessCredentialPropagation {
 }
 /** Parses `v1.QemuGuestAgentSSHPublicKeyAccessCredentialPropagation`; unknown keys are kept. */
 export const QemuGuestAgentSSHPublicKeyAccessCredentialPropagationSchema: z.ZodType<QemuGuestAgentSSHPublicKeyAccessCredentialPropagation> =
-  kit.looseObject<QemuGuestAgentSSHPublicKeyAccessCredentialPropagation>({
+  kit.looseObject<QemuGuestAgentSSHPublicKeyAccessCredentialPropagation>(() => ({
     users: kit.array(kit.string()),
-  });
+  }));
 
 export type QemuGuestAgentUserPasswordAccessCredentialPropagation = Record<string, unknown>;
 /** Parses `v1.QemuGuestAgentUserPasswordAccessCredentialPropagation`. */
@@ -4156,11 +3768,9 @@ export interface RESTClientConfiguration {
 }
 /** Parses `v1.RESTClientConfiguration`; unknown keys are kept. */
 export const RESTClientConfigurationSchema: z.ZodType<RESTClientConfiguration> =
-  kit.looseObject<RESTClientConfiguration>({
-    get rateLimiter() {
-      return kit.optional(RateLimiterSchema);
-    },
-  });
+  kit.looseObject<RESTClientConfiguration>(() => ({
+    rateLimiter: kit.optional(RateLimiterSchema),
+  }));
 
 export interface RTCTimer {
   /**
@@ -4177,21 +3787,19 @@ export interface RTCTimer {
   track?: string;
 }
 /** Parses `v1.RTCTimer`; unknown keys are kept. */
-export const RTCTimerSchema: z.ZodType<RTCTimer> = kit.looseObject<RTCTimer>({
+export const RTCTimerSchema: z.ZodType<RTCTimer> = kit.looseObject<RTCTimer>(() => ({
   present: kit.optional(kit.boolean()),
   tickPolicy: kit.optional(kit.string()),
   track: kit.optional(kit.string()),
-});
+}));
 
 export interface RateLimiter {
   tokenBucketRateLimiter?: TokenBucketRateLimiter;
 }
 /** Parses `v1.RateLimiter`; unknown keys are kept. */
-export const RateLimiterSchema: z.ZodType<RateLimiter> = kit.looseObject<RateLimiter>({
-  get tokenBucketRateLimiter() {
-    return kit.optional(TokenBucketRateLimiterSchema);
-  },
-});
+export const RateLimiterSchema: z.ZodType<RateLimiter> = kit.looseObject<RateLimiter>(() => ({
+  tokenBucketRateLimiter: kit.optional(TokenBucketRateLimiterSchema),
+}));
 
 /**
  * Realtime holds the tuning knobs specific for realtime workloads.
@@ -4203,9 +3811,9 @@ export interface Realtime {
   mask?: string;
 }
 /** Parses `v1.Realtime`; unknown keys are kept. */
-export const RealtimeSchema: z.ZodType<Realtime> = kit.looseObject<Realtime>({
+export const RealtimeSchema: z.ZodType<Realtime> = kit.looseObject<Realtime>(() => ({
   mask: kit.optional(kit.string()),
-});
+}));
 
 /**
  * ReloadableComponentConfiguration holds all generic k8s configuration options which can be reloaded by components without requiring a restart.
@@ -4218,11 +3826,9 @@ export interface ReloadableComponentConfiguration {
 }
 /** Parses `v1.ReloadableComponentConfiguration`; unknown keys are kept. */
 export const ReloadableComponentConfigurationSchema: z.ZodType<ReloadableComponentConfiguration> =
-  kit.looseObject<ReloadableComponentConfiguration>({
-    get restClient() {
-      return kit.optional(RESTClientConfigurationSchema);
-    },
-  });
+  kit.looseObject<ReloadableComponentConfiguration>(() => ({
+    restClient: kit.optional(RESTClientConfigurationSchema),
+  }));
 
 /**
  * RemoveVolumeOptions is provided when dynamically hot unplugging volume and disk
@@ -4239,10 +3845,10 @@ export interface RemoveVolumeOptions {
 }
 /** Parses `v1.RemoveVolumeOptions`; unknown keys are kept. */
 export const RemoveVolumeOptionsSchema: z.ZodType<RemoveVolumeOptions> = kit.looseObject<RemoveVolumeOptions>(
-  {
+  () => ({
     dryRun: kit.optional(kit.array(kit.string())),
     name: kit.string(),
-  },
+  }),
 );
 
 export interface ReservedOverhead {
@@ -4257,12 +3863,10 @@ export interface ReservedOverhead {
   memLock?: string;
 }
 /** Parses `v1.ReservedOverhead`; unknown keys are kept. */
-export const ReservedOverheadSchema: z.ZodType<ReservedOverhead> = kit.looseObject<ReservedOverhead>({
-  get addedOverhead() {
-    return kit.optional(k8s.QuantitySchema);
-  },
+export const ReservedOverheadSchema: z.ZodType<ReservedOverhead> = kit.looseObject<ReservedOverhead>(() => ({
+  addedOverhead: kit.optional(k8s.QuantitySchema),
   memLock: kit.optional(kit.string()),
-});
+}));
 
 export interface ResourceRequirements {
   /**
@@ -4280,15 +3884,11 @@ export interface ResourceRequirements {
 }
 /** Parses `v1.ResourceRequirements`; unknown keys are kept. */
 export const ResourceRequirementsSchema: z.ZodType<ResourceRequirements> =
-  kit.looseObject<ResourceRequirements>({
-    get limits() {
-      return kit.optional(kit.record(k8s.QuantitySchema));
-    },
+  kit.looseObject<ResourceRequirements>(() => ({
+    limits: kit.optional(kit.record(k8s.QuantitySchema)),
     overcommitGuestOverhead: kit.optional(kit.boolean()),
-    get requests() {
-      return kit.optional(kit.record(k8s.QuantitySchema));
-    },
-  });
+    requests: kit.optional(kit.record(k8s.QuantitySchema)),
+  }));
 
 /**
  * ResourceRequirementsWithoutClaims describes the compute resource requirements. This struct was taken from the k8s.ResourceRequirements and cleaned up the `Claims` field.
@@ -4305,14 +3905,10 @@ export interface ResourceRequirementsWithoutClaims {
 }
 /** Parses `v1.ResourceRequirementsWithoutClaims`; unknown keys are kept. */
 export const ResourceRequirementsWithoutClaimsSchema: z.ZodType<ResourceRequirementsWithoutClaims> =
-  kit.looseObject<ResourceRequirementsWithoutClaims>({
-    get limits() {
-      return kit.optional(kit.record(k8s.QuantitySchema));
-    },
-    get requests() {
-      return kit.optional(kit.record(k8s.QuantitySchema));
-    },
-  });
+  kit.looseObject<ResourceRequirementsWithoutClaims>(() => ({
+    limits: kit.optional(kit.record(k8s.QuantitySchema)),
+    requests: kit.optional(kit.record(k8s.QuantitySchema)),
+  }));
 
 /**
  * RestartOptions may be provided when deleting an API object.
@@ -4336,12 +3932,12 @@ export interface RestartOptions {
   kind?: string;
 }
 /** Parses `v1.RestartOptions`; unknown keys are kept. */
-export const RestartOptionsSchema: z.ZodType<RestartOptions> = kit.looseObject<RestartOptions>({
+export const RestartOptionsSchema: z.ZodType<RestartOptions> = kit.looseObject<RestartOptions>(() => ({
   apiVersion: kit.optional(kit.string()),
   dryRun: kit.optional(kit.array(kit.string())),
   gracePeriodSeconds: kit.optional(kit.int()),
   kind: kit.optional(kit.string()),
-});
+}));
 
 /**
  * Rng represents the random device passed from host
@@ -4369,16 +3965,12 @@ export interface SEV {
   session?: string;
 }
 /** Parses `v1.SEV`; unknown keys are kept. */
-export const SEVSchema: z.ZodType<SEV> = kit.looseObject<SEV>({
-  get attestation() {
-    return kit.optional(SEVAttestationSchema);
-  },
+export const SEVSchema: z.ZodType<SEV> = kit.looseObject<SEV>(() => ({
+  attestation: kit.optional(SEVAttestationSchema),
   dhCert: kit.optional(kit.string()),
-  get policy() {
-    return kit.optional(SEVPolicySchema);
-  },
+  policy: kit.optional(SEVPolicySchema),
   session: kit.optional(kit.string()),
-});
+}));
 
 export type SEVAttestation = Record<string, unknown>;
 /** Parses `v1.SEVAttestation`. */
@@ -4424,16 +4016,18 @@ export interface SEVMeasurementInfo {
   policy?: number;
 }
 /** Parses `v1.SEVMeasurementInfo`; unknown keys are kept. */
-export const SEVMeasurementInfoSchema: z.ZodType<SEVMeasurementInfo> = kit.looseObject<SEVMeasurementInfo>({
-  apiMajor: kit.optional(kit.int32()),
-  apiMinor: kit.optional(kit.int32()),
-  apiVersion: kit.optional(kit.string()),
-  buildID: kit.optional(kit.int32()),
-  kind: kit.optional(kit.string()),
-  loaderSHA: kit.optional(kit.string()),
-  measurement: kit.optional(kit.string()),
-  policy: kit.optional(kit.int32()),
-});
+export const SEVMeasurementInfoSchema: z.ZodType<SEVMeasurementInfo> = kit.looseObject<SEVMeasurementInfo>(
+  () => ({
+    apiMajor: kit.optional(kit.int32()),
+    apiMinor: kit.optional(kit.int32()),
+    apiVersion: kit.optional(kit.string()),
+    buildID: kit.optional(kit.int32()),
+    kind: kit.optional(kit.string()),
+    loaderSHA: kit.optional(kit.string()),
+    measurement: kit.optional(kit.string()),
+    policy: kit.optional(kit.int32()),
+  }),
+);
 
 /**
  * SEVPlatformInfo contains information about the AMD SEV features for the node.
@@ -4457,12 +4051,12 @@ export interface SEVPlatformInfo {
   pdh?: string;
 }
 /** Parses `v1.SEVPlatformInfo`; unknown keys are kept. */
-export const SEVPlatformInfoSchema: z.ZodType<SEVPlatformInfo> = kit.looseObject<SEVPlatformInfo>({
+export const SEVPlatformInfoSchema: z.ZodType<SEVPlatformInfo> = kit.looseObject<SEVPlatformInfo>(() => ({
   apiVersion: kit.optional(kit.string()),
   certChain: kit.optional(kit.string()),
   kind: kit.optional(kit.string()),
   pdh: kit.optional(kit.string()),
-});
+}));
 
 export interface SEVPolicy {
   /**
@@ -4471,9 +4065,9 @@ export interface SEVPolicy {
   encryptedState?: boolean;
 }
 /** Parses `v1.SEVPolicy`; unknown keys are kept. */
-export const SEVPolicySchema: z.ZodType<SEVPolicy> = kit.looseObject<SEVPolicy>({
+export const SEVPolicySchema: z.ZodType<SEVPolicy> = kit.looseObject<SEVPolicy>(() => ({
   encryptedState: kit.optional(kit.boolean()),
-});
+}));
 
 export type SEVSNP = Record<string, unknown>;
 /** Parses `v1.SEVSNP`. */
@@ -4493,10 +4087,10 @@ export interface SEVSecretOptions {
   secret?: string;
 }
 /** Parses `v1.SEVSecretOptions`; unknown keys are kept. */
-export const SEVSecretOptionsSchema: z.ZodType<SEVSecretOptions> = kit.looseObject<SEVSecretOptions>({
+export const SEVSecretOptionsSchema: z.ZodType<SEVSecretOptions> = kit.looseObject<SEVSecretOptions>(() => ({
   header: kit.optional(kit.string()),
   secret: kit.optional(kit.string()),
-});
+}));
 
 /**
  * SEVSessionOptions is used to provide SEV session parameters.
@@ -4512,10 +4106,12 @@ export interface SEVSessionOptions {
   session?: string;
 }
 /** Parses `v1.SEVSessionOptions`; unknown keys are kept. */
-export const SEVSessionOptionsSchema: z.ZodType<SEVSessionOptions> = kit.looseObject<SEVSessionOptions>({
-  dhCert: kit.optional(kit.string()),
-  session: kit.optional(kit.string()),
-});
+export const SEVSessionOptionsSchema: z.ZodType<SEVSessionOptions> = kit.looseObject<SEVSessionOptions>(
+  () => ({
+    dhCert: kit.optional(kit.string()),
+    session: kit.optional(kit.string()),
+  }),
+);
 
 export interface SMBiosConfiguration {
   family?: string;
@@ -4526,13 +4122,13 @@ export interface SMBiosConfiguration {
 }
 /** Parses `v1.SMBiosConfiguration`; unknown keys are kept. */
 export const SMBiosConfigurationSchema: z.ZodType<SMBiosConfiguration> = kit.looseObject<SMBiosConfiguration>(
-  {
+  () => ({
     family: kit.optional(kit.string()),
     manufacturer: kit.optional(kit.string()),
     product: kit.optional(kit.string()),
     sku: kit.optional(kit.string()),
     version: kit.optional(kit.string()),
-  },
+  }),
 );
 
 /**
@@ -4550,14 +4146,10 @@ export interface SSHPublicKeyAccessCredential {
 }
 /** Parses `v1.SSHPublicKeyAccessCredential`; unknown keys are kept. */
 export const SSHPublicKeyAccessCredentialSchema: z.ZodType<SSHPublicKeyAccessCredential> =
-  kit.looseObject<SSHPublicKeyAccessCredential>({
-    get propagationMethod() {
-      return SSHPublicKeyAccessCredentialPropagationMethodSchema;
-    },
-    get source() {
-      return SSHPublicKeyAccessCredentialSourceSchema;
-    },
-  });
+  kit.looseObject<SSHPublicKeyAccessCredential>(() => ({
+    propagationMethod: SSHPublicKeyAccessCredentialPropagationMethodSchema,
+    source: SSHPublicKeyAccessCredentialSourceSchema,
+  }));
 
 /**
  * SSHPublicKeyAccessCredentialPropagationMethod represents the method used to inject a ssh public key into the vm guest. Only one of its members may be specified.
@@ -4578,17 +4170,11 @@ export interface SSHPublicKeyAccessCredentialPropagationMethod {
 }
 /** Parses `v1.SSHPublicKeyAccessCredentialPropagationMethod`; unknown keys are kept. */
 export const SSHPublicKeyAccessCredentialPropagationMethodSchema: z.ZodType<SSHPublicKeyAccessCredentialPropagationMethod> =
-  kit.looseObject<SSHPublicKeyAccessCredentialPropagationMethod>({
-    get configDrive() {
-      return kit.optional(ConfigDriveSSHPublicKeyAccessCredentialPropagationSchema);
-    },
-    get noCloud() {
-      return kit.optional(NoCloudSSHPublicKeyAccessCredentialPropagationSchema);
-    },
-    get qemuGuestAgent() {
-      return kit.optional(QemuGuestAgentSSHPublicKeyAccessCredentialPropagationSchema);
-    },
-  });
+  kit.looseObject<SSHPublicKeyAccessCredentialPropagationMethod>(() => ({
+    configDrive: kit.optional(ConfigDriveSSHPublicKeyAccessCredentialPropagationSchema),
+    noCloud: kit.optional(NoCloudSSHPublicKeyAccessCredentialPropagationSchema),
+    qemuGuestAgent: kit.optional(QemuGuestAgentSSHPublicKeyAccessCredentialPropagationSchema),
+  }));
 
 /**
  * SSHPublicKeyAccessCredentialSource represents where to retrieve the ssh key credentials Only one of its members may be specified.
@@ -4601,11 +4187,9 @@ export interface SSHPublicKeyAccessCredentialSource {
 }
 /** Parses `v1.SSHPublicKeyAccessCredentialSource`; unknown keys are kept. */
 export const SSHPublicKeyAccessCredentialSourceSchema: z.ZodType<SSHPublicKeyAccessCredentialSource> =
-  kit.looseObject<SSHPublicKeyAccessCredentialSource>({
-    get secret() {
-      return kit.optional(AccessCredentialSecretSourceSchema);
-    },
-  });
+  kit.looseObject<SSHPublicKeyAccessCredentialSource>(() => ({
+    secret: kit.optional(AccessCredentialSecretSourceSchema),
+  }));
 
 /**
  * SeccompConfiguration holds Seccomp configuration for Kubevirt components
@@ -4618,11 +4202,9 @@ export interface SeccompConfiguration {
 }
 /** Parses `v1.SeccompConfiguration`; unknown keys are kept. */
 export const SeccompConfigurationSchema: z.ZodType<SeccompConfiguration> =
-  kit.looseObject<SeccompConfiguration>({
-    get virtualMachineInstanceProfile() {
-      return kit.optional(VirtualMachineInstanceProfileSchema);
-    },
-  });
+  kit.looseObject<SeccompConfiguration>(() => ({
+    virtualMachineInstanceProfile: kit.optional(VirtualMachineInstanceProfileSchema),
+  }));
 
 /**
  * SecretVolumeSource adapts a Secret into a volume.
@@ -4642,11 +4224,13 @@ export interface SecretVolumeSource {
   volumeLabel?: string;
 }
 /** Parses `v1.SecretVolumeSource`; unknown keys are kept. */
-export const SecretVolumeSourceSchema: z.ZodType<SecretVolumeSource> = kit.looseObject<SecretVolumeSource>({
-  optional: kit.optional(kit.boolean()),
-  secretName: kit.optional(kit.string()),
-  volumeLabel: kit.optional(kit.string()),
-});
+export const SecretVolumeSourceSchema: z.ZodType<SecretVolumeSource> = kit.looseObject<SecretVolumeSource>(
+  () => ({
+    optional: kit.optional(kit.boolean()),
+    secretName: kit.optional(kit.string()),
+    volumeLabel: kit.optional(kit.string()),
+  }),
+);
 
 /**
  * ServiceAccountVolumeSource adapts a ServiceAccount into a volume.
@@ -4659,9 +4243,9 @@ export interface ServiceAccountVolumeSource {
 }
 /** Parses `v1.ServiceAccountVolumeSource`; unknown keys are kept. */
 export const ServiceAccountVolumeSourceSchema: z.ZodType<ServiceAccountVolumeSource> =
-  kit.looseObject<ServiceAccountVolumeSource>({
+  kit.looseObject<ServiceAccountVolumeSource>(() => ({
     serviceAccountName: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * Represents the user's configuration to emulate sound cards in the VMI.
@@ -4677,10 +4261,10 @@ export interface SoundDevice {
   name: string;
 }
 /** Parses `v1.SoundDevice`; unknown keys are kept. */
-export const SoundDeviceSchema: z.ZodType<SoundDevice> = kit.looseObject<SoundDevice>({
+export const SoundDeviceSchema: z.ZodType<SoundDevice> = kit.looseObject<SoundDevice>(() => ({
   model: kit.optional(kit.string()),
   name: kit.string(),
-});
+}));
 
 export interface StallDetectorOptions {
   /**
@@ -4718,24 +4302,16 @@ export interface StallDetectorOptions {
 }
 /** Parses `v1.StallDetectorOptions`; unknown keys are kept. */
 export const StallDetectorOptionsSchema: z.ZodType<StallDetectorOptions> =
-  kit.looseObject<StallDetectorOptions>({
-    get completionTimeoutFactor() {
-      return kit.optional(k8s.QuantitySchema);
-    },
-    get ewmaAlpha() {
-      return kit.optional(k8s.QuantitySchema);
-    },
-    get patienceWindowDecayFactor() {
-      return kit.optional(k8s.QuantitySchema);
-    },
-    get precopyPossibleFactor() {
-      return kit.optional(k8s.QuantitySchema);
-    },
+  kit.looseObject<StallDetectorOptions>(() => ({
+    completionTimeoutFactor: kit.optional(k8s.QuantitySchema),
+    ewmaAlpha: kit.optional(k8s.QuantitySchema),
+    patienceWindowDecayFactor: kit.optional(k8s.QuantitySchema),
+    precopyPossibleFactor: kit.optional(k8s.QuantitySchema),
     searchLocalMinima: kit.optional(kit.boolean()),
     stallMargin: kit.optional(kit.int()),
     stallProgressTimeout: kit.optional(kit.int()),
     switchoverTimeout: kit.optional(kit.int()),
-  });
+  }));
 
 /**
  * StartOptions may be provided on start request.
@@ -4759,12 +4335,12 @@ export interface StartOptions {
   paused?: boolean;
 }
 /** Parses `v1.StartOptions`; unknown keys are kept. */
-export const StartOptionsSchema: z.ZodType<StartOptions> = kit.looseObject<StartOptions>({
+export const StartOptionsSchema: z.ZodType<StartOptions> = kit.looseObject<StartOptions>(() => ({
   apiVersion: kit.optional(kit.string()),
   dryRun: kit.optional(kit.array(kit.string())),
   kind: kit.optional(kit.string()),
   paused: kit.optional(kit.boolean()),
-});
+}));
 
 /**
  * StopOptions may be provided when deleting an API object.
@@ -4788,12 +4364,12 @@ export interface StopOptions {
   kind?: string;
 }
 /** Parses `v1.StopOptions`; unknown keys are kept. */
-export const StopOptionsSchema: z.ZodType<StopOptions> = kit.looseObject<StopOptions>({
+export const StopOptionsSchema: z.ZodType<StopOptions> = kit.looseObject<StopOptions>(() => ({
   apiVersion: kit.optional(kit.string()),
   dryRun: kit.optional(kit.array(kit.string())),
   gracePeriod: kit.optional(kit.int()),
   kind: kit.optional(kit.string()),
-});
+}));
 
 /**
  * StorageMigratedVolumeInfo tracks the information about the source and destination volumes during the volume migration
@@ -4814,15 +4390,11 @@ export interface StorageMigratedVolumeInfo {
 }
 /** Parses `v1.StorageMigratedVolumeInfo`; unknown keys are kept. */
 export const StorageMigratedVolumeInfoSchema: z.ZodType<StorageMigratedVolumeInfo> =
-  kit.looseObject<StorageMigratedVolumeInfo>({
-    get destinationPVCInfo() {
-      return kit.optional(PersistentVolumeClaimInfoSchema);
-    },
-    get sourcePVCInfo() {
-      return kit.optional(PersistentVolumeClaimInfoSchema);
-    },
+  kit.looseObject<StorageMigratedVolumeInfo>(() => ({
+    destinationPVCInfo: kit.optional(PersistentVolumeClaimInfoSchema),
+    sourcePVCInfo: kit.optional(PersistentVolumeClaimInfoSchema),
     volumeName: kit.string(),
-  });
+  }));
 
 /**
  * SupportContainerResources are used to specify the cpu/memory request and limits for the containers that support various features of Virtual Machines. These containers are usually idle and don't require a lot of memory or cpu.
@@ -4833,12 +4405,10 @@ export interface SupportContainerResources {
 }
 /** Parses `v1.SupportContainerResources`; unknown keys are kept. */
 export const SupportContainerResourcesSchema: z.ZodType<SupportContainerResources> =
-  kit.looseObject<SupportContainerResources>({
-    get resources() {
-      return ResourceRequirementsWithoutClaimsSchema;
-    },
+  kit.looseObject<SupportContainerResources>(() => ({
+    resources: ResourceRequirementsWithoutClaimsSchema,
     type: kit.string(),
-  });
+  }));
 
 export interface SyNICTimer {
   direct?: FeatureState;
@@ -4848,12 +4418,10 @@ export interface SyNICTimer {
   enabled?: boolean;
 }
 /** Parses `v1.SyNICTimer`; unknown keys are kept. */
-export const SyNICTimerSchema: z.ZodType<SyNICTimer> = kit.looseObject<SyNICTimer>({
-  get direct() {
-    return kit.optional(FeatureStateSchema);
-  },
+export const SyNICTimerSchema: z.ZodType<SyNICTimer> = kit.looseObject<SyNICTimer>(() => ({
+  direct: kit.optional(FeatureStateSchema),
   enabled: kit.optional(kit.boolean()),
-});
+}));
 
 /**
  * Represents a Sysprep volume source.
@@ -4869,14 +4437,10 @@ export interface SysprepSource {
   secret?: k8s.LocalObjectReference;
 }
 /** Parses `v1.SysprepSource`; unknown keys are kept. */
-export const SysprepSourceSchema: z.ZodType<SysprepSource> = kit.looseObject<SysprepSource>({
-  get configMap() {
-    return kit.optional(k8s.LocalObjectReferenceSchema);
-  },
-  get secret() {
-    return kit.optional(k8s.LocalObjectReferenceSchema);
-  },
-});
+export const SysprepSourceSchema: z.ZodType<SysprepSource> = kit.looseObject<SysprepSource>(() => ({
+  configMap: kit.optional(k8s.LocalObjectReferenceSchema),
+  secret: kit.optional(k8s.LocalObjectReferenceSchema),
+}));
 
 export type TDX = Record<string, unknown>;
 /** Parses `v1.TDX`. */
@@ -4897,20 +4461,18 @@ export interface TDXAttestationConfiguration {
 }
 /** Parses `v1.TDXAttestationConfiguration`; unknown keys are kept. */
 export const TDXAttestationConfigurationSchema: z.ZodType<TDXAttestationConfiguration> =
-  kit.looseObject<TDXAttestationConfiguration>({
+  kit.looseObject<TDXAttestationConfiguration>(() => ({
     enforced: kit.optional(kit.boolean()),
     qgsSocketPath: kit.optional(kit.string()),
-  });
+  }));
 
 export interface TDXConfiguration {
   attestation?: TDXAttestationConfiguration;
 }
 /** Parses `v1.TDXConfiguration`; unknown keys are kept. */
-export const TDXConfigurationSchema: z.ZodType<TDXConfiguration> = kit.looseObject<TDXConfiguration>({
-  get attestation() {
-    return kit.optional(TDXAttestationConfigurationSchema);
-  },
-});
+export const TDXConfigurationSchema: z.ZodType<TDXConfiguration> = kit.looseObject<TDXConfiguration>(() => ({
+  attestation: kit.optional(TDXAttestationConfigurationSchema),
+}));
 
 export interface TLBFlush {
   /**
@@ -4927,15 +4489,11 @@ export interface TLBFlush {
   extended?: FeatureState;
 }
 /** Parses `v1.TLBFlush`; unknown keys are kept. */
-export const TLBFlushSchema: z.ZodType<TLBFlush> = kit.looseObject<TLBFlush>({
-  get direct() {
-    return kit.optional(FeatureStateSchema);
-  },
+export const TLBFlushSchema: z.ZodType<TLBFlush> = kit.looseObject<TLBFlush>(() => ({
+  direct: kit.optional(FeatureStateSchema),
   enabled: kit.optional(kit.boolean()),
-  get extended() {
-    return kit.optional(FeatureStateSchema);
-  },
-});
+  extended: kit.optional(FeatureStateSchema),
+}));
 
 /**
  * TLSConfiguration holds TLS options
@@ -4952,10 +4510,10 @@ export interface TLSConfiguration {
   minTLSVersion?: string;
 }
 /** Parses `v1.TLSConfiguration`; unknown keys are kept. */
-export const TLSConfigurationSchema: z.ZodType<TLSConfiguration> = kit.looseObject<TLSConfiguration>({
+export const TLSConfigurationSchema: z.ZodType<TLSConfiguration> = kit.looseObject<TLSConfiguration>(() => ({
   ciphers: kit.optional(kit.array(kit.string())),
   minTLSVersion: kit.optional(kit.string()),
-});
+}));
 
 export interface TPMDevice {
   /**
@@ -4968,10 +4526,10 @@ export interface TPMDevice {
   persistent?: boolean;
 }
 /** Parses `v1.TPMDevice`; unknown keys are kept. */
-export const TPMDeviceSchema: z.ZodType<TPMDevice> = kit.looseObject<TPMDevice>({
+export const TPMDeviceSchema: z.ZodType<TPMDevice> = kit.looseObject<TPMDevice>(() => ({
   enabled: kit.optional(kit.boolean()),
   persistent: kit.optional(kit.boolean()),
-});
+}));
 
 /**
  * Represents all available timers in a vmi.
@@ -4999,23 +4557,13 @@ export interface Timer {
   rtc?: RTCTimer;
 }
 /** Parses `v1.Timer`; unknown keys are kept. */
-export const TimerSchema: z.ZodType<Timer> = kit.looseObject<Timer>({
-  get hpet() {
-    return kit.optional(HPETTimerSchema);
-  },
-  get hyperv() {
-    return kit.optional(HypervTimerSchema);
-  },
-  get kvm() {
-    return kit.optional(KVMTimerSchema);
-  },
-  get pit() {
-    return kit.optional(PITTimerSchema);
-  },
-  get rtc() {
-    return kit.optional(RTCTimerSchema);
-  },
-});
+export const TimerSchema: z.ZodType<Timer> = kit.looseObject<Timer>(() => ({
+  hpet: kit.optional(HPETTimerSchema),
+  hyperv: kit.optional(HypervTimerSchema),
+  kvm: kit.optional(KVMTimerSchema),
+  pit: kit.optional(PITTimerSchema),
+  rtc: kit.optional(RTCTimerSchema),
+}));
 
 export interface TokenBucketRateLimiter {
   /**
@@ -5029,18 +4577,18 @@ export interface TokenBucketRateLimiter {
 }
 /** Parses `v1.TokenBucketRateLimiter`; unknown keys are kept. */
 export const TokenBucketRateLimiterSchema: z.ZodType<TokenBucketRateLimiter> =
-  kit.looseObject<TokenBucketRateLimiter>({
+  kit.looseObject<TokenBucketRateLimiter>(() => ({
     burst: kit.int32(),
     qps: kit.number(),
-  });
+  }));
 
 export interface TopologyHints {
   tscFrequency?: number;
 }
 /** Parses `v1.TopologyHints`; unknown keys are kept. */
-export const TopologyHintsSchema: z.ZodType<TopologyHints> = kit.looseObject<TopologyHints>({
+export const TopologyHintsSchema: z.ZodType<TopologyHints> = kit.looseObject<TopologyHints>(() => ({
   tscFrequency: kit.optional(kit.int()),
-});
+}));
 
 export interface USBHostDevice {
   /**
@@ -5054,23 +4602,21 @@ export interface USBHostDevice {
   selectors?: USBSelector[];
 }
 /** Parses `v1.USBHostDevice`; unknown keys are kept. */
-export const USBHostDeviceSchema: z.ZodType<USBHostDevice> = kit.looseObject<USBHostDevice>({
+export const USBHostDeviceSchema: z.ZodType<USBHostDevice> = kit.looseObject<USBHostDevice>(() => ({
   externalResourceProvider: kit.optional(kit.boolean()),
   resourceName: kit.string(),
-  get selectors() {
-    return kit.optional(kit.array(USBSelectorSchema));
-  },
-});
+  selectors: kit.optional(kit.array(USBSelectorSchema)),
+}));
 
 export interface USBSelector {
   product: string;
   vendor: string;
 }
 /** Parses `v1.USBSelector`; unknown keys are kept. */
-export const USBSelectorSchema: z.ZodType<USBSelector> = kit.looseObject<USBSelector>({
+export const USBSelectorSchema: z.ZodType<USBSelector> = kit.looseObject<USBSelector>(() => ({
   product: kit.string(),
   vendor: kit.string(),
-});
+}));
 
 /**
  * UnpauseOptions may be provided on unpause request.
@@ -5090,11 +4636,11 @@ export interface UnpauseOptions {
   kind?: string;
 }
 /** Parses `v1.UnpauseOptions`; unknown keys are kept. */
-export const UnpauseOptionsSchema: z.ZodType<UnpauseOptions> = kit.looseObject<UnpauseOptions>({
+export const UnpauseOptionsSchema: z.ZodType<UnpauseOptions> = kit.looseObject<UnpauseOptions>(() => ({
   apiVersion: kit.optional(kit.string()),
   dryRun: kit.optional(kit.array(kit.string())),
   kind: kit.optional(kit.string()),
-});
+}));
 
 /**
  * UserPasswordAccessCredential represents a source and propagation method for injecting user passwords into a vm guest Only one of its members may be specified.
@@ -5111,14 +4657,10 @@ export interface UserPasswordAccessCredential {
 }
 /** Parses `v1.UserPasswordAccessCredential`; unknown keys are kept. */
 export const UserPasswordAccessCredentialSchema: z.ZodType<UserPasswordAccessCredential> =
-  kit.looseObject<UserPasswordAccessCredential>({
-    get propagationMethod() {
-      return UserPasswordAccessCredentialPropagationMethodSchema;
-    },
-    get source() {
-      return UserPasswordAccessCredentialSourceSchema;
-    },
-  });
+  kit.looseObject<UserPasswordAccessCredential>(() => ({
+    propagationMethod: UserPasswordAccessCredentialPropagationMethodSchema,
+    source: UserPasswordAccessCredentialSourceSchema,
+  }));
 
 /**
  * UserPasswordAccessCredentialPropagationMethod represents the method used to inject a user passwords into the vm guest. Only one of its members may be specified.
@@ -5131,11 +4673,9 @@ export interface UserPasswordAccessCredentialPropagationMethod {
 }
 /** Parses `v1.UserPasswordAccessCredentialPropagationMethod`; unknown keys are kept. */
 export const UserPasswordAccessCredentialPropagationMethodSchema: z.ZodType<UserPasswordAccessCredentialPropagationMethod> =
-  kit.looseObject<UserPasswordAccessCredentialPropagationMethod>({
-    get qemuGuestAgent() {
-      return kit.optional(QemuGuestAgentUserPasswordAccessCredentialPropagationSchema);
-    },
-  });
+  kit.looseObject<UserPasswordAccessCredentialPropagationMethod>(() => ({
+    qemuGuestAgent: kit.optional(QemuGuestAgentUserPasswordAccessCredentialPropagationSchema),
+  }));
 
 /**
  * UserPasswordAccessCredentialSource represents where to retrieve the user password credentials Only one of its members may be specified.
@@ -5148,11 +4688,9 @@ export interface UserPasswordAccessCredentialSource {
 }
 /** Parses `v1.UserPasswordAccessCredentialSource`; unknown keys are kept. */
 export const UserPasswordAccessCredentialSourceSchema: z.ZodType<UserPasswordAccessCredentialSource> =
-  kit.looseObject<UserPasswordAccessCredentialSource>({
-    get secret() {
-      return kit.optional(AccessCredentialSecretSourceSchema);
-    },
-  });
+  kit.looseObject<UserPasswordAccessCredentialSource>(() => ({
+    secret: kit.optional(AccessCredentialSecretSourceSchema),
+  }));
 
 export interface UtilityVolume {
   /**
@@ -5173,12 +4711,12 @@ export interface UtilityVolume {
   type?: string;
 }
 /** Parses `v1.UtilityVolume`; unknown keys are kept. */
-export const UtilityVolumeSchema: z.ZodType<UtilityVolume> = kit.looseObject<UtilityVolume>({
+export const UtilityVolumeSchema: z.ZodType<UtilityVolume> = kit.looseObject<UtilityVolume>(() => ({
   claimName: kit.string(),
   name: kit.string(),
   readOnly: kit.optional(kit.boolean()),
   type: kit.optional(kit.string()),
-});
+}));
 
 export interface VGPUDisplayOptions {
   /**
@@ -5191,22 +4729,20 @@ export interface VGPUDisplayOptions {
   ramFB?: FeatureState;
 }
 /** Parses `v1.VGPUDisplayOptions`; unknown keys are kept. */
-export const VGPUDisplayOptionsSchema: z.ZodType<VGPUDisplayOptions> = kit.looseObject<VGPUDisplayOptions>({
-  enabled: kit.optional(kit.boolean()),
-  get ramFB() {
-    return kit.optional(FeatureStateSchema);
-  },
-});
+export const VGPUDisplayOptionsSchema: z.ZodType<VGPUDisplayOptions> = kit.looseObject<VGPUDisplayOptions>(
+  () => ({
+    enabled: kit.optional(kit.boolean()),
+    ramFB: kit.optional(FeatureStateSchema),
+  }),
+);
 
 export interface VGPUOptions {
   display?: VGPUDisplayOptions;
 }
 /** Parses `v1.VGPUOptions`; unknown keys are kept. */
-export const VGPUOptionsSchema: z.ZodType<VGPUOptions> = kit.looseObject<VGPUOptions>({
-  get display() {
-    return kit.optional(VGPUDisplayOptionsSchema);
-  },
-});
+export const VGPUOptionsSchema: z.ZodType<VGPUOptions> = kit.looseObject<VGPUOptions>(() => ({
+  display: kit.optional(VGPUDisplayOptionsSchema),
+}));
 
 /**
  * VMIMConfigurationOptions holds the resolved migration options for a single migration. It is written to VirtualMachineInstanceMigrationState and represents the effective configuration after merging KubeVirt defaults with any matched MigrationPolicy.
@@ -5279,18 +4815,14 @@ export interface VMIMConfigurationOptions {
 }
 /** Parses `v1.VMIMConfigurationOptions`; unknown keys are kept. */
 export const VMIMConfigurationOptionsSchema: z.ZodType<VMIMConfigurationOptions> =
-  kit.looseObject<VMIMConfigurationOptions>({
+  kit.looseObject<VMIMConfigurationOptions>(() => ({
     allowAutoConverge: kit.optional(kit.boolean()),
     allowPostCopy: kit.optional(kit.boolean()),
     allowWorkloadDisruption: kit.optional(kit.boolean()),
-    get bandwidthPerMigration() {
-      return kit.optional(k8s.QuantitySchema);
-    },
+    bandwidthPerMigration: kit.optional(k8s.QuantitySchema),
     completionTimeoutPerGiB: kit.optional(kit.int()),
     disableTLS: kit.optional(kit.boolean()),
-    get experimental() {
-      return kit.optional(ExperimentalMigrationOptionsSchema);
-    },
+    experimental: kit.optional(ExperimentalMigrationOptionsSchema),
     matchSELinuxLevelOnMigration: kit.optional(kit.boolean()),
     maxDowntimeMs: kit.optional(kit.int()),
     network: kit.optional(kit.string()),
@@ -5300,7 +4832,7 @@ export const VMIMConfigurationOptionsSchema: z.ZodType<VMIMConfigurationOptions>
     progressTimeout: kit.optional(kit.int()),
     unsafeMigrationOverride: kit.optional(kit.boolean()),
     utilityVolumesTimeout: kit.optional(kit.int()),
-  });
+  }));
 
 export interface VideoDevice {
   /**
@@ -5309,9 +4841,9 @@ export interface VideoDevice {
   type?: string;
 }
 /** Parses `v1.VideoDevice`; unknown keys are kept. */
-export const VideoDeviceSchema: z.ZodType<VideoDevice> = kit.looseObject<VideoDevice>({
+export const VideoDeviceSchema: z.ZodType<VideoDevice> = kit.looseObject<VideoDevice>(() => ({
   type: kit.optional(kit.string()),
-});
+}));
 
 export interface VirtTemplateDeployment {
   /**
@@ -5321,9 +4853,9 @@ export interface VirtTemplateDeployment {
 }
 /** Parses `v1.VirtTemplateDeployment`; unknown keys are kept. */
 export const VirtTemplateDeploymentSchema: z.ZodType<VirtTemplateDeployment> =
-  kit.looseObject<VirtTemplateDeployment>({
+  kit.looseObject<VirtTemplateDeployment>(() => ({
     enabled: kit.optional(kit.boolean()),
-  });
+  }));
 
 /**
  * VirtualMachine handles the VirtualMachines that are not running or are in a stopped state The VirtualMachine contains the template to create the VirtualMachineInstance. It also mirrors the running state of the created VirtualMachineInstance in its status.
@@ -5348,19 +4880,13 @@ export interface VirtualMachine {
   status?: VirtualMachineStatus | null;
 }
 /** Parses `v1.VirtualMachine`; unknown keys are kept. */
-export const VirtualMachineSchema: z.ZodType<VirtualMachine> = kit.looseObject<VirtualMachine>({
+export const VirtualMachineSchema: z.ZodType<VirtualMachine> = kit.looseObject<VirtualMachine>(() => ({
   apiVersion: kit.optional(kit.string()),
   kind: kit.optional(kit.string()),
-  get metadata() {
-    return kit.optional(k8s.ObjectMetaSchema);
-  },
-  get spec() {
-    return VirtualMachineSpecSchema;
-  },
-  get status() {
-    return kit.optional(kit.nullable(VirtualMachineStatusSchema));
-  },
-});
+  metadata: kit.optional(k8s.ObjectMetaSchema),
+  spec: VirtualMachineSpecSchema,
+  status: kit.optional(kit.nullable(VirtualMachineStatusSchema)),
+}));
 
 /**
  * VirtualMachineCondition represents the state of VirtualMachine
@@ -5375,14 +4901,14 @@ export interface VirtualMachineCondition {
 }
 /** Parses `v1.VirtualMachineCondition`; unknown keys are kept. */
 export const VirtualMachineConditionSchema: z.ZodType<VirtualMachineCondition> =
-  kit.looseObject<VirtualMachineCondition>({
+  kit.looseObject<VirtualMachineCondition>(() => ({
     lastProbeTime: kit.optional(kit.nullable(kit.string())),
     lastTransitionTime: kit.optional(kit.nullable(kit.string())),
     message: kit.optional(kit.string()),
     reason: kit.optional(kit.string()),
     status: kit.string(),
     type: kit.string(),
-  });
+  }));
 
 /**
  * VirtualMachineExport defines the operation of exporting a VM source
@@ -5402,19 +4928,13 @@ export interface VirtualMachineExport {
 }
 /** Parses `v1.VirtualMachineExport`; unknown keys are kept. */
 export const VirtualMachineExportSchema: z.ZodType<VirtualMachineExport> =
-  kit.looseObject<VirtualMachineExport>({
+  kit.looseObject<VirtualMachineExport>(() => ({
     apiVersion: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ObjectMetaSchema);
-    },
-    get spec() {
-      return VirtualMachineExportSpecSchema;
-    },
-    get status() {
-      return kit.optional(kit.nullable(VirtualMachineExportStatusSchema));
-    },
-  });
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: VirtualMachineExportSpecSchema,
+    status: kit.optional(kit.nullable(VirtualMachineExportStatusSchema)),
+  }));
 
 /**
  * VirtualMachineExportBackup contains the name and available endpoints for the exported backup
@@ -5428,12 +4948,10 @@ export interface VirtualMachineExportBackup {
 }
 /** Parses `v1.VirtualMachineExportBackup`; unknown keys are kept. */
 export const VirtualMachineExportBackupSchema: z.ZodType<VirtualMachineExportBackup> =
-  kit.looseObject<VirtualMachineExportBackup>({
-    get endpoints() {
-      return kit.optional(kit.array(VirtualMachineExportBackupEndpointSchema));
-    },
+  kit.looseObject<VirtualMachineExportBackup>(() => ({
+    endpoints: kit.optional(kit.array(VirtualMachineExportBackupEndpointSchema)),
     name: kit.string(),
-  });
+  }));
 
 /**
  * VirtualMachineExportBackupEndpoint contains the endpoint type and URL to interact with a backup export
@@ -5450,10 +4968,10 @@ export interface VirtualMachineExportBackupEndpoint {
 }
 /** Parses `v1.VirtualMachineExportBackupEndpoint`; unknown keys are kept. */
 export const VirtualMachineExportBackupEndpointSchema: z.ZodType<VirtualMachineExportBackupEndpoint> =
-  kit.looseObject<VirtualMachineExportBackupEndpoint>({
+  kit.looseObject<VirtualMachineExportBackupEndpoint>(() => ({
     endpoint: kit.string(),
     url: kit.string(),
-  });
+  }));
 
 /**
  * VirtualMachineExportLink contains a list of volumes available for export, as well as the URLs to obtain these volumes
@@ -5478,18 +4996,12 @@ export interface VirtualMachineExportLink {
 }
 /** Parses `v1.VirtualMachineExportLink`; unknown keys are kept. */
 export const VirtualMachineExportLinkSchema: z.ZodType<VirtualMachineExportLink> =
-  kit.looseObject<VirtualMachineExportLink>({
-    get backups() {
-      return kit.optional(kit.array(VirtualMachineExportBackupSchema));
-    },
+  kit.looseObject<VirtualMachineExportLink>(() => ({
+    backups: kit.optional(kit.array(VirtualMachineExportBackupSchema)),
     cert: kit.string(),
-    get manifests() {
-      return kit.optional(kit.array(VirtualMachineExportManifestSchema));
-    },
-    get volumes() {
-      return kit.optional(kit.array(VirtualMachineExportVolumeSchema));
-    },
-  });
+    manifests: kit.optional(kit.array(VirtualMachineExportManifestSchema)),
+    volumes: kit.optional(kit.array(VirtualMachineExportVolumeSchema)),
+  }));
 
 /**
  * VirtualMachineExportLinks contains the links that point the exported VM resources
@@ -5500,14 +5012,10 @@ export interface VirtualMachineExportLinks {
 }
 /** Parses `v1.VirtualMachineExportLinks`; unknown keys are kept. */
 export const VirtualMachineExportLinksSchema: z.ZodType<VirtualMachineExportLinks> =
-  kit.looseObject<VirtualMachineExportLinks>({
-    get external() {
-      return kit.optional(VirtualMachineExportLinkSchema);
-    },
-    get internal() {
-      return kit.optional(VirtualMachineExportLinkSchema);
-    },
-  });
+  kit.looseObject<VirtualMachineExportLinks>(() => ({
+    external: kit.optional(VirtualMachineExportLinkSchema),
+    internal: kit.optional(VirtualMachineExportLinkSchema),
+  }));
 
 /**
  * VirtualMachineExportList is a list of VirtualMachineExport resources
@@ -5526,16 +5034,12 @@ export interface VirtualMachineExportList {
 }
 /** Parses `v1.VirtualMachineExportList`; unknown keys are kept. */
 export const VirtualMachineExportListSchema: z.ZodType<VirtualMachineExportList> =
-  kit.looseObject<VirtualMachineExportList>({
+  kit.looseObject<VirtualMachineExportList>(() => ({
     apiVersion: kit.optional(kit.string()),
-    get items() {
-      return kit.array(VirtualMachineExportSchema);
-    },
+    items: kit.array(VirtualMachineExportSchema),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return k8s.ListMetaSchema;
-    },
-  });
+    metadata: k8s.ListMetaSchema,
+  }));
 
 /**
  * VirtualMachineExportManifest contains the type and URL of the exported manifest
@@ -5552,10 +5056,10 @@ export interface VirtualMachineExportManifest {
 }
 /** Parses `v1.VirtualMachineExportManifest`; unknown keys are kept. */
 export const VirtualMachineExportManifestSchema: z.ZodType<VirtualMachineExportManifest> =
-  kit.looseObject<VirtualMachineExportManifest>({
+  kit.looseObject<VirtualMachineExportManifest>(() => ({
     type: kit.string(),
     url: kit.string(),
-  });
+  }));
 
 /**
  * VirtualMachineExportSpec is the spec for a VirtualMachineExport resource
@@ -5573,15 +5077,11 @@ export interface VirtualMachineExportSpec {
 }
 /** Parses `v1.VirtualMachineExportSpec`; unknown keys are kept. */
 export const VirtualMachineExportSpecSchema: z.ZodType<VirtualMachineExportSpec> =
-  kit.looseObject<VirtualMachineExportSpec>({
-    get source() {
-      return k8s.TypedLocalObjectReferenceSchema;
-    },
+  kit.looseObject<VirtualMachineExportSpec>(() => ({
+    source: k8s.TypedLocalObjectReferenceSchema,
     tokenSecretRef: kit.optional(kit.string()),
-    get ttlDuration() {
-      return kit.optional(k8s.DurationSchema);
-    },
-  });
+    ttlDuration: kit.optional(k8s.DurationSchema),
+  }));
 
 /**
  * VirtualMachineExportStatus is the status for a VirtualMachineExport resource
@@ -5609,21 +5109,15 @@ export interface VirtualMachineExportStatus {
 }
 /** Parses `v1.VirtualMachineExportStatus`; unknown keys are kept. */
 export const VirtualMachineExportStatusSchema: z.ZodType<VirtualMachineExportStatus> =
-  kit.looseObject<VirtualMachineExportStatus>({
-    get conditions() {
-      return kit.optional(kit.array(ConditionSchema));
-    },
-    get links() {
-      return kit.optional(VirtualMachineExportLinksSchema);
-    },
+  kit.looseObject<VirtualMachineExportStatus>(() => ({
+    conditions: kit.optional(kit.array(ConditionSchema)),
+    links: kit.optional(VirtualMachineExportLinksSchema),
     phase: kit.optional(kit.string()),
     serviceName: kit.optional(kit.string()),
     tokenSecretRef: kit.optional(kit.string()),
-    get ttlExpirationTime() {
-      return kit.optional(k8s.TimeSchema);
-    },
+    ttlExpirationTime: kit.optional(k8s.TimeSchema),
     virtualMachineName: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * VirtualMachineExportVolume contains the name and available formats for the exported volume
@@ -5637,12 +5131,10 @@ export interface VirtualMachineExportVolume {
 }
 /** Parses `v1.VirtualMachineExportVolume`; unknown keys are kept. */
 export const VirtualMachineExportVolumeSchema: z.ZodType<VirtualMachineExportVolume> =
-  kit.looseObject<VirtualMachineExportVolume>({
-    get formats() {
-      return kit.optional(kit.array(VirtualMachineExportVolumeFormatSchema));
-    },
+  kit.looseObject<VirtualMachineExportVolume>(() => ({
+    formats: kit.optional(kit.array(VirtualMachineExportVolumeFormatSchema)),
     name: kit.string(),
-  });
+  }));
 
 /**
  * VirtualMachineExportVolumeFormat contains the format type and URL to get the volume in that format
@@ -5659,10 +5151,10 @@ export interface VirtualMachineExportVolumeFormat {
 }
 /** Parses `v1.VirtualMachineExportVolumeFormat`; unknown keys are kept. */
 export const VirtualMachineExportVolumeFormatSchema: z.ZodType<VirtualMachineExportVolumeFormat> =
-  kit.looseObject<VirtualMachineExportVolumeFormat>({
+  kit.looseObject<VirtualMachineExportVolumeFormat>(() => ({
     format: kit.string(),
     url: kit.string(),
-  });
+  }));
 
 /**
  * VirtualMachineInstance is *the* VirtualMachineInstance Definition. It represents a virtual machine in the runtime environment of kubernetes.
@@ -5688,19 +5180,13 @@ export interface VirtualMachineInstance {
 }
 /** Parses `v1.VirtualMachineInstance`; unknown keys are kept. */
 export const VirtualMachineInstanceSchema: z.ZodType<VirtualMachineInstance> =
-  kit.looseObject<VirtualMachineInstance>({
+  kit.looseObject<VirtualMachineInstance>(() => ({
     apiVersion: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ObjectMetaSchema);
-    },
-    get spec() {
-      return VirtualMachineInstanceSpecSchema;
-    },
-    get status() {
-      return kit.optional(kit.nullable(VirtualMachineInstanceStatusSchema));
-    },
-  });
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: VirtualMachineInstanceSpecSchema,
+    status: kit.optional(kit.nullable(VirtualMachineInstanceStatusSchema)),
+  }));
 
 /**
  * VirtualMachineInstanceBackupStatus tracks the information of the executed backup
@@ -5745,23 +5231,17 @@ export interface VirtualMachineInstanceBackupStatus {
 }
 /** Parses `v1.VirtualMachineInstanceBackupStatus`; unknown keys are kept. */
 export const VirtualMachineInstanceBackupStatusSchema: z.ZodType<VirtualMachineInstanceBackupStatus> =
-  kit.looseObject<VirtualMachineInstanceBackupStatus>({
+  kit.looseObject<VirtualMachineInstanceBackupStatus>(() => ({
     backupMsg: kit.optional(kit.string()),
     backupName: kit.optional(kit.string()),
     checkpointName: kit.optional(kit.string()),
     completed: kit.optional(kit.boolean()),
-    get endTimestamp() {
-      return kit.optional(k8s.TimeSchema);
-    },
+    endTimestamp: kit.optional(k8s.TimeSchema),
     failed: kit.optional(kit.boolean()),
     quiesceStatus: kit.optional(kit.string()),
-    get startTimestamp() {
-      return kit.optional(k8s.TimeSchema);
-    },
-    get volumes() {
-      return kit.optional(kit.array(VirtualMachineInstanceBackupVolumeInfoSchema));
-    },
-  });
+    startTimestamp: kit.optional(k8s.TimeSchema),
+    volumes: kit.optional(kit.array(VirtualMachineInstanceBackupVolumeInfoSchema)),
+  }));
 
 /**
  * VirtualMachineInstanceBackupVolumeInfo contains information about a volume included in a backup
@@ -5774,9 +5254,9 @@ export interface VirtualMachineInstanceBackupVolumeInfo {
 }
 /** Parses `v1.VirtualMachineInstanceBackupVolumeInfo`; unknown keys are kept. */
 export const VirtualMachineInstanceBackupVolumeInfoSchema: z.ZodType<VirtualMachineInstanceBackupVolumeInfo> =
-  kit.looseObject<VirtualMachineInstanceBackupVolumeInfo>({
+  kit.looseObject<VirtualMachineInstanceBackupVolumeInfo>(() => ({
     volumeName: kit.string(),
-  });
+  }));
 
 export interface VirtualMachineInstanceCondition {
   lastProbeTime?: string | null;
@@ -5788,14 +5268,14 @@ export interface VirtualMachineInstanceCondition {
 }
 /** Parses `v1.VirtualMachineInstanceCondition`; unknown keys are kept. */
 export const VirtualMachineInstanceConditionSchema: z.ZodType<VirtualMachineInstanceCondition> =
-  kit.looseObject<VirtualMachineInstanceCondition>({
+  kit.looseObject<VirtualMachineInstanceCondition>(() => ({
     lastProbeTime: kit.optional(kit.nullable(kit.string())),
     lastTransitionTime: kit.optional(kit.nullable(kit.string())),
     message: kit.optional(kit.string()),
     reason: kit.optional(kit.string()),
     status: kit.string(),
     type: kit.string(),
-  });
+  }));
 
 /**
  * VirtualMachineInstanceFileSystem represents guest os disk
@@ -5810,16 +5290,14 @@ export interface VirtualMachineInstanceFileSystem {
 }
 /** Parses `v1.VirtualMachineInstanceFileSystem`; unknown keys are kept. */
 export const VirtualMachineInstanceFileSystemSchema: z.ZodType<VirtualMachineInstanceFileSystem> =
-  kit.looseObject<VirtualMachineInstanceFileSystem>({
-    get disk() {
-      return kit.optional(kit.array(VirtualMachineInstanceFileSystemDiskSchema));
-    },
+  kit.looseObject<VirtualMachineInstanceFileSystem>(() => ({
+    disk: kit.optional(kit.array(VirtualMachineInstanceFileSystemDiskSchema)),
     diskName: kit.string(),
     fileSystemType: kit.string(),
     mountPoint: kit.string(),
     totalBytes: kit.int32(),
     usedBytes: kit.int32(),
-  });
+  }));
 
 /**
  * VirtualMachineInstanceFileSystemDisk represents the guest os FS disks
@@ -5830,10 +5308,10 @@ export interface VirtualMachineInstanceFileSystemDisk {
 }
 /** Parses `v1.VirtualMachineInstanceFileSystemDisk`; unknown keys are kept. */
 export const VirtualMachineInstanceFileSystemDiskSchema: z.ZodType<VirtualMachineInstanceFileSystemDisk> =
-  kit.looseObject<VirtualMachineInstanceFileSystemDisk>({
+  kit.looseObject<VirtualMachineInstanceFileSystemDisk>(() => ({
     busType: kit.string(),
     serial: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * VirtualMachineInstanceFileSystemInfo represents information regarding single guest os filesystem
@@ -5843,11 +5321,9 @@ export interface VirtualMachineInstanceFileSystemInfo {
 }
 /** Parses `v1.VirtualMachineInstanceFileSystemInfo`; unknown keys are kept. */
 export const VirtualMachineInstanceFileSystemInfoSchema: z.ZodType<VirtualMachineInstanceFileSystemInfo> =
-  kit.looseObject<VirtualMachineInstanceFileSystemInfo>({
-    get disks() {
-      return kit.array(VirtualMachineInstanceFileSystemSchema);
-    },
-  });
+  kit.looseObject<VirtualMachineInstanceFileSystemInfo>(() => ({
+    disks: kit.array(VirtualMachineInstanceFileSystemSchema),
+  }));
 
 /**
  * VirtualMachineInstanceFileSystemList comprises the list of all filesystems on guest machine
@@ -5866,16 +5342,12 @@ export interface VirtualMachineInstanceFileSystemList {
 }
 /** Parses `v1.VirtualMachineInstanceFileSystemList`; unknown keys are kept. */
 export const VirtualMachineInstanceFileSystemListSchema: z.ZodType<VirtualMachineInstanceFileSystemList> =
-  kit.looseObject<VirtualMachineInstanceFileSystemList>({
+  kit.looseObject<VirtualMachineInstanceFileSystemList>(() => ({
     apiVersion: kit.optional(kit.string()),
-    get items() {
-      return kit.array(VirtualMachineInstanceFileSystemSchema);
-    },
+    items: kit.array(VirtualMachineInstanceFileSystemSchema),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ListMetaSchema);
-    },
-  });
+    metadata: kit.optional(k8s.ListMetaSchema),
+  }));
 
 /**
  * VirtualMachineInstanceGuestAgentInfo represents information from the installed guest agent
@@ -5924,26 +5396,18 @@ export interface VirtualMachineInstanceGuestAgentInfo {
 }
 /** Parses `v1.VirtualMachineInstanceGuestAgentInfo`; unknown keys are kept. */
 export const VirtualMachineInstanceGuestAgentInfoSchema: z.ZodType<VirtualMachineInstanceGuestAgentInfo> =
-  kit.looseObject<VirtualMachineInstanceGuestAgentInfo>({
+  kit.looseObject<VirtualMachineInstanceGuestAgentInfo>(() => ({
     apiVersion: kit.optional(kit.string()),
     fsFreezeStatus: kit.optional(kit.string()),
-    get fsInfo() {
-      return kit.optional(VirtualMachineInstanceFileSystemInfoSchema);
-    },
+    fsInfo: kit.optional(VirtualMachineInstanceFileSystemInfoSchema),
     guestAgentVersion: kit.optional(kit.string()),
     hostname: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
-    get os() {
-      return kit.optional(VirtualMachineInstanceGuestOSInfoSchema);
-    },
-    get supportedCommands() {
-      return kit.optional(kit.array(GuestAgentCommandInfoSchema));
-    },
+    os: kit.optional(VirtualMachineInstanceGuestOSInfoSchema),
+    supportedCommands: kit.optional(kit.array(GuestAgentCommandInfoSchema)),
     timezone: kit.optional(kit.string()),
-    get userList() {
-      return kit.optional(kit.array(VirtualMachineInstanceGuestOSUserSchema));
-    },
-  });
+    userList: kit.optional(kit.array(VirtualMachineInstanceGuestOSUserSchema)),
+  }));
 
 export interface VirtualMachineInstanceGuestOSInfo {
   /**
@@ -5981,7 +5445,7 @@ export interface VirtualMachineInstanceGuestOSInfo {
 }
 /** Parses `v1.VirtualMachineInstanceGuestOSInfo`; unknown keys are kept. */
 export const VirtualMachineInstanceGuestOSInfoSchema: z.ZodType<VirtualMachineInstanceGuestOSInfo> =
-  kit.looseObject<VirtualMachineInstanceGuestOSInfo>({
+  kit.looseObject<VirtualMachineInstanceGuestOSInfo>(() => ({
     id: kit.optional(kit.string()),
     kernelRelease: kit.optional(kit.string()),
     kernelVersion: kit.optional(kit.string()),
@@ -5990,7 +5454,7 @@ export const VirtualMachineInstanceGuestOSInfoSchema: z.ZodType<VirtualMachineIn
     prettyName: kit.optional(kit.string()),
     version: kit.optional(kit.string()),
     versionId: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * VirtualMachineGuestOSUser is the single user of the guest os
@@ -6005,11 +5469,11 @@ export interface VirtualMachineInstanceGuestOSUser {
 }
 /** Parses `v1.VirtualMachineInstanceGuestOSUser`; unknown keys are kept. */
 export const VirtualMachineInstanceGuestOSUserSchema: z.ZodType<VirtualMachineInstanceGuestOSUser> =
-  kit.looseObject<VirtualMachineInstanceGuestOSUser>({
+  kit.looseObject<VirtualMachineInstanceGuestOSUser>(() => ({
     domain: kit.optional(kit.string()),
     loginTime: kit.optional(kit.number()),
     userName: kit.string(),
-  });
+  }));
 
 /**
  * VirtualMachineInstanceGuestOSUserList comprises the list of all active users on guest machine
@@ -6028,16 +5492,12 @@ export interface VirtualMachineInstanceGuestOSUserList {
 }
 /** Parses `v1.VirtualMachineInstanceGuestOSUserList`; unknown keys are kept. */
 export const VirtualMachineInstanceGuestOSUserListSchema: z.ZodType<VirtualMachineInstanceGuestOSUserList> =
-  kit.looseObject<VirtualMachineInstanceGuestOSUserList>({
+  kit.looseObject<VirtualMachineInstanceGuestOSUserList>(() => ({
     apiVersion: kit.optional(kit.string()),
-    get items() {
-      return kit.array(VirtualMachineInstanceGuestOSUserSchema);
-    },
+    items: kit.array(VirtualMachineInstanceGuestOSUserSchema),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ListMetaSchema);
-    },
-  });
+    metadata: kit.optional(k8s.ListMetaSchema),
+  }));
 
 /**
  * VirtualMachineInstanceList is a list of VirtualMachines
@@ -6056,16 +5516,12 @@ export interface VirtualMachineInstanceList {
 }
 /** Parses `v1.VirtualMachineInstanceList`; unknown keys are kept. */
 export const VirtualMachineInstanceListSchema: z.ZodType<VirtualMachineInstanceList> =
-  kit.looseObject<VirtualMachineInstanceList>({
+  kit.looseObject<VirtualMachineInstanceList>(() => ({
     apiVersion: kit.optional(kit.string()),
-    get items() {
-      return kit.array(VirtualMachineInstanceSchema);
-    },
+    items: kit.array(VirtualMachineInstanceSchema),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ListMetaSchema);
-    },
-  });
+    metadata: kit.optional(k8s.ListMetaSchema),
+  }));
 
 /**
  * VirtualMachineInstanceMigration represents the object tracking a VMI's migration to another host in the cluster
@@ -6085,19 +5541,13 @@ export interface VirtualMachineInstanceMigration {
 }
 /** Parses `v1.VirtualMachineInstanceMigration`; unknown keys are kept. */
 export const VirtualMachineInstanceMigrationSchema: z.ZodType<VirtualMachineInstanceMigration> =
-  kit.looseObject<VirtualMachineInstanceMigration>({
+  kit.looseObject<VirtualMachineInstanceMigration>(() => ({
     apiVersion: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ObjectMetaSchema);
-    },
-    get spec() {
-      return VirtualMachineInstanceMigrationSpecSchema;
-    },
-    get status() {
-      return kit.optional(kit.nullable(VirtualMachineInstanceMigrationStatusSchema));
-    },
-  });
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: VirtualMachineInstanceMigrationSpecSchema,
+    status: kit.optional(kit.nullable(VirtualMachineInstanceMigrationStatusSchema)),
+  }));
 
 export interface VirtualMachineInstanceMigrationCondition {
   lastProbeTime?: string | null;
@@ -6109,14 +5559,14 @@ export interface VirtualMachineInstanceMigrationCondition {
 }
 /** Parses `v1.VirtualMachineInstanceMigrationCondition`; unknown keys are kept. */
 export const VirtualMachineInstanceMigrationConditionSchema: z.ZodType<VirtualMachineInstanceMigrationCondition> =
-  kit.looseObject<VirtualMachineInstanceMigrationCondition>({
+  kit.looseObject<VirtualMachineInstanceMigrationCondition>(() => ({
     lastProbeTime: kit.optional(kit.nullable(kit.string())),
     lastTransitionTime: kit.optional(kit.nullable(kit.string())),
     message: kit.optional(kit.string()),
     reason: kit.optional(kit.string()),
     status: kit.string(),
     type: kit.string(),
-  });
+  }));
 
 /**
  * VirtualMachineInstanceMigrationList is a list of VirtualMachineMigrations
@@ -6135,16 +5585,12 @@ export interface VirtualMachineInstanceMigrationList {
 }
 /** Parses `v1.VirtualMachineInstanceMigrationList`; unknown keys are kept. */
 export const VirtualMachineInstanceMigrationListSchema: z.ZodType<VirtualMachineInstanceMigrationList> =
-  kit.looseObject<VirtualMachineInstanceMigrationList>({
+  kit.looseObject<VirtualMachineInstanceMigrationList>(() => ({
     apiVersion: kit.optional(kit.string()),
-    get items() {
-      return kit.array(VirtualMachineInstanceMigrationSchema);
-    },
+    items: kit.array(VirtualMachineInstanceMigrationSchema),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ListMetaSchema);
-    },
-  });
+    metadata: kit.optional(k8s.ListMetaSchema),
+  }));
 
 /**
  * VirtualMachineInstanceMigrationPhaseTransitionTimestamp gives a timestamp in relation to when a phase is set on a vmi
@@ -6161,12 +5607,10 @@ export interface VirtualMachineInstanceMigrationPhaseTransitionTimestamp {
 }
 /** Parses `v1.VirtualMachineInstanceMigrationPhaseTransitionTimestamp`; unknown keys are kept. */
 export const VirtualMachineInstanceMigrationPhaseTransitionTimestampSchema: z.ZodType<VirtualMachineInstanceMigrationPhaseTransitionTimestamp> =
-  kit.looseObject<VirtualMachineInstanceMigrationPhaseTransitionTimestamp>({
+  kit.looseObject<VirtualMachineInstanceMigrationPhaseTransitionTimestamp>(() => ({
     phase: kit.optional(kit.string()),
-    get phaseTransitionTimestamp() {
-      return kit.optional(k8s.TimeSchema);
-    },
-  });
+    phaseTransitionTimestamp: kit.optional(k8s.TimeSchema),
+  }));
 
 export interface VirtualMachineInstanceMigrationSource {
   /**
@@ -6180,10 +5624,10 @@ export interface VirtualMachineInstanceMigrationSource {
 }
 /** Parses `v1.VirtualMachineInstanceMigrationSource`; unknown keys are kept. */
 export const VirtualMachineInstanceMigrationSourceSchema: z.ZodType<VirtualMachineInstanceMigrationSource> =
-  kit.looseObject<VirtualMachineInstanceMigrationSource>({
+  kit.looseObject<VirtualMachineInstanceMigrationSource>(() => ({
     connectURL: kit.string(),
     migrationID: kit.string(),
-  });
+  }));
 
 export interface VirtualMachineInstanceMigrationSourceState {
   /**
@@ -6229,7 +5673,7 @@ export interface VirtualMachineInstanceMigrationSourceState {
 }
 /** Parses `v1.VirtualMachineInstanceMigrationSourceState`; unknown keys are kept. */
 export const VirtualMachineInstanceMigrationSourceStateSchema: z.ZodType<VirtualMachineInstanceMigrationSourceState> =
-  kit.looseObject<VirtualMachineInstanceMigrationSourceState>({
+  kit.looseObject<VirtualMachineInstanceMigrationSourceState>(() => ({
     domainName: kit.optional(kit.string()),
     domainNamespace: kit.optional(kit.string()),
     migrationUID: kit.optional(kit.string()),
@@ -6240,7 +5684,7 @@ export const VirtualMachineInstanceMigrationSourceStateSchema: z.ZodType<Virtual
     selinuxContext: kit.optional(kit.string()),
     syncAddress: kit.optional(kit.string()),
     virtualMachineInstanceUID: kit.optional(kit.string()),
-  });
+  }));
 
 export interface VirtualMachineInstanceMigrationSpec {
   /**
@@ -6266,17 +5710,13 @@ export interface VirtualMachineInstanceMigrationSpec {
 }
 /** Parses `v1.VirtualMachineInstanceMigrationSpec`; unknown keys are kept. */
 export const VirtualMachineInstanceMigrationSpecSchema: z.ZodType<VirtualMachineInstanceMigrationSpec> =
-  kit.looseObject<VirtualMachineInstanceMigrationSpec>({
+  kit.looseObject<VirtualMachineInstanceMigrationSpec>(() => ({
     addedNodeSelector: kit.optional(kit.record(kit.string())),
     priority: kit.optional(kit.string()),
-    get receive() {
-      return kit.optional(VirtualMachineInstanceMigrationTargetSchema);
-    },
-    get sendTo() {
-      return kit.optional(VirtualMachineInstanceMigrationSourceSchema);
-    },
+    receive: kit.optional(VirtualMachineInstanceMigrationTargetSchema),
+    sendTo: kit.optional(VirtualMachineInstanceMigrationSourceSchema),
     vmiName: kit.optional(kit.string()),
-  });
+  }));
 
 export interface VirtualMachineInstanceMigrationState {
   /**
@@ -6391,18 +5831,14 @@ export interface VirtualMachineInstanceMigrationState {
 }
 /** Parses `v1.VirtualMachineInstanceMigrationState`; unknown keys are kept. */
 export const VirtualMachineInstanceMigrationStateSchema: z.ZodType<VirtualMachineInstanceMigrationState> =
-  kit.looseObject<VirtualMachineInstanceMigrationState>({
+  kit.looseObject<VirtualMachineInstanceMigrationState>(() => ({
     abortRequested: kit.optional(kit.boolean()),
     abortStatus: kit.optional(kit.string()),
     completed: kit.optional(kit.boolean()),
-    get endTimestamp() {
-      return kit.optional(k8s.TimeSchema);
-    },
+    endTimestamp: kit.optional(k8s.TimeSchema),
     failed: kit.optional(kit.boolean()),
     failureReason: kit.optional(kit.string()),
-    get migrationConfiguration() {
-      return kit.optional(VMIMConfigurationOptionsSchema);
-    },
+    migrationConfiguration: kit.optional(VMIMConfigurationOptionsSchema),
     migrationNetworkType: kit.optional(kit.string()),
     migrationPolicyName: kit.optional(kit.string()),
     migrationUid: kit.optional(kit.string()),
@@ -6410,31 +5846,21 @@ export const VirtualMachineInstanceMigrationStateSchema: z.ZodType<VirtualMachin
     sourceNode: kit.optional(kit.string()),
     sourcePersistentStatePVCName: kit.optional(kit.string()),
     sourcePod: kit.optional(kit.string()),
-    get sourceState() {
-      return kit.optional(VirtualMachineInstanceMigrationSourceStateSchema);
-    },
-    get startTimestamp() {
-      return kit.optional(k8s.TimeSchema);
-    },
+    sourceState: kit.optional(VirtualMachineInstanceMigrationSourceStateSchema),
+    startTimestamp: kit.optional(k8s.TimeSchema),
     targetAttachmentPodUID: kit.optional(kit.string()),
     targetCPUSet: kit.optional(kit.array(kit.int32())),
     targetDirectMigrationNodePorts: kit.optional(kit.record(kit.int32())),
-    get targetMemoryOverhead() {
-      return kit.optional(k8s.QuantitySchema);
-    },
+    targetMemoryOverhead: kit.optional(k8s.QuantitySchema),
     targetNode: kit.optional(kit.string()),
     targetNodeAddress: kit.optional(kit.string()),
     targetNodeDomainDetected: kit.optional(kit.boolean()),
-    get targetNodeDomainReadyTimestamp() {
-      return kit.optional(k8s.TimeSchema);
-    },
+    targetNodeDomainReadyTimestamp: kit.optional(k8s.TimeSchema),
     targetNodeTopology: kit.optional(kit.string()),
     targetPersistentStatePVCName: kit.optional(kit.string()),
     targetPod: kit.optional(kit.string()),
-    get targetState() {
-      return kit.optional(VirtualMachineInstanceMigrationTargetStateSchema);
-    },
-  });
+    targetState: kit.optional(VirtualMachineInstanceMigrationTargetStateSchema),
+  }));
 
 /**
  * VirtualMachineInstanceMigration reprents information pertaining to a VMI's migration.
@@ -6457,19 +5883,15 @@ export interface VirtualMachineInstanceMigrationStatus {
 }
 /** Parses `v1.VirtualMachineInstanceMigrationStatus`; unknown keys are kept. */
 export const VirtualMachineInstanceMigrationStatusSchema: z.ZodType<VirtualMachineInstanceMigrationStatus> =
-  kit.looseObject<VirtualMachineInstanceMigrationStatus>({
-    get conditions() {
-      return kit.optional(kit.array(VirtualMachineInstanceMigrationConditionSchema));
-    },
-    get migrationState() {
-      return kit.optional(VirtualMachineInstanceMigrationStateSchema);
-    },
+  kit.looseObject<VirtualMachineInstanceMigrationStatus>(() => ({
+    conditions: kit.optional(kit.array(VirtualMachineInstanceMigrationConditionSchema)),
+    migrationState: kit.optional(VirtualMachineInstanceMigrationStateSchema),
     phase: kit.optional(kit.string()),
-    get phaseTransitionTimestamps() {
-      return kit.optional(kit.array(VirtualMachineInstanceMigrationPhaseTransitionTimestampSchema));
-    },
+    phaseTransitionTimestamps: kit.optional(
+      kit.array(VirtualMachineInstanceMigrationPhaseTransitionTimestampSchema),
+    ),
     synchronizationAddresses: kit.optional(kit.array(kit.string())),
-  });
+  }));
 
 export interface VirtualMachineInstanceMigrationTarget {
   /**
@@ -6479,9 +5901,9 @@ export interface VirtualMachineInstanceMigrationTarget {
 }
 /** Parses `v1.VirtualMachineInstanceMigrationTarget`; unknown keys are kept. */
 export const VirtualMachineInstanceMigrationTargetSchema: z.ZodType<VirtualMachineInstanceMigrationTarget> =
-  kit.looseObject<VirtualMachineInstanceMigrationTarget>({
+  kit.looseObject<VirtualMachineInstanceMigrationTarget>(() => ({
     migrationID: kit.string(),
-  });
+  }));
 
 export interface VirtualMachineInstanceMigrationTargetState {
   /**
@@ -6551,16 +5973,14 @@ export interface VirtualMachineInstanceMigrationTargetState {
 }
 /** Parses `v1.VirtualMachineInstanceMigrationTargetState`; unknown keys are kept. */
 export const VirtualMachineInstanceMigrationTargetStateSchema: z.ZodType<VirtualMachineInstanceMigrationTargetState> =
-  kit.looseObject<VirtualMachineInstanceMigrationTargetState>({
+  kit.looseObject<VirtualMachineInstanceMigrationTargetState>(() => ({
     attachmentPodUID: kit.optional(kit.string()),
     cpuSet: kit.optional(kit.array(kit.int32())),
     directMigrationNodePorts: kit.optional(kit.record(kit.int32())),
     domainDetected: kit.optional(kit.boolean()),
     domainName: kit.optional(kit.string()),
     domainNamespace: kit.optional(kit.string()),
-    get domainReadyTimestamp() {
-      return kit.optional(k8s.TimeSchema);
-    },
+    domainReadyTimestamp: kit.optional(k8s.TimeSchema),
     migrationUID: kit.optional(kit.string()),
     node: kit.optional(kit.string()),
     nodeAddress: kit.optional(kit.string()),
@@ -6570,7 +5990,7 @@ export const VirtualMachineInstanceMigrationTargetStateSchema: z.ZodType<Virtual
     selinuxContext: kit.optional(kit.string()),
     syncAddress: kit.optional(kit.string()),
     virtualMachineInstanceUID: kit.optional(kit.string()),
-  });
+  }));
 
 export interface VirtualMachineInstanceNetworkInterface {
   /**
@@ -6612,7 +6032,7 @@ export interface VirtualMachineInstanceNetworkInterface {
 }
 /** Parses `v1.VirtualMachineInstanceNetworkInterface`; unknown keys are kept. */
 export const VirtualMachineInstanceNetworkInterfaceSchema: z.ZodType<VirtualMachineInstanceNetworkInterface> =
-  kit.looseObject<VirtualMachineInstanceNetworkInterface>({
+  kit.looseObject<VirtualMachineInstanceNetworkInterface>(() => ({
     infoSource: kit.optional(kit.string()),
     interfaceName: kit.optional(kit.string()),
     ipAddress: kit.optional(kit.string()),
@@ -6622,7 +6042,7 @@ export const VirtualMachineInstanceNetworkInterfaceSchema: z.ZodType<VirtualMach
     name: kit.optional(kit.string()),
     podInterfaceName: kit.optional(kit.string()),
     queueCount: kit.optional(kit.int32()),
-  });
+  }));
 
 /**
  * VirtualMachineInstancePhaseTransitionTimestamp gives a timestamp in relation to when a phase is set on a vmi
@@ -6639,12 +6059,10 @@ export interface VirtualMachineInstancePhaseTransitionTimestamp {
 }
 /** Parses `v1.VirtualMachineInstancePhaseTransitionTimestamp`; unknown keys are kept. */
 export const VirtualMachineInstancePhaseTransitionTimestampSchema: z.ZodType<VirtualMachineInstancePhaseTransitionTimestamp> =
-  kit.looseObject<VirtualMachineInstancePhaseTransitionTimestamp>({
+  kit.looseObject<VirtualMachineInstancePhaseTransitionTimestamp>(() => ({
     phase: kit.optional(kit.string()),
-    get phaseTransitionTimestamp() {
-      return kit.optional(k8s.TimeSchema);
-    },
-  });
+    phaseTransitionTimestamp: kit.optional(k8s.TimeSchema),
+  }));
 
 /**
  * Deprecated for removal in v2, please use VirtualMachineInstanceType and VirtualMachinePreference instead.
@@ -6668,16 +6086,12 @@ export interface VirtualMachineInstancePreset {
 }
 /** Parses `v1.VirtualMachineInstancePreset`; unknown keys are kept. */
 export const VirtualMachineInstancePresetSchema: z.ZodType<VirtualMachineInstancePreset> =
-  kit.looseObject<VirtualMachineInstancePreset>({
+  kit.looseObject<VirtualMachineInstancePreset>(() => ({
     apiVersion: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ObjectMetaSchema);
-    },
-    get spec() {
-      return kit.optional(VirtualMachineInstancePresetSpecSchema);
-    },
-  });
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: kit.optional(VirtualMachineInstancePresetSpecSchema),
+  }));
 
 /**
  * VirtualMachineInstancePresetList is a list of VirtualMachinePresets
@@ -6696,16 +6110,12 @@ export interface VirtualMachineInstancePresetList {
 }
 /** Parses `v1.VirtualMachineInstancePresetList`; unknown keys are kept. */
 export const VirtualMachineInstancePresetListSchema: z.ZodType<VirtualMachineInstancePresetList> =
-  kit.looseObject<VirtualMachineInstancePresetList>({
+  kit.looseObject<VirtualMachineInstancePresetList>(() => ({
     apiVersion: kit.optional(kit.string()),
-    get items() {
-      return kit.array(VirtualMachineInstancePresetSchema);
-    },
+    items: kit.array(VirtualMachineInstancePresetSchema),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ListMetaSchema);
-    },
-  });
+    metadata: kit.optional(k8s.ListMetaSchema),
+  }));
 
 export interface VirtualMachineInstancePresetSpec {
   /**
@@ -6719,14 +6129,10 @@ export interface VirtualMachineInstancePresetSpec {
 }
 /** Parses `v1.VirtualMachineInstancePresetSpec`; unknown keys are kept. */
 export const VirtualMachineInstancePresetSpecSchema: z.ZodType<VirtualMachineInstancePresetSpec> =
-  kit.looseObject<VirtualMachineInstancePresetSpec>({
-    get domain() {
-      return kit.optional(DomainSpecSchema);
-    },
-    get selector() {
-      return k8s.LabelSelectorSchema;
-    },
-  });
+  kit.looseObject<VirtualMachineInstancePresetSpec>(() => ({
+    domain: kit.optional(DomainSpecSchema),
+    selector: k8s.LabelSelectorSchema,
+  }));
 
 export interface VirtualMachineInstanceProfile {
   /**
@@ -6736,11 +6142,9 @@ export interface VirtualMachineInstanceProfile {
 }
 /** Parses `v1.VirtualMachineInstanceProfile`; unknown keys are kept. */
 export const VirtualMachineInstanceProfileSchema: z.ZodType<VirtualMachineInstanceProfile> =
-  kit.looseObject<VirtualMachineInstanceProfile>({
-    get customProfile() {
-      return kit.optional(CustomProfileSchema);
-    },
-  });
+  kit.looseObject<VirtualMachineInstanceProfile>(() => ({
+    customProfile: kit.optional(CustomProfileSchema),
+  }));
 
 /**
  * VirtualMachineInstance is *the* VirtualMachineInstance Definition. It represents a virtual machine in the runtime environment of kubernetes.
@@ -6766,19 +6170,13 @@ export interface VirtualMachineInstanceReplicaSet {
 }
 /** Parses `v1.VirtualMachineInstanceReplicaSet`; unknown keys are kept. */
 export const VirtualMachineInstanceReplicaSetSchema: z.ZodType<VirtualMachineInstanceReplicaSet> =
-  kit.looseObject<VirtualMachineInstanceReplicaSet>({
+  kit.looseObject<VirtualMachineInstanceReplicaSet>(() => ({
     apiVersion: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ObjectMetaSchema);
-    },
-    get spec() {
-      return VirtualMachineInstanceReplicaSetSpecSchema;
-    },
-    get status() {
-      return kit.optional(kit.nullable(VirtualMachineInstanceReplicaSetStatusSchema));
-    },
-  });
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: VirtualMachineInstanceReplicaSetSpecSchema,
+    status: kit.optional(kit.nullable(VirtualMachineInstanceReplicaSetStatusSchema)),
+  }));
 
 export interface VirtualMachineInstanceReplicaSetCondition {
   lastProbeTime?: string | null;
@@ -6790,14 +6188,14 @@ export interface VirtualMachineInstanceReplicaSetCondition {
 }
 /** Parses `v1.VirtualMachineInstanceReplicaSetCondition`; unknown keys are kept. */
 export const VirtualMachineInstanceReplicaSetConditionSchema: z.ZodType<VirtualMachineInstanceReplicaSetCondition> =
-  kit.looseObject<VirtualMachineInstanceReplicaSetCondition>({
+  kit.looseObject<VirtualMachineInstanceReplicaSetCondition>(() => ({
     lastProbeTime: kit.optional(kit.nullable(kit.string())),
     lastTransitionTime: kit.optional(kit.nullable(kit.string())),
     message: kit.optional(kit.string()),
     reason: kit.optional(kit.string()),
     status: kit.string(),
     type: kit.string(),
-  });
+  }));
 
 /**
  * VMIList is a list of VMIs
@@ -6816,16 +6214,12 @@ export interface VirtualMachineInstanceReplicaSetList {
 }
 /** Parses `v1.VirtualMachineInstanceReplicaSetList`; unknown keys are kept. */
 export const VirtualMachineInstanceReplicaSetListSchema: z.ZodType<VirtualMachineInstanceReplicaSetList> =
-  kit.looseObject<VirtualMachineInstanceReplicaSetList>({
+  kit.looseObject<VirtualMachineInstanceReplicaSetList>(() => ({
     apiVersion: kit.optional(kit.string()),
-    get items() {
-      return kit.array(VirtualMachineInstanceReplicaSetSchema);
-    },
+    items: kit.array(VirtualMachineInstanceReplicaSetSchema),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ListMetaSchema);
-    },
-  });
+    metadata: kit.optional(k8s.ListMetaSchema),
+  }));
 
 export interface VirtualMachineInstanceReplicaSetSpec {
   /**
@@ -6847,16 +6241,12 @@ export interface VirtualMachineInstanceReplicaSetSpec {
 }
 /** Parses `v1.VirtualMachineInstanceReplicaSetSpec`; unknown keys are kept. */
 export const VirtualMachineInstanceReplicaSetSpecSchema: z.ZodType<VirtualMachineInstanceReplicaSetSpec> =
-  kit.looseObject<VirtualMachineInstanceReplicaSetSpec>({
+  kit.looseObject<VirtualMachineInstanceReplicaSetSpec>(() => ({
     paused: kit.optional(kit.boolean()),
     replicas: kit.optional(kit.int32()),
-    get selector() {
-      return k8s.LabelSelectorSchema;
-    },
-    get template() {
-      return VirtualMachineInstanceTemplateSpecSchema;
-    },
-  });
+    selector: k8s.LabelSelectorSchema,
+    template: VirtualMachineInstanceTemplateSpecSchema,
+  }));
 
 export interface VirtualMachineInstanceReplicaSetStatus {
   conditions?: VirtualMachineInstanceReplicaSetCondition[];
@@ -6875,14 +6265,12 @@ export interface VirtualMachineInstanceReplicaSetStatus {
 }
 /** Parses `v1.VirtualMachineInstanceReplicaSetStatus`; unknown keys are kept. */
 export const VirtualMachineInstanceReplicaSetStatusSchema: z.ZodType<VirtualMachineInstanceReplicaSetStatus> =
-  kit.looseObject<VirtualMachineInstanceReplicaSetStatus>({
-    get conditions() {
-      return kit.optional(kit.array(VirtualMachineInstanceReplicaSetConditionSchema));
-    },
+  kit.looseObject<VirtualMachineInstanceReplicaSetStatus>(() => ({
+    conditions: kit.optional(kit.array(VirtualMachineInstanceReplicaSetConditionSchema)),
     labelSelector: kit.optional(kit.string()),
     readyReplicas: kit.optional(kit.int32()),
     replicas: kit.optional(kit.int32()),
-  });
+  }));
 
 export interface VirtualMachineInstanceResourceClaim {
   /**
@@ -6906,11 +6294,11 @@ export interface VirtualMachineInstanceResourceClaim {
 }
 /** Parses `v1.VirtualMachineInstanceResourceClaim`; unknown keys are kept. */
 export const VirtualMachineInstanceResourceClaimSchema: z.ZodType<VirtualMachineInstanceResourceClaim> =
-  kit.looseObject<VirtualMachineInstanceResourceClaim>({
+  kit.looseObject<VirtualMachineInstanceResourceClaim>(() => ({
     name: kit.string(),
     resourceClaimName: kit.optional(kit.string()),
     resourceClaimTemplateName: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * VirtualMachineInstanceSpec is a description of a VirtualMachineInstance.
@@ -7021,55 +6409,31 @@ export interface VirtualMachineInstanceSpec {
 }
 /** Parses `v1.VirtualMachineInstanceSpec`; unknown keys are kept. */
 export const VirtualMachineInstanceSpecSchema: z.ZodType<VirtualMachineInstanceSpec> =
-  kit.looseObject<VirtualMachineInstanceSpec>({
-    get accessCredentials() {
-      return kit.optional(kit.array(AccessCredentialSchema));
-    },
-    get affinity() {
-      return kit.optional(k8s.AffinitySchema);
-    },
+  kit.looseObject<VirtualMachineInstanceSpec>(() => ({
+    accessCredentials: kit.optional(kit.array(AccessCredentialSchema)),
+    affinity: kit.optional(k8s.AffinitySchema),
     architecture: kit.optional(kit.string()),
-    get dnsConfig() {
-      return kit.optional(k8s.PodDNSConfigSchema);
-    },
+    dnsConfig: kit.optional(k8s.PodDNSConfigSchema),
     dnsPolicy: kit.optional(kit.literalUnion(["ClusterFirst", "ClusterFirstWithHostNet", "Default", "None"])),
-    get domain() {
-      return DomainSpecSchema;
-    },
+    domain: DomainSpecSchema,
     evictionStrategy: kit.optional(kit.string()),
     hostname: kit.optional(kit.string()),
-    get livenessProbe() {
-      return kit.optional(ProbeSchema);
-    },
-    get networks() {
-      return kit.optional(kit.array(NetworkSchema));
-    },
+    livenessProbe: kit.optional(ProbeSchema),
+    networks: kit.optional(kit.array(NetworkSchema)),
     nodeSelector: kit.optional(kit.record(kit.string())),
     priorityClassName: kit.optional(kit.string()),
-    get readinessProbe() {
-      return kit.optional(ProbeSchema);
-    },
-    get resourceClaims() {
-      return kit.optional(kit.array(VirtualMachineInstanceResourceClaimSchema));
-    },
+    readinessProbe: kit.optional(ProbeSchema),
+    resourceClaims: kit.optional(kit.array(VirtualMachineInstanceResourceClaimSchema)),
     schedulerName: kit.optional(kit.string()),
     serviceAccountName: kit.optional(kit.string()),
     startStrategy: kit.optional(kit.string()),
     subdomain: kit.optional(kit.string()),
     terminationGracePeriodSeconds: kit.optional(kit.int()),
-    get tolerations() {
-      return kit.optional(kit.array(k8s.TolerationSchema));
-    },
-    get topologySpreadConstraints() {
-      return kit.optional(kit.array(k8s.TopologySpreadConstraintSchema));
-    },
-    get utilityVolumes() {
-      return kit.optional(kit.array(UtilityVolumeSchema));
-    },
-    get volumes() {
-      return kit.optional(kit.array(VolumeSchema));
-    },
-  });
+    tolerations: kit.optional(kit.array(k8s.TolerationSchema)),
+    topologySpreadConstraints: kit.optional(kit.array(k8s.TopologySpreadConstraintSchema)),
+    utilityVolumes: kit.optional(kit.array(UtilityVolumeSchema)),
+    volumes: kit.optional(kit.array(VolumeSchema)),
+  }));
 
 /**
  * VirtualMachineInstanceStatus represents information about the status of a VirtualMachineInstance. Status may trail the actual state of a system.
@@ -7188,61 +6552,35 @@ export interface VirtualMachineInstanceStatus {
 }
 /** Parses `v1.VirtualMachineInstanceStatus`; unknown keys are kept. */
 export const VirtualMachineInstanceStatusSchema: z.ZodType<VirtualMachineInstanceStatus> =
-  kit.looseObject<VirtualMachineInstanceStatus>({
+  kit.looseObject<VirtualMachineInstanceStatus>(() => ({
     VSOCKCID: kit.optional(kit.int()),
     activePods: kit.optional(kit.record(kit.string())),
-    get changedBlockTracking() {
-      return kit.optional(ChangedBlockTrackingStatusSchema);
-    },
-    get conditions() {
-      return kit.optional(kit.array(VirtualMachineInstanceConditionSchema));
-    },
-    get currentCPUTopology() {
-      return kit.optional(CPUTopologySchema);
-    },
+    changedBlockTracking: kit.optional(ChangedBlockTrackingStatusSchema),
+    conditions: kit.optional(kit.array(VirtualMachineInstanceConditionSchema)),
+    currentCPUTopology: kit.optional(CPUTopologySchema),
     evacuationNodeName: kit.optional(kit.string()),
     fsFreezeStatus: kit.optional(kit.string()),
-    get guestOSInfo() {
-      return kit.optional(VirtualMachineInstanceGuestOSInfoSchema);
-    },
-    get interfaces() {
-      return kit.optional(kit.array(VirtualMachineInstanceNetworkInterfaceSchema));
-    },
-    get kernelBootStatus() {
-      return kit.optional(KernelBootStatusSchema);
-    },
+    guestOSInfo: kit.optional(VirtualMachineInstanceGuestOSInfoSchema),
+    interfaces: kit.optional(kit.array(VirtualMachineInstanceNetworkInterfaceSchema)),
+    kernelBootStatus: kit.optional(KernelBootStatusSchema),
     launcherContainerImageVersion: kit.optional(kit.string()),
-    get machine() {
-      return kit.optional(MachineSchema);
-    },
-    get memory() {
-      return kit.optional(MemoryStatusSchema);
-    },
-    get migratedVolumes() {
-      return kit.optional(kit.array(StorageMigratedVolumeInfoSchema));
-    },
+    machine: kit.optional(MachineSchema),
+    memory: kit.optional(MemoryStatusSchema),
+    migratedVolumes: kit.optional(kit.array(StorageMigratedVolumeInfoSchema)),
     migrationMethod: kit.optional(kit.string()),
-    get migrationState() {
-      return kit.optional(VirtualMachineInstanceMigrationStateSchema);
-    },
+    migrationState: kit.optional(VirtualMachineInstanceMigrationStateSchema),
     migrationTransport: kit.optional(kit.string()),
     nodeName: kit.optional(kit.string()),
     phase: kit.optional(kit.string()),
-    get phaseTransitionTimestamps() {
-      return kit.optional(kit.array(VirtualMachineInstancePhaseTransitionTimestampSchema));
-    },
+    phaseTransitionTimestamps: kit.optional(kit.array(VirtualMachineInstancePhaseTransitionTimestampSchema)),
     qosClass: kit.optional(kit.literalUnion(["BestEffort", "Burstable", "Guaranteed"])),
     reason: kit.optional(kit.string()),
     runtimeUser: kit.optional(kit.int()),
     selinuxContext: kit.optional(kit.string()),
-    get topologyHints() {
-      return kit.optional(TopologyHintsSchema);
-    },
+    topologyHints: kit.optional(TopologyHintsSchema),
     virtualMachineRevisionName: kit.optional(kit.string()),
-    get volumeStatus() {
-      return kit.optional(kit.array(VolumeStatusSchema));
-    },
-  });
+    volumeStatus: kit.optional(kit.array(VolumeStatusSchema)),
+  }));
 
 export interface VirtualMachineInstanceTemplateSpec {
   metadata?: k8s.ObjectMeta;
@@ -7253,14 +6591,10 @@ export interface VirtualMachineInstanceTemplateSpec {
 }
 /** Parses `v1.VirtualMachineInstanceTemplateSpec`; unknown keys are kept. */
 export const VirtualMachineInstanceTemplateSpecSchema: z.ZodType<VirtualMachineInstanceTemplateSpec> =
-  kit.looseObject<VirtualMachineInstanceTemplateSpec>({
-    get metadata() {
-      return kit.optional(k8s.ObjectMetaSchema);
-    },
-    get spec() {
-      return kit.optional(VirtualMachineInstanceSpecSchema);
-    },
-  });
+  kit.looseObject<VirtualMachineInstanceTemplateSpec>(() => ({
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: kit.optional(VirtualMachineInstanceSpecSchema),
+  }));
 
 /**
  * VirtualMachineList is a list of virtualmachines
@@ -7278,16 +6612,14 @@ export interface VirtualMachineList {
   metadata?: k8s.ListMeta;
 }
 /** Parses `v1.VirtualMachineList`; unknown keys are kept. */
-export const VirtualMachineListSchema: z.ZodType<VirtualMachineList> = kit.looseObject<VirtualMachineList>({
-  apiVersion: kit.optional(kit.string()),
-  get items() {
-    return kit.array(VirtualMachineSchema);
-  },
-  kind: kit.optional(kit.string()),
-  get metadata() {
-    return kit.optional(k8s.ListMetaSchema);
-  },
-});
+export const VirtualMachineListSchema: z.ZodType<VirtualMachineList> = kit.looseObject<VirtualMachineList>(
+  () => ({
+    apiVersion: kit.optional(kit.string()),
+    items: kit.array(VirtualMachineSchema),
+    kind: kit.optional(kit.string()),
+    metadata: kit.optional(k8s.ListMetaSchema),
+  }),
+);
 
 /**
  * VirtualMachineMemoryDumpRequest represent the memory dump request phase and info
@@ -7324,19 +6656,15 @@ export interface VirtualMachineMemoryDumpRequest {
 }
 /** Parses `v1.VirtualMachineMemoryDumpRequest`; unknown keys are kept. */
 export const VirtualMachineMemoryDumpRequestSchema: z.ZodType<VirtualMachineMemoryDumpRequest> =
-  kit.looseObject<VirtualMachineMemoryDumpRequest>({
+  kit.looseObject<VirtualMachineMemoryDumpRequest>(() => ({
     claimName: kit.string(),
-    get endTimestamp() {
-      return kit.optional(k8s.TimeSchema);
-    },
+    endTimestamp: kit.optional(k8s.TimeSchema),
     fileName: kit.optional(kit.string()),
     message: kit.optional(kit.string()),
     phase: kit.string(),
     remove: kit.optional(kit.boolean()),
-    get startTimestamp() {
-      return kit.optional(k8s.TimeSchema);
-    },
-  });
+    startTimestamp: kit.optional(k8s.TimeSchema),
+  }));
 
 /**
  * VirtualMachineOptions holds the cluster level information regarding the virtual machine.
@@ -7353,14 +6681,10 @@ export interface VirtualMachineOptions {
 }
 /** Parses `v1.VirtualMachineOptions`; unknown keys are kept. */
 export const VirtualMachineOptionsSchema: z.ZodType<VirtualMachineOptions> =
-  kit.looseObject<VirtualMachineOptions>({
-    get disableFreePageReporting() {
-      return kit.optional(DisableFreePageReportingSchema);
-    },
-    get disableSerialConsoleLog() {
-      return kit.optional(DisableSerialConsoleLogSchema);
-    },
-  });
+  kit.looseObject<VirtualMachineOptions>(() => ({
+    disableFreePageReporting: kit.optional(DisableFreePageReportingSchema),
+    disableSerialConsoleLog: kit.optional(DisableSerialConsoleLogSchema),
+  }));
 
 /**
  * VirtualMachineSpec describes how the proper VirtualMachine should look like
@@ -7396,23 +6720,17 @@ export interface VirtualMachineSpec {
   updateVolumesStrategy?: string;
 }
 /** Parses `v1.VirtualMachineSpec`; unknown keys are kept. */
-export const VirtualMachineSpecSchema: z.ZodType<VirtualMachineSpec> = kit.looseObject<VirtualMachineSpec>({
-  get dataVolumeTemplates() {
-    return kit.optional(kit.array(DataVolumeTemplateSpecSchema));
-  },
-  get instancetype() {
-    return kit.optional(InstancetypeMatcherSchema);
-  },
-  get preference() {
-    return kit.optional(PreferenceMatcherSchema);
-  },
-  runStrategy: kit.optional(kit.string()),
-  running: kit.optional(kit.boolean()),
-  get template() {
-    return VirtualMachineInstanceTemplateSpecSchema;
-  },
-  updateVolumesStrategy: kit.optional(kit.string()),
-});
+export const VirtualMachineSpecSchema: z.ZodType<VirtualMachineSpec> = kit.looseObject<VirtualMachineSpec>(
+  () => ({
+    dataVolumeTemplates: kit.optional(kit.array(DataVolumeTemplateSpecSchema)),
+    instancetype: kit.optional(InstancetypeMatcherSchema),
+    preference: kit.optional(PreferenceMatcherSchema),
+    runStrategy: kit.optional(kit.string()),
+    running: kit.optional(kit.boolean()),
+    template: VirtualMachineInstanceTemplateSpecSchema,
+    updateVolumesStrategy: kit.optional(kit.string()),
+  }),
+);
 
 /**
  * VirtualMachineStartFailure tracks VMIs which failed to transition successfully to running using the VM status
@@ -7424,13 +6742,11 @@ export interface VirtualMachineStartFailure {
 }
 /** Parses `v1.VirtualMachineStartFailure`; unknown keys are kept. */
 export const VirtualMachineStartFailureSchema: z.ZodType<VirtualMachineStartFailure> =
-  kit.looseObject<VirtualMachineStartFailure>({
+  kit.looseObject<VirtualMachineStartFailure>(() => ({
     consecutiveFailCount: kit.optional(kit.int32()),
     lastFailedVMIUID: kit.optional(kit.string()),
-    get retryAfterTimestamp() {
-      return kit.optional(k8s.TimeSchema);
-    },
-  });
+    retryAfterTimestamp: kit.optional(k8s.TimeSchema),
+  }));
 
 export interface VirtualMachineStateChangeRequest {
   /**
@@ -7448,11 +6764,11 @@ export interface VirtualMachineStateChangeRequest {
 }
 /** Parses `v1.VirtualMachineStateChangeRequest`; unknown keys are kept. */
 export const VirtualMachineStateChangeRequestSchema: z.ZodType<VirtualMachineStateChangeRequest> =
-  kit.looseObject<VirtualMachineStateChangeRequest>({
+  kit.looseObject<VirtualMachineStateChangeRequest>(() => ({
     action: kit.string(),
     data: kit.optional(kit.record(kit.string())),
     uid: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * VirtualMachineStatus represents the status returned by the controller to describe how the VirtualMachine is doing
@@ -7533,46 +6849,26 @@ export interface VirtualMachineStatus {
 }
 /** Parses `v1.VirtualMachineStatus`; unknown keys are kept. */
 export const VirtualMachineStatusSchema: z.ZodType<VirtualMachineStatus> =
-  kit.looseObject<VirtualMachineStatus>({
-    get changedBlockTracking() {
-      return kit.optional(ChangedBlockTrackingStatusSchema);
-    },
-    get conditions() {
-      return kit.optional(kit.array(VirtualMachineConditionSchema));
-    },
+  kit.looseObject<VirtualMachineStatus>(() => ({
+    changedBlockTracking: kit.optional(ChangedBlockTrackingStatusSchema),
+    conditions: kit.optional(kit.array(VirtualMachineConditionSchema)),
     created: kit.optional(kit.boolean()),
     desiredGeneration: kit.optional(kit.int()),
-    get instancetypeRef() {
-      return kit.optional(InstancetypeStatusRefSchema);
-    },
-    get memoryDumpRequest() {
-      return kit.optional(VirtualMachineMemoryDumpRequestSchema);
-    },
+    instancetypeRef: kit.optional(InstancetypeStatusRefSchema),
+    memoryDumpRequest: kit.optional(VirtualMachineMemoryDumpRequestSchema),
     observedGeneration: kit.optional(kit.int()),
-    get preferenceRef() {
-      return kit.optional(InstancetypeStatusRefSchema);
-    },
+    preferenceRef: kit.optional(InstancetypeStatusRefSchema),
     printableStatus: kit.optional(kit.string()),
     ready: kit.optional(kit.boolean()),
     restoreInProgress: kit.optional(kit.string()),
     runStrategy: kit.optional(kit.string()),
     snapshotInProgress: kit.optional(kit.string()),
-    get startFailure() {
-      return kit.optional(VirtualMachineStartFailureSchema);
-    },
-    get stateChangeRequests() {
-      return kit.optional(kit.array(VirtualMachineStateChangeRequestSchema));
-    },
-    get volumeRequests() {
-      return kit.optional(kit.array(VirtualMachineVolumeRequestSchema));
-    },
-    get volumeSnapshotStatuses() {
-      return kit.optional(kit.array(VolumeSnapshotStatusSchema));
-    },
-    get volumeUpdateState() {
-      return kit.optional(VolumeUpdateStateSchema);
-    },
-  });
+    startFailure: kit.optional(VirtualMachineStartFailureSchema),
+    stateChangeRequests: kit.optional(kit.array(VirtualMachineStateChangeRequestSchema)),
+    volumeRequests: kit.optional(kit.array(VirtualMachineVolumeRequestSchema)),
+    volumeSnapshotStatuses: kit.optional(kit.array(VolumeSnapshotStatusSchema)),
+    volumeUpdateState: kit.optional(VolumeUpdateStateSchema),
+  }));
 
 export interface VirtualMachineVolumeRequest {
   /**
@@ -7586,14 +6882,10 @@ export interface VirtualMachineVolumeRequest {
 }
 /** Parses `v1.VirtualMachineVolumeRequest`; unknown keys are kept. */
 export const VirtualMachineVolumeRequestSchema: z.ZodType<VirtualMachineVolumeRequest> =
-  kit.looseObject<VirtualMachineVolumeRequest>({
-    get addVolumeOptions() {
-      return kit.optional(AddVolumeOptionsSchema);
-    },
-    get removeVolumeOptions() {
-      return kit.optional(RemoveVolumeOptionsSchema);
-    },
-  });
+  kit.looseObject<VirtualMachineVolumeRequest>(() => ({
+    addVolumeOptions: kit.optional(AddVolumeOptionsSchema),
+    removeVolumeOptions: kit.optional(RemoveVolumeOptionsSchema),
+  }));
 
 /**
  * Volume represents a named volume in a vmi.
@@ -7669,57 +6961,25 @@ export interface Volume {
   sysprep?: SysprepSource;
 }
 /** Parses `v1.Volume`; unknown keys are kept. */
-export const VolumeSchema: z.ZodType<Volume> = kit.looseObject<Volume>({
-  get cloudInitConfigDrive() {
-    return kit.optional(CloudInitConfigDriveSourceSchema);
-  },
-  get cloudInitNoCloud() {
-    return kit.optional(CloudInitNoCloudSourceSchema);
-  },
-  get configMap() {
-    return kit.optional(ConfigMapVolumeSourceSchema);
-  },
-  get containerDisk() {
-    return kit.optional(ContainerDiskSourceSchema);
-  },
-  get containerPath() {
-    return kit.optional(ContainerPathVolumeSourceSchema);
-  },
-  get dataVolume() {
-    return kit.optional(DataVolumeSourceSchema);
-  },
-  get downwardAPI() {
-    return kit.optional(DownwardAPIVolumeSourceSchema);
-  },
-  get downwardMetrics() {
-    return kit.optional(DownwardMetricsVolumeSourceSchema);
-  },
-  get emptyDisk() {
-    return kit.optional(EmptyDiskSourceSchema);
-  },
-  get ephemeral() {
-    return kit.optional(EphemeralVolumeSourceSchema);
-  },
-  get hostDisk() {
-    return kit.optional(HostDiskSchema);
-  },
-  get memoryDump() {
-    return kit.optional(MemoryDumpVolumeSourceSchema);
-  },
+export const VolumeSchema: z.ZodType<Volume> = kit.looseObject<Volume>(() => ({
+  cloudInitConfigDrive: kit.optional(CloudInitConfigDriveSourceSchema),
+  cloudInitNoCloud: kit.optional(CloudInitNoCloudSourceSchema),
+  configMap: kit.optional(ConfigMapVolumeSourceSchema),
+  containerDisk: kit.optional(ContainerDiskSourceSchema),
+  containerPath: kit.optional(ContainerPathVolumeSourceSchema),
+  dataVolume: kit.optional(DataVolumeSourceSchema),
+  downwardAPI: kit.optional(DownwardAPIVolumeSourceSchema),
+  downwardMetrics: kit.optional(DownwardMetricsVolumeSourceSchema),
+  emptyDisk: kit.optional(EmptyDiskSourceSchema),
+  ephemeral: kit.optional(EphemeralVolumeSourceSchema),
+  hostDisk: kit.optional(HostDiskSchema),
+  memoryDump: kit.optional(MemoryDumpVolumeSourceSchema),
   name: kit.string(),
-  get persistentVolumeClaim() {
-    return kit.optional(PersistentVolumeClaimVolumeSourceSchema);
-  },
-  get secret() {
-    return kit.optional(SecretVolumeSourceSchema);
-  },
-  get serviceAccount() {
-    return kit.optional(ServiceAccountVolumeSourceSchema);
-  },
-  get sysprep() {
-    return kit.optional(SysprepSourceSchema);
-  },
-});
+  persistentVolumeClaim: kit.optional(PersistentVolumeClaimVolumeSourceSchema),
+  secret: kit.optional(SecretVolumeSourceSchema),
+  serviceAccount: kit.optional(ServiceAccountVolumeSourceSchema),
+  sysprep: kit.optional(SysprepSourceSchema),
+}));
 
 export interface VolumeMigrationState {
   /**
@@ -7729,11 +6989,9 @@ export interface VolumeMigrationState {
 }
 /** Parses `v1.VolumeMigrationState`; unknown keys are kept. */
 export const VolumeMigrationStateSchema: z.ZodType<VolumeMigrationState> =
-  kit.looseObject<VolumeMigrationState>({
-    get migratedVolumes() {
-      return kit.optional(kit.array(StorageMigratedVolumeInfoSchema));
-    },
-  });
+  kit.looseObject<VolumeMigrationState>(() => ({
+    migratedVolumes: kit.optional(kit.array(StorageMigratedVolumeInfoSchema)),
+  }));
 
 export interface VolumeSnapshotStatus {
   /**
@@ -7751,11 +7009,11 @@ export interface VolumeSnapshotStatus {
 }
 /** Parses `v1.VolumeSnapshotStatus`; unknown keys are kept. */
 export const VolumeSnapshotStatusSchema: z.ZodType<VolumeSnapshotStatus> =
-  kit.looseObject<VolumeSnapshotStatus>({
+  kit.looseObject<VolumeSnapshotStatus>(() => ({
     enabled: kit.boolean(),
     name: kit.string(),
     reason: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * VolumeStatus represents information about the status of volumes attached to the VirtualMachineInstance.
@@ -7803,26 +7061,18 @@ export interface VolumeStatus {
   target: string;
 }
 /** Parses `v1.VolumeStatus`; unknown keys are kept. */
-export const VolumeStatusSchema: z.ZodType<VolumeStatus> = kit.looseObject<VolumeStatus>({
-  get containerDiskVolume() {
-    return kit.optional(ContainerDiskInfoSchema);
-  },
-  get hotplugVolume() {
-    return kit.optional(HotplugVolumeStatusSchema);
-  },
-  get memoryDumpVolume() {
-    return kit.optional(DomainMemoryDumpInfoSchema);
-  },
+export const VolumeStatusSchema: z.ZodType<VolumeStatus> = kit.looseObject<VolumeStatus>(() => ({
+  containerDiskVolume: kit.optional(ContainerDiskInfoSchema),
+  hotplugVolume: kit.optional(HotplugVolumeStatusSchema),
+  memoryDumpVolume: kit.optional(DomainMemoryDumpInfoSchema),
   message: kit.optional(kit.string()),
   name: kit.string(),
-  get persistentVolumeClaimInfo() {
-    return kit.optional(PersistentVolumeClaimInfoSchema);
-  },
+  persistentVolumeClaimInfo: kit.optional(PersistentVolumeClaimInfoSchema),
   phase: kit.optional(kit.string()),
   reason: kit.optional(kit.string()),
   size: kit.optional(kit.int()),
   target: kit.string(),
-});
+}));
 
 export interface VolumeUpdateState {
   /**
@@ -7831,11 +7081,11 @@ export interface VolumeUpdateState {
   volumeMigrationState?: VolumeMigrationState;
 }
 /** Parses `v1.VolumeUpdateState`; unknown keys are kept. */
-export const VolumeUpdateStateSchema: z.ZodType<VolumeUpdateState> = kit.looseObject<VolumeUpdateState>({
-  get volumeMigrationState() {
-    return kit.optional(VolumeMigrationStateSchema);
-  },
-});
+export const VolumeUpdateStateSchema: z.ZodType<VolumeUpdateState> = kit.looseObject<VolumeUpdateState>(
+  () => ({
+    volumeMigrationState: kit.optional(VolumeMigrationStateSchema),
+  }),
+);
 
 /**
  * Named watchdog device.
@@ -7855,12 +7105,8 @@ export interface Watchdog {
   name: string;
 }
 /** Parses `v1.Watchdog`; unknown keys are kept. */
-export const WatchdogSchema: z.ZodType<Watchdog> = kit.looseObject<Watchdog>({
-  get diag288() {
-    return kit.optional(Diag288WatchdogSchema);
-  },
-  get i6300esb() {
-    return kit.optional(I6300ESBWatchdogSchema);
-  },
+export const WatchdogSchema: z.ZodType<Watchdog> = kit.looseObject<Watchdog>(() => ({
+  diag288: kit.optional(Diag288WatchdogSchema),
+  i6300esb: kit.optional(I6300ESBWatchdogSchema),
   name: kit.string(),
-});
+}));

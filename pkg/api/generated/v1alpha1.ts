@@ -14,15 +14,11 @@ export interface BackupCheckpoint {
   volumes?: BackupVolumeInfo[];
 }
 /** Parses `v1alpha1.BackupCheckpoint`; unknown keys are kept. */
-export const BackupCheckpointSchema: z.ZodType<BackupCheckpoint> = kit.looseObject<BackupCheckpoint>({
-  get creationTime() {
-    return kit.optional(k8s.TimeSchema);
-  },
+export const BackupCheckpointSchema: z.ZodType<BackupCheckpoint> = kit.looseObject<BackupCheckpoint>(() => ({
+  creationTime: kit.optional(k8s.TimeSchema),
   name: kit.optional(kit.string()),
-  get volumes() {
-    return kit.optional(kit.array(BackupVolumeInfoSchema));
-  },
-});
+  volumes: kit.optional(kit.array(BackupVolumeInfoSchema)),
+}));
 
 /**
  * BackupOptions are options used to configure virtual machine backup job
@@ -42,13 +38,11 @@ export interface BackupOptions {
   targetPath?: string;
 }
 /** Parses `v1alpha1.BackupOptions`; unknown keys are kept. */
-export const BackupOptionsSchema: z.ZodType<BackupOptions> = kit.looseObject<BackupOptions>({
+export const BackupOptionsSchema: z.ZodType<BackupOptions> = kit.looseObject<BackupOptions>(() => ({
   backupCert: kit.optional(kit.string()),
   backupKey: kit.optional(kit.string()),
   backupName: kit.optional(kit.string()),
-  get backupStartTime() {
-    return kit.optional(k8s.TimeSchema);
-  },
+  backupStartTime: kit.optional(k8s.TimeSchema),
   caCert: kit.optional(kit.string()),
   cmd: kit.optional(kit.string()),
   exportServerAddr: kit.optional(kit.string()),
@@ -57,7 +51,7 @@ export const BackupOptionsSchema: z.ZodType<BackupOptions> = kit.looseObject<Bac
   mode: kit.optional(kit.string()),
   skipQuiesce: kit.optional(kit.boolean()),
   targetPath: kit.optional(kit.string()),
-});
+}));
 
 /**
  * BackupVolumeInfo contains information about a volume included in a backup
@@ -77,11 +71,11 @@ export interface BackupVolumeInfo {
   volumeName: string;
 }
 /** Parses `v1alpha1.BackupVolumeInfo`; unknown keys are kept. */
-export const BackupVolumeInfoSchema: z.ZodType<BackupVolumeInfo> = kit.looseObject<BackupVolumeInfo>({
+export const BackupVolumeInfoSchema: z.ZodType<BackupVolumeInfo> = kit.looseObject<BackupVolumeInfo>(() => ({
   dataEndpoint: kit.optional(kit.string()),
   mapEndpoint: kit.optional(kit.string()),
   volumeName: kit.string(),
-});
+}));
 
 /**
  * MigrationPolicy holds migration policy (i.e. configurations) to apply to a VM or group of VMs
@@ -100,19 +94,13 @@ export interface MigrationPolicy {
   status?: MigrationPolicyStatus | null;
 }
 /** Parses `v1alpha1.MigrationPolicy`; unknown keys are kept. */
-export const MigrationPolicySchema: z.ZodType<MigrationPolicy> = kit.looseObject<MigrationPolicy>({
+export const MigrationPolicySchema: z.ZodType<MigrationPolicy> = kit.looseObject<MigrationPolicy>(() => ({
   apiVersion: kit.optional(kit.string()),
   kind: kit.optional(kit.string()),
-  get metadata() {
-    return kit.optional(k8s.ObjectMetaSchema);
-  },
-  get spec() {
-    return MigrationPolicySpecSchema;
-  },
-  get status() {
-    return kit.optional(kit.nullable(MigrationPolicyStatusSchema));
-  },
-});
+  metadata: kit.optional(k8s.ObjectMetaSchema),
+  spec: MigrationPolicySpecSchema,
+  status: kit.optional(kit.nullable(MigrationPolicyStatusSchema)),
+}));
 
 /**
  * MigrationPolicyList is a list of MigrationPolicy
@@ -131,16 +119,12 @@ export interface MigrationPolicyList {
 }
 /** Parses `v1alpha1.MigrationPolicyList`; unknown keys are kept. */
 export const MigrationPolicyListSchema: z.ZodType<MigrationPolicyList> = kit.looseObject<MigrationPolicyList>(
-  {
+  () => ({
     apiVersion: kit.optional(kit.string()),
-    get items() {
-      return kit.array(MigrationPolicySchema);
-    },
+    items: kit.array(MigrationPolicySchema),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ListMetaSchema);
-    },
-  },
+    metadata: kit.optional(k8s.ListMetaSchema),
+  }),
 );
 
 export interface MigrationPolicySpec {
@@ -158,22 +142,16 @@ export interface MigrationPolicySpec {
 }
 /** Parses `v1alpha1.MigrationPolicySpec`; unknown keys are kept. */
 export const MigrationPolicySpecSchema: z.ZodType<MigrationPolicySpec> = kit.looseObject<MigrationPolicySpec>(
-  {
+  () => ({
     allowAutoConverge: kit.optional(kit.boolean()),
     allowPostCopy: kit.optional(kit.boolean()),
     allowWorkloadDisruption: kit.optional(kit.boolean()),
-    get bandwidthPerMigration() {
-      return kit.optional(k8s.QuantitySchema);
-    },
+    bandwidthPerMigration: kit.optional(k8s.QuantitySchema),
     completionTimeoutPerGiB: kit.optional(kit.int()),
-    get experimental() {
-      return kit.optional(v1.ExperimentalMigrationOptionsSchema);
-    },
+    experimental: kit.optional(v1.ExperimentalMigrationOptionsSchema),
     maxDowntimeMs: kit.optional(kit.int()),
-    get selectors() {
-      return SelectorsSchema;
-    },
-  },
+    selectors: SelectorsSchema,
+  }),
 );
 
 export type MigrationPolicyStatus = Record<string, unknown>;
@@ -187,10 +165,10 @@ export interface Selectors {
   virtualMachineInstanceSelector?: Record<string, string>;
 }
 /** Parses `v1alpha1.Selectors`; unknown keys are kept. */
-export const SelectorsSchema: z.ZodType<Selectors> = kit.looseObject<Selectors>({
+export const SelectorsSchema: z.ZodType<Selectors> = kit.looseObject<Selectors>(() => ({
   namespaceSelector: kit.optional(kit.record(kit.string())),
   virtualMachineInstanceSelector: kit.optional(kit.record(kit.string())),
-});
+}));
 
 /**
  * VirtualMachineBackup defines the operation of backing up a VM
@@ -210,19 +188,13 @@ export interface VirtualMachineBackup {
 }
 /** Parses `v1alpha1.VirtualMachineBackup`; unknown keys are kept. */
 export const VirtualMachineBackupSchema: z.ZodType<VirtualMachineBackup> =
-  kit.looseObject<VirtualMachineBackup>({
+  kit.looseObject<VirtualMachineBackup>(() => ({
     apiVersion: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ObjectMetaSchema);
-    },
-    get spec() {
-      return VirtualMachineBackupSpecSchema;
-    },
-    get status() {
-      return kit.optional(kit.nullable(VirtualMachineBackupStatusSchema));
-    },
-  });
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: VirtualMachineBackupSpecSchema,
+    status: kit.optional(kit.nullable(VirtualMachineBackupStatusSchema)),
+  }));
 
 /**
  * VirtualMachineBackupList is a list of VirtualMachineBackup resources
@@ -241,16 +213,12 @@ export interface VirtualMachineBackupList {
 }
 /** Parses `v1alpha1.VirtualMachineBackupList`; unknown keys are kept. */
 export const VirtualMachineBackupListSchema: z.ZodType<VirtualMachineBackupList> =
-  kit.looseObject<VirtualMachineBackupList>({
+  kit.looseObject<VirtualMachineBackupList>(() => ({
     apiVersion: kit.optional(kit.string()),
-    get items() {
-      return kit.array(VirtualMachineBackupSchema);
-    },
+    items: kit.array(VirtualMachineBackupSchema),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return k8s.ListMetaSchema;
-    },
-  });
+    metadata: k8s.ListMetaSchema,
+  }));
 
 /**
  * VirtualMachineBackupSpec is the spec for a VirtualMachineBackup resource
@@ -287,19 +255,15 @@ export interface VirtualMachineBackupSpec {
 }
 /** Parses `v1alpha1.VirtualMachineBackupSpec`; unknown keys are kept. */
 export const VirtualMachineBackupSpecSchema: z.ZodType<VirtualMachineBackupSpec> =
-  kit.looseObject<VirtualMachineBackupSpec>({
+  kit.looseObject<VirtualMachineBackupSpec>(() => ({
     forceFullBackup: kit.optional(kit.boolean()),
     mode: kit.optional(kit.string()),
     pvcName: kit.optional(kit.string()),
     skipQuiesce: kit.optional(kit.boolean()),
-    get source() {
-      return k8s.TypedLocalObjectReferenceSchema;
-    },
+    source: k8s.TypedLocalObjectReferenceSchema,
     tokenSecretRef: kit.optional(kit.string()),
-    get ttlDuration() {
-      return kit.optional(k8s.DurationSchema);
-    },
-  });
+    ttlDuration: kit.optional(k8s.DurationSchema),
+  }));
 
 /**
  * VirtualMachineBackupStatus is the status for a VirtualMachineBackup resource
@@ -329,18 +293,14 @@ export interface VirtualMachineBackupStatus {
 }
 /** Parses `v1alpha1.VirtualMachineBackupStatus`; unknown keys are kept. */
 export const VirtualMachineBackupStatusSchema: z.ZodType<VirtualMachineBackupStatus> =
-  kit.looseObject<VirtualMachineBackupStatus>({
+  kit.looseObject<VirtualMachineBackupStatus>(() => ({
     checkpointName: kit.optional(kit.string()),
-    get conditions() {
-      return kit.optional(kit.array(k8s.ConditionSchema));
-    },
+    conditions: kit.optional(kit.array(k8s.ConditionSchema)),
     endpointCert: kit.optional(kit.string()),
     exportUID: kit.optional(kit.string()),
-    get includedVolumes() {
-      return kit.optional(kit.array(BackupVolumeInfoSchema));
-    },
+    includedVolumes: kit.optional(kit.array(BackupVolumeInfoSchema)),
     type: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * VirtualMachineBackupTracker defines the way to track the latest checkpoint of a backup solution for a vm
@@ -360,19 +320,13 @@ export interface VirtualMachineBackupTracker {
 }
 /** Parses `v1alpha1.VirtualMachineBackupTracker`; unknown keys are kept. */
 export const VirtualMachineBackupTrackerSchema: z.ZodType<VirtualMachineBackupTracker> =
-  kit.looseObject<VirtualMachineBackupTracker>({
+  kit.looseObject<VirtualMachineBackupTracker>(() => ({
     apiVersion: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ObjectMetaSchema);
-    },
-    get spec() {
-      return VirtualMachineBackupTrackerSpecSchema;
-    },
-    get status() {
-      return kit.optional(VirtualMachineBackupTrackerStatusSchema);
-    },
-  });
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: VirtualMachineBackupTrackerSpecSchema,
+    status: kit.optional(VirtualMachineBackupTrackerStatusSchema),
+  }));
 
 /**
  * VirtualMachineBackupTrackerList is a list of VirtualMachineBackupTracker resources
@@ -391,16 +345,12 @@ export interface VirtualMachineBackupTrackerList {
 }
 /** Parses `v1alpha1.VirtualMachineBackupTrackerList`; unknown keys are kept. */
 export const VirtualMachineBackupTrackerListSchema: z.ZodType<VirtualMachineBackupTrackerList> =
-  kit.looseObject<VirtualMachineBackupTrackerList>({
+  kit.looseObject<VirtualMachineBackupTrackerList>(() => ({
     apiVersion: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return k8s.ListMetaSchema;
-    },
-    get items() {
-      return kit.array(VirtualMachineBackupTrackerSchema);
-    },
-  });
+    metadata: k8s.ListMetaSchema,
+    items: kit.array(VirtualMachineBackupTrackerSchema),
+  }));
 
 /**
  * VirtualMachineBackupTrackerSpec is the spec for a VirtualMachineBackupTracker resource
@@ -413,11 +363,9 @@ export interface VirtualMachineBackupTrackerSpec {
 }
 /** Parses `v1alpha1.VirtualMachineBackupTrackerSpec`; unknown keys are kept. */
 export const VirtualMachineBackupTrackerSpecSchema: z.ZodType<VirtualMachineBackupTrackerSpec> =
-  kit.looseObject<VirtualMachineBackupTrackerSpec>({
-    get source() {
-      return k8s.TypedLocalObjectReferenceSchema;
-    },
-  });
+  kit.looseObject<VirtualMachineBackupTrackerSpec>(() => ({
+    source: k8s.TypedLocalObjectReferenceSchema,
+  }));
 
 export interface VirtualMachineBackupTrackerStatus {
   /**
@@ -431,9 +379,7 @@ export interface VirtualMachineBackupTrackerStatus {
 }
 /** Parses `v1alpha1.VirtualMachineBackupTrackerStatus`; unknown keys are kept. */
 export const VirtualMachineBackupTrackerStatusSchema: z.ZodType<VirtualMachineBackupTrackerStatus> =
-  kit.looseObject<VirtualMachineBackupTrackerStatus>({
+  kit.looseObject<VirtualMachineBackupTrackerStatus>(() => ({
     checkpointRedefinitionRequired: kit.optional(kit.boolean()),
-    get latestCheckpoint() {
-      return kit.optional(BackupCheckpointSchema);
-    },
-  });
+    latestCheckpoint: kit.optional(BackupCheckpointSchema),
+  }));

@@ -43,19 +43,15 @@ export interface CPUInstancetype {
   realtime?: v1.Realtime;
 }
 /** Parses `v1beta1.CPUInstancetype`; unknown keys are kept. */
-export const CPUInstancetypeSchema: z.ZodType<CPUInstancetype> = kit.looseObject<CPUInstancetype>({
+export const CPUInstancetypeSchema: z.ZodType<CPUInstancetype> = kit.looseObject<CPUInstancetype>(() => ({
   dedicatedCPUPlacement: kit.optional(kit.boolean()),
   guest: kit.int(),
   isolateEmulatorThread: kit.optional(kit.boolean()),
   maxSockets: kit.optional(kit.int()),
   model: kit.optional(kit.string()),
-  get numa() {
-    return kit.optional(v1.NUMASchema);
-  },
-  get realtime() {
-    return kit.optional(v1.RealtimeSchema);
-  },
-});
+  numa: kit.optional(v1.NUMASchema),
+  realtime: kit.optional(v1.RealtimeSchema),
+}));
 
 export interface CPUPreferenceRequirement {
   /**
@@ -65,9 +61,9 @@ export interface CPUPreferenceRequirement {
 }
 /** Parses `v1beta1.CPUPreferenceRequirement`; unknown keys are kept. */
 export const CPUPreferenceRequirementSchema: z.ZodType<CPUPreferenceRequirement> =
-  kit.looseObject<CPUPreferenceRequirement>({
+  kit.looseObject<CPUPreferenceRequirement>(() => ({
     guest: kit.int(),
-  });
+  }));
 
 /**
  * CPUPreferences contains various optional CPU preferences.
@@ -84,15 +80,11 @@ export interface CPUPreferences {
   spreadOptions?: SpreadOptions;
 }
 /** Parses `v1beta1.CPUPreferences`; unknown keys are kept. */
-export const CPUPreferencesSchema: z.ZodType<CPUPreferences> = kit.looseObject<CPUPreferences>({
-  get preferredCPUFeatures() {
-    return kit.optional(kit.array(v1.CPUFeatureSchema));
-  },
+export const CPUPreferencesSchema: z.ZodType<CPUPreferences> = kit.looseObject<CPUPreferences>(() => ({
+  preferredCPUFeatures: kit.optional(kit.array(v1.CPUFeatureSchema)),
   preferredCPUTopology: kit.optional(kit.string()),
-  get spreadOptions() {
-    return kit.optional(SpreadOptionsSchema);
-  },
-});
+  spreadOptions: kit.optional(SpreadOptionsSchema),
+}));
 
 /**
  * ClockPreferences contains various optional defaults for Clock.
@@ -108,14 +100,10 @@ export interface ClockPreferences {
   preferredTimer?: v1.Timer;
 }
 /** Parses `v1beta1.ClockPreferences`; unknown keys are kept. */
-export const ClockPreferencesSchema: z.ZodType<ClockPreferences> = kit.looseObject<ClockPreferences>({
-  get preferredClockOffset() {
-    return kit.optional(v1.ClockOffsetSchema);
-  },
-  get preferredTimer() {
-    return kit.optional(v1.TimerSchema);
-  },
-});
+export const ClockPreferencesSchema: z.ZodType<ClockPreferences> = kit.looseObject<ClockPreferences>(() => ({
+  preferredClockOffset: kit.optional(v1.ClockOffsetSchema),
+  preferredTimer: kit.optional(v1.TimerSchema),
+}));
 
 /**
  * Condition defines conditions
@@ -129,14 +117,14 @@ export interface Condition {
   type: string;
 }
 /** Parses `v1beta1.Condition`; unknown keys are kept. */
-export const ConditionSchema: z.ZodType<Condition> = kit.looseObject<Condition>({
+export const ConditionSchema: z.ZodType<Condition> = kit.looseObject<Condition>(() => ({
   lastProbeTime: kit.optional(kit.nullable(kit.string())),
   lastTransitionTime: kit.optional(kit.nullable(kit.string())),
   message: kit.optional(kit.string()),
   reason: kit.optional(kit.string()),
   status: kit.string(),
   type: kit.string(),
-});
+}));
 
 /**
  * DataVolumeBlankImage provides the parameters to create a new raw blank image for the PVC
@@ -162,10 +150,10 @@ export interface DataVolumeCheckpoint {
 }
 /** Parses `v1beta1.DataVolumeCheckpoint`; unknown keys are kept. */
 export const DataVolumeCheckpointSchema: z.ZodType<DataVolumeCheckpoint> =
-  kit.looseObject<DataVolumeCheckpoint>({
+  kit.looseObject<DataVolumeCheckpoint>(() => ({
     current: kit.string(),
     previous: kit.string(),
-  });
+  }));
 
 /**
  * DataVolumeSource represents the source for our Data Volume, this can be HTTP, Imageio, S3, GCS, Registry or an existing PVC
@@ -183,38 +171,18 @@ export interface DataVolumeSource {
   vddk?: DataVolumeSourceVDDK;
 }
 /** Parses `v1beta1.DataVolumeSource`; unknown keys are kept. */
-export const DataVolumeSourceSchema: z.ZodType<DataVolumeSource> = kit.looseObject<DataVolumeSource>({
-  get blank() {
-    return kit.optional(DataVolumeBlankImageSchema);
-  },
-  get gcs() {
-    return kit.optional(DataVolumeSourceGCSSchema);
-  },
-  get http() {
-    return kit.optional(DataVolumeSourceHTTPSchema);
-  },
-  get imageio() {
-    return kit.optional(DataVolumeSourceImageIOSchema);
-  },
-  get pvc() {
-    return kit.optional(DataVolumeSourcePVCSchema);
-  },
-  get registry() {
-    return kit.optional(DataVolumeSourceRegistrySchema);
-  },
-  get s3() {
-    return kit.optional(DataVolumeSourceS3Schema);
-  },
-  get snapshot() {
-    return kit.optional(DataVolumeSourceSnapshotSchema);
-  },
-  get upload() {
-    return kit.optional(DataVolumeSourceUploadSchema);
-  },
-  get vddk() {
-    return kit.optional(DataVolumeSourceVDDKSchema);
-  },
-});
+export const DataVolumeSourceSchema: z.ZodType<DataVolumeSource> = kit.looseObject<DataVolumeSource>(() => ({
+  blank: kit.optional(DataVolumeBlankImageSchema),
+  gcs: kit.optional(DataVolumeSourceGCSSchema),
+  http: kit.optional(DataVolumeSourceHTTPSchema),
+  imageio: kit.optional(DataVolumeSourceImageIOSchema),
+  pvc: kit.optional(DataVolumeSourcePVCSchema),
+  registry: kit.optional(DataVolumeSourceRegistrySchema),
+  s3: kit.optional(DataVolumeSourceS3Schema),
+  snapshot: kit.optional(DataVolumeSourceSnapshotSchema),
+  upload: kit.optional(DataVolumeSourceUploadSchema),
+  vddk: kit.optional(DataVolumeSourceVDDKSchema),
+}));
 
 /**
  * DataVolumeSourceGCS provides the parameters to create a Data Volume from an GCS source
@@ -231,10 +199,10 @@ export interface DataVolumeSourceGCS {
 }
 /** Parses `v1beta1.DataVolumeSourceGCS`; unknown keys are kept. */
 export const DataVolumeSourceGCSSchema: z.ZodType<DataVolumeSourceGCS> = kit.looseObject<DataVolumeSourceGCS>(
-  {
+  () => ({
     secretRef: kit.optional(kit.string()),
     url: kit.string(),
-  },
+  }),
 );
 
 /**
@@ -264,13 +232,13 @@ export interface DataVolumeSourceHTTP {
 }
 /** Parses `v1beta1.DataVolumeSourceHTTP`; unknown keys are kept. */
 export const DataVolumeSourceHTTPSchema: z.ZodType<DataVolumeSourceHTTP> =
-  kit.looseObject<DataVolumeSourceHTTP>({
+  kit.looseObject<DataVolumeSourceHTTP>(() => ({
     certConfigMap: kit.optional(kit.string()),
     extraHeaders: kit.optional(kit.array(kit.string())),
     secretExtraHeaders: kit.optional(kit.array(kit.string())),
     secretRef: kit.optional(kit.string()),
     url: kit.string(),
-  });
+  }));
 
 /**
  * DataVolumeSourceImageIO provides the parameters to create a Data Volume from an imageio source
@@ -299,13 +267,13 @@ export interface DataVolumeSourceImageIO {
 }
 /** Parses `v1beta1.DataVolumeSourceImageIO`; unknown keys are kept. */
 export const DataVolumeSourceImageIOSchema: z.ZodType<DataVolumeSourceImageIO> =
-  kit.looseObject<DataVolumeSourceImageIO>({
+  kit.looseObject<DataVolumeSourceImageIO>(() => ({
     certConfigMap: kit.optional(kit.string()),
     diskId: kit.string(),
     insecureSkipVerify: kit.optional(kit.boolean()),
     secretRef: kit.optional(kit.string()),
     url: kit.string(),
-  });
+  }));
 
 /**
  * DataVolumeSourcePVC provides the parameters to create a Data Volume from an existing PVC
@@ -322,10 +290,10 @@ export interface DataVolumeSourcePVC {
 }
 /** Parses `v1beta1.DataVolumeSourcePVC`; unknown keys are kept. */
 export const DataVolumeSourcePVCSchema: z.ZodType<DataVolumeSourcePVC> = kit.looseObject<DataVolumeSourcePVC>(
-  {
+  () => ({
     name: kit.string(),
     namespace: kit.string(),
-  },
+  }),
 );
 
 /**
@@ -347,11 +315,11 @@ export interface DataVolumeSourceRef {
 }
 /** Parses `v1beta1.DataVolumeSourceRef`; unknown keys are kept. */
 export const DataVolumeSourceRefSchema: z.ZodType<DataVolumeSourceRef> = kit.looseObject<DataVolumeSourceRef>(
-  {
+  () => ({
     kind: kit.string(),
     name: kit.string(),
     namespace: kit.optional(kit.string()),
-  },
+  }),
 );
 
 /**
@@ -385,16 +353,14 @@ export interface DataVolumeSourceRegistry {
 }
 /** Parses `v1beta1.DataVolumeSourceRegistry`; unknown keys are kept. */
 export const DataVolumeSourceRegistrySchema: z.ZodType<DataVolumeSourceRegistry> =
-  kit.looseObject<DataVolumeSourceRegistry>({
+  kit.looseObject<DataVolumeSourceRegistry>(() => ({
     certConfigMap: kit.optional(kit.string()),
     imageStream: kit.optional(kit.string()),
-    get platform() {
-      return kit.optional(PlatformOptionsSchema);
-    },
+    platform: kit.optional(PlatformOptionsSchema),
     pullMethod: kit.optional(kit.string()),
     secretRef: kit.optional(kit.string()),
     url: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * DataVolumeSourceS3 provides the parameters to create a Data Volume from an S3 source
@@ -414,11 +380,13 @@ export interface DataVolumeSourceS3 {
   url: string;
 }
 /** Parses `v1beta1.DataVolumeSourceS3`; unknown keys are kept. */
-export const DataVolumeSourceS3Schema: z.ZodType<DataVolumeSourceS3> = kit.looseObject<DataVolumeSourceS3>({
-  certConfigMap: kit.optional(kit.string()),
-  secretRef: kit.optional(kit.string()),
-  url: kit.string(),
-});
+export const DataVolumeSourceS3Schema: z.ZodType<DataVolumeSourceS3> = kit.looseObject<DataVolumeSourceS3>(
+  () => ({
+    certConfigMap: kit.optional(kit.string()),
+    secretRef: kit.optional(kit.string()),
+    url: kit.string(),
+  }),
+);
 
 /**
  * DataVolumeSourceSnapshot provides the parameters to create a Data Volume from an existing VolumeSnapshot
@@ -435,10 +403,10 @@ export interface DataVolumeSourceSnapshot {
 }
 /** Parses `v1beta1.DataVolumeSourceSnapshot`; unknown keys are kept. */
 export const DataVolumeSourceSnapshotSchema: z.ZodType<DataVolumeSourceSnapshot> =
-  kit.looseObject<DataVolumeSourceSnapshot>({
+  kit.looseObject<DataVolumeSourceSnapshot>(() => ({
     name: kit.string(),
     namespace: kit.string(),
-  });
+  }));
 
 /**
  * DataVolumeSourceUpload provides the parameters to create a Data Volume by uploading the source
@@ -483,7 +451,7 @@ export interface DataVolumeSourceVDDK {
 }
 /** Parses `v1beta1.DataVolumeSourceVDDK`; unknown keys are kept. */
 export const DataVolumeSourceVDDKSchema: z.ZodType<DataVolumeSourceVDDK> =
-  kit.looseObject<DataVolumeSourceVDDK>({
+  kit.looseObject<DataVolumeSourceVDDK>(() => ({
     backingFile: kit.optional(kit.string()),
     extraArgs: kit.optional(kit.string()),
     initImageURL: kit.optional(kit.string()),
@@ -491,7 +459,7 @@ export const DataVolumeSourceVDDKSchema: z.ZodType<DataVolumeSourceVDDK> =
     thumbprint: kit.optional(kit.string()),
     url: kit.optional(kit.string()),
     uuid: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * DataVolumeSpec defines the DataVolume type specification
@@ -535,27 +503,17 @@ export interface DataVolumeSpec {
   storage?: StorageSpec;
 }
 /** Parses `v1beta1.DataVolumeSpec`; unknown keys are kept. */
-export const DataVolumeSpecSchema: z.ZodType<DataVolumeSpec> = kit.looseObject<DataVolumeSpec>({
-  get checkpoints() {
-    return kit.optional(kit.array(DataVolumeCheckpointSchema));
-  },
+export const DataVolumeSpecSchema: z.ZodType<DataVolumeSpec> = kit.looseObject<DataVolumeSpec>(() => ({
+  checkpoints: kit.optional(kit.array(DataVolumeCheckpointSchema)),
   contentType: kit.optional(kit.string()),
   finalCheckpoint: kit.optional(kit.boolean()),
   preallocation: kit.optional(kit.boolean()),
   priorityClassName: kit.optional(kit.string()),
-  get pvc() {
-    return kit.optional(k8s.PersistentVolumeClaimSpecSchema);
-  },
-  get source() {
-    return kit.optional(DataVolumeSourceSchema);
-  },
-  get sourceRef() {
-    return kit.optional(DataVolumeSourceRefSchema);
-  },
-  get storage() {
-    return kit.optional(StorageSpecSchema);
-  },
-});
+  pvc: kit.optional(k8s.PersistentVolumeClaimSpecSchema),
+  source: kit.optional(DataVolumeSourceSchema),
+  sourceRef: kit.optional(DataVolumeSourceRefSchema),
+  storage: kit.optional(StorageSpecSchema),
+}));
 
 /**
  * DevicePreferences contains various optional Device preferences.
@@ -667,44 +625,36 @@ export interface DevicePreferences {
   preferredVirtualGPUOptions?: v1.VGPUOptions;
 }
 /** Parses `v1beta1.DevicePreferences`; unknown keys are kept. */
-export const DevicePreferencesSchema: z.ZodType<DevicePreferences> = kit.looseObject<DevicePreferences>({
-  preferredAutoattachGraphicsDevice: kit.optional(kit.boolean()),
-  preferredAutoattachInputDevice: kit.optional(kit.boolean()),
-  preferredAutoattachMemBalloon: kit.optional(kit.boolean()),
-  preferredAutoattachPodInterface: kit.optional(kit.boolean()),
-  preferredAutoattachSerialConsole: kit.optional(kit.boolean()),
-  preferredBlockMultiQueue: kit.optional(kit.boolean()),
-  preferredCdromBus: kit.optional(kit.string()),
-  preferredDisableHotplug: kit.optional(kit.boolean()),
-  get preferredDiskBlockSize() {
-    return kit.optional(v1.BlockSizeSchema);
-  },
-  preferredDiskBus: kit.optional(kit.string()),
-  preferredDiskCache: kit.optional(kit.string()),
-  preferredDiskDedicatedIoThread: kit.optional(kit.boolean()),
-  preferredDiskIO: kit.optional(kit.string()),
-  preferredInputBus: kit.optional(kit.string()),
-  preferredInputType: kit.optional(kit.string()),
-  get preferredInterfaceMasquerade() {
-    return kit.optional(v1.InterfaceMasqueradeSchema);
-  },
-  preferredInterfaceModel: kit.optional(kit.string()),
-  preferredLunBus: kit.optional(kit.string()),
-  preferredNetworkInterfaceMultiQueue: kit.optional(kit.boolean()),
-  preferredPanicDeviceModel: kit.optional(kit.string()),
-  get preferredRng() {
-    return kit.optional(v1.RngSchema);
-  },
-  preferredSoundModel: kit.optional(kit.string()),
-  get preferredTPM() {
-    return kit.optional(v1.TPMDeviceSchema);
-  },
-  preferredUseVirtioTransitional: kit.optional(kit.boolean()),
-  preferredVideoType: kit.optional(kit.string()),
-  get preferredVirtualGPUOptions() {
-    return kit.optional(v1.VGPUOptionsSchema);
-  },
-});
+export const DevicePreferencesSchema: z.ZodType<DevicePreferences> = kit.looseObject<DevicePreferences>(
+  () => ({
+    preferredAutoattachGraphicsDevice: kit.optional(kit.boolean()),
+    preferredAutoattachInputDevice: kit.optional(kit.boolean()),
+    preferredAutoattachMemBalloon: kit.optional(kit.boolean()),
+    preferredAutoattachPodInterface: kit.optional(kit.boolean()),
+    preferredAutoattachSerialConsole: kit.optional(kit.boolean()),
+    preferredBlockMultiQueue: kit.optional(kit.boolean()),
+    preferredCdromBus: kit.optional(kit.string()),
+    preferredDisableHotplug: kit.optional(kit.boolean()),
+    preferredDiskBlockSize: kit.optional(v1.BlockSizeSchema),
+    preferredDiskBus: kit.optional(kit.string()),
+    preferredDiskCache: kit.optional(kit.string()),
+    preferredDiskDedicatedIoThread: kit.optional(kit.boolean()),
+    preferredDiskIO: kit.optional(kit.string()),
+    preferredInputBus: kit.optional(kit.string()),
+    preferredInputType: kit.optional(kit.string()),
+    preferredInterfaceMasquerade: kit.optional(v1.InterfaceMasqueradeSchema),
+    preferredInterfaceModel: kit.optional(kit.string()),
+    preferredLunBus: kit.optional(kit.string()),
+    preferredNetworkInterfaceMultiQueue: kit.optional(kit.boolean()),
+    preferredPanicDeviceModel: kit.optional(kit.string()),
+    preferredRng: kit.optional(v1.RngSchema),
+    preferredSoundModel: kit.optional(kit.string()),
+    preferredTPM: kit.optional(v1.TPMDeviceSchema),
+    preferredUseVirtioTransitional: kit.optional(kit.boolean()),
+    preferredVideoType: kit.optional(kit.string()),
+    preferredVirtualGPUOptions: kit.optional(v1.VGPUOptionsSchema),
+  }),
+);
 
 /**
  * Error is the last error encountered during the snapshot/restore
@@ -714,12 +664,10 @@ export interface Error {
   time?: k8s.Time;
 }
 /** Parses `v1beta1.Error`; unknown keys are kept. */
-export const ErrorSchema: z.ZodType<Error> = kit.looseObject<Error>({
+export const ErrorSchema: z.ZodType<Error> = kit.looseObject<Error>(() => ({
   message: kit.optional(kit.string()),
-  get time() {
-    return kit.optional(k8s.TimeSchema);
-  },
-});
+  time: kit.optional(k8s.TimeSchema),
+}));
 
 /**
  * FeaturePreferences contains various optional defaults for Features.
@@ -751,26 +699,16 @@ export interface FeaturePreferences {
   preferredSmm?: v1.FeatureState;
 }
 /** Parses `v1beta1.FeaturePreferences`; unknown keys are kept. */
-export const FeaturePreferencesSchema: z.ZodType<FeaturePreferences> = kit.looseObject<FeaturePreferences>({
-  get preferredAcpi() {
-    return kit.optional(v1.FeatureStateSchema);
-  },
-  get preferredApic() {
-    return kit.optional(v1.FeatureAPICSchema);
-  },
-  get preferredHyperv() {
-    return kit.optional(v1.FeatureHypervSchema);
-  },
-  get preferredKvm() {
-    return kit.optional(v1.FeatureKVMSchema);
-  },
-  get preferredPvspinlock() {
-    return kit.optional(v1.FeatureStateSchema);
-  },
-  get preferredSmm() {
-    return kit.optional(v1.FeatureStateSchema);
-  },
-});
+export const FeaturePreferencesSchema: z.ZodType<FeaturePreferences> = kit.looseObject<FeaturePreferences>(
+  () => ({
+    preferredAcpi: kit.optional(v1.FeatureStateSchema),
+    preferredApic: kit.optional(v1.FeatureAPICSchema),
+    preferredHyperv: kit.optional(v1.FeatureHypervSchema),
+    preferredKvm: kit.optional(v1.FeatureKVMSchema),
+    preferredPvspinlock: kit.optional(v1.FeatureStateSchema),
+    preferredSmm: kit.optional(v1.FeatureStateSchema),
+  }),
+);
 
 /**
  * FirmwarePreferences contains various optional defaults for Firmware.
@@ -807,15 +745,13 @@ export interface FirmwarePreferences {
 }
 /** Parses `v1beta1.FirmwarePreferences`; unknown keys are kept. */
 export const FirmwarePreferencesSchema: z.ZodType<FirmwarePreferences> = kit.looseObject<FirmwarePreferences>(
-  {
-    get preferredEfi() {
-      return kit.optional(v1.EFISchema);
-    },
+  () => ({
+    preferredEfi: kit.optional(v1.EFISchema),
     preferredUseBios: kit.optional(kit.boolean()),
     preferredUseBiosSerial: kit.optional(kit.boolean()),
     preferredUseEfi: kit.optional(kit.boolean()),
     preferredUseSecureBoot: kit.optional(kit.boolean()),
-  },
+  }),
 );
 
 /**
@@ -828,9 +764,11 @@ export interface MachinePreferences {
   preferredMachineType?: string;
 }
 /** Parses `v1beta1.MachinePreferences`; unknown keys are kept. */
-export const MachinePreferencesSchema: z.ZodType<MachinePreferences> = kit.looseObject<MachinePreferences>({
-  preferredMachineType: kit.optional(kit.string()),
-});
+export const MachinePreferencesSchema: z.ZodType<MachinePreferences> = kit.looseObject<MachinePreferences>(
+  () => ({
+    preferredMachineType: kit.optional(kit.string()),
+  }),
+);
 
 /**
  * MemoryInstancetype contains the Memory related configuration of a given VirtualMachineInstancetypeSpec.
@@ -856,18 +794,14 @@ export interface MemoryInstancetype {
   overcommitPercent?: number;
 }
 /** Parses `v1beta1.MemoryInstancetype`; unknown keys are kept. */
-export const MemoryInstancetypeSchema: z.ZodType<MemoryInstancetype> = kit.looseObject<MemoryInstancetype>({
-  get guest() {
-    return k8s.QuantitySchema;
-  },
-  get hugepages() {
-    return kit.optional(v1.HugepagesSchema);
-  },
-  get maxGuest() {
-    return kit.optional(k8s.QuantitySchema);
-  },
-  overcommitPercent: kit.optional(kit.int32()),
-});
+export const MemoryInstancetypeSchema: z.ZodType<MemoryInstancetype> = kit.looseObject<MemoryInstancetype>(
+  () => ({
+    guest: k8s.QuantitySchema,
+    hugepages: kit.optional(v1.HugepagesSchema),
+    maxGuest: kit.optional(k8s.QuantitySchema),
+    overcommitPercent: kit.optional(kit.int32()),
+  }),
+);
 
 export interface MemoryPreferenceRequirement {
   /**
@@ -877,11 +811,9 @@ export interface MemoryPreferenceRequirement {
 }
 /** Parses `v1beta1.MemoryPreferenceRequirement`; unknown keys are kept. */
 export const MemoryPreferenceRequirementSchema: z.ZodType<MemoryPreferenceRequirement> =
-  kit.looseObject<MemoryPreferenceRequirement>({
-    get guest() {
-      return k8s.QuantitySchema;
-    },
-  });
+  kit.looseObject<MemoryPreferenceRequirement>(() => ({
+    guest: k8s.QuantitySchema,
+  }));
 
 export interface PersistentVolumeClaim {
   /**
@@ -895,14 +827,10 @@ export interface PersistentVolumeClaim {
 }
 /** Parses `v1beta1.PersistentVolumeClaim`; unknown keys are kept. */
 export const PersistentVolumeClaimSchema: z.ZodType<PersistentVolumeClaim> =
-  kit.looseObject<PersistentVolumeClaim>({
-    get metadata() {
-      return kit.optional(k8s.ObjectMetaSchema);
-    },
-    get spec() {
-      return kit.optional(k8s.PersistentVolumeClaimSpecSchema);
-    },
-  });
+  kit.looseObject<PersistentVolumeClaim>(() => ({
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: kit.optional(k8s.PersistentVolumeClaimSpecSchema),
+  }));
 
 export interface PlatformOptions {
   /**
@@ -911,9 +839,9 @@ export interface PlatformOptions {
   architecture?: string;
 }
 /** Parses `v1beta1.PlatformOptions`; unknown keys are kept. */
-export const PlatformOptionsSchema: z.ZodType<PlatformOptions> = kit.looseObject<PlatformOptions>({
+export const PlatformOptionsSchema: z.ZodType<PlatformOptions> = kit.looseObject<PlatformOptions>(() => ({
   architecture: kit.optional(kit.string()),
-});
+}));
 
 export interface PreferenceRequirements {
   /**
@@ -931,15 +859,11 @@ export interface PreferenceRequirements {
 }
 /** Parses `v1beta1.PreferenceRequirements`; unknown keys are kept. */
 export const PreferenceRequirementsSchema: z.ZodType<PreferenceRequirements> =
-  kit.looseObject<PreferenceRequirements>({
+  kit.looseObject<PreferenceRequirements>(() => ({
     architecture: kit.optional(kit.string()),
-    get cpu() {
-      return kit.optional(CPUPreferenceRequirementSchema);
-    },
-    get memory() {
-      return kit.optional(MemoryPreferenceRequirementSchema);
-    },
-  });
+    cpu: kit.optional(CPUPreferenceRequirementSchema),
+    memory: kit.optional(MemoryPreferenceRequirementSchema),
+  }));
 
 /**
  * SnapshotVolumesLists includes the list of volumes which were included in the snapshot and volumes which were excluded from the snapshot
@@ -950,10 +874,10 @@ export interface SnapshotVolumesLists {
 }
 /** Parses `v1beta1.SnapshotVolumesLists`; unknown keys are kept. */
 export const SnapshotVolumesListsSchema: z.ZodType<SnapshotVolumesLists> =
-  kit.looseObject<SnapshotVolumesLists>({
+  kit.looseObject<SnapshotVolumesLists>(() => ({
     excludedVolumes: kit.optional(kit.array(kit.string())),
     includedVolumes: kit.optional(kit.array(kit.string())),
-  });
+  }));
 
 /**
  * SourceIndication provides an indication of the source VM with its description message
@@ -969,10 +893,10 @@ export interface SourceIndication {
   message: string;
 }
 /** Parses `v1beta1.SourceIndication`; unknown keys are kept. */
-export const SourceIndicationSchema: z.ZodType<SourceIndication> = kit.looseObject<SourceIndication>({
+export const SourceIndicationSchema: z.ZodType<SourceIndication> = kit.looseObject<SourceIndication>(() => ({
   indication: kit.string(),
   message: kit.string(),
-});
+}));
 
 /**
  * SourceSpec contains the appropriate spec for the resource being snapshotted
@@ -981,11 +905,9 @@ export interface SourceSpec {
   virtualMachine?: VirtualMachine;
 }
 /** Parses `v1beta1.SourceSpec`; unknown keys are kept. */
-export const SourceSpecSchema: z.ZodType<SourceSpec> = kit.looseObject<SourceSpec>({
-  get virtualMachine() {
-    return kit.optional(VirtualMachineSchema);
-  },
-});
+export const SourceSpecSchema: z.ZodType<SourceSpec> = kit.looseObject<SourceSpec>(() => ({
+  virtualMachine: kit.optional(VirtualMachineSchema),
+}));
 
 export interface SpreadOptions {
   /**
@@ -1002,10 +924,10 @@ export interface SpreadOptions {
   ratio?: number;
 }
 /** Parses `v1beta1.SpreadOptions`; unknown keys are kept. */
-export const SpreadOptionsSchema: z.ZodType<SpreadOptions> = kit.looseObject<SpreadOptions>({
+export const SpreadOptionsSchema: z.ZodType<SpreadOptions> = kit.looseObject<SpreadOptions>(() => ({
   across: kit.optional(kit.string()),
   ratio: kit.optional(kit.int()),
-});
+}));
 
 /**
  * StorageSpec defines the Storage type specification
@@ -1050,26 +972,18 @@ export interface StorageSpec {
   volumeName?: string;
 }
 /** Parses `v1beta1.StorageSpec`; unknown keys are kept. */
-export const StorageSpecSchema: z.ZodType<StorageSpec> = kit.looseObject<StorageSpec>({
+export const StorageSpecSchema: z.ZodType<StorageSpec> = kit.looseObject<StorageSpec>(() => ({
   accessModes: kit.optional(
     kit.array(kit.literalUnion(["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"])),
   ),
-  get dataSource() {
-    return kit.optional(k8s.TypedLocalObjectReferenceSchema);
-  },
-  get dataSourceRef() {
-    return kit.optional(k8s.TypedObjectReferenceSchema);
-  },
-  get resources() {
-    return kit.optional(k8s.VolumeResourceRequirementsSchema);
-  },
-  get selector() {
-    return kit.optional(k8s.LabelSelectorSchema);
-  },
+  dataSource: kit.optional(k8s.TypedLocalObjectReferenceSchema),
+  dataSourceRef: kit.optional(k8s.TypedObjectReferenceSchema),
+  resources: kit.optional(k8s.VolumeResourceRequirementsSchema),
+  selector: kit.optional(k8s.LabelSelectorSchema),
   storageClassName: kit.optional(kit.string()),
   volumeMode: kit.optional(kit.literalUnion(["Block", "Filesystem", "FromStorageProfile"])),
   volumeName: kit.optional(kit.string()),
-});
+}));
 
 export interface VirtualMachine {
   metadata?: k8s.ObjectMeta;
@@ -1083,17 +997,11 @@ export interface VirtualMachine {
   status?: v1.VirtualMachineStatus | null;
 }
 /** Parses `v1beta1.VirtualMachine`; unknown keys are kept. */
-export const VirtualMachineSchema: z.ZodType<VirtualMachine> = kit.looseObject<VirtualMachine>({
-  get metadata() {
-    return kit.optional(k8s.ObjectMetaSchema);
-  },
-  get spec() {
-    return kit.optional(v1.VirtualMachineSpecSchema);
-  },
-  get status() {
-    return kit.optional(kit.nullable(v1.VirtualMachineStatusSchema));
-  },
-});
+export const VirtualMachineSchema: z.ZodType<VirtualMachine> = kit.looseObject<VirtualMachine>(() => ({
+  metadata: kit.optional(k8s.ObjectMetaSchema),
+  spec: kit.optional(v1.VirtualMachineSpecSchema),
+  status: kit.optional(kit.nullable(v1.VirtualMachineStatusSchema)),
+}));
 
 /**
  * VirtualMachineClone is a CRD that clones one VM into another.
@@ -1113,19 +1021,13 @@ export interface VirtualMachineClone {
 }
 /** Parses `v1beta1.VirtualMachineClone`; unknown keys are kept. */
 export const VirtualMachineCloneSchema: z.ZodType<VirtualMachineClone> = kit.looseObject<VirtualMachineClone>(
-  {
+  () => ({
     apiVersion: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ObjectMetaSchema);
-    },
-    get spec() {
-      return VirtualMachineCloneSpecSchema;
-    },
-    get status() {
-      return kit.optional(kit.nullable(VirtualMachineCloneStatusSchema));
-    },
-  },
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: VirtualMachineCloneSpecSchema,
+    status: kit.optional(kit.nullable(VirtualMachineCloneStatusSchema)),
+  }),
 );
 
 /**
@@ -1145,16 +1047,12 @@ export interface VirtualMachineCloneList {
 }
 /** Parses `v1beta1.VirtualMachineCloneList`; unknown keys are kept. */
 export const VirtualMachineCloneListSchema: z.ZodType<VirtualMachineCloneList> =
-  kit.looseObject<VirtualMachineCloneList>({
+  kit.looseObject<VirtualMachineCloneList>(() => ({
     apiVersion: kit.optional(kit.string()),
-    get items() {
-      return kit.array(VirtualMachineCloneSchema);
-    },
+    items: kit.array(VirtualMachineCloneSchema),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ListMetaSchema);
-    },
-  });
+    metadata: kit.optional(k8s.ListMetaSchema),
+  }));
 
 export interface VirtualMachineCloneSpec {
   /**
@@ -1196,23 +1094,17 @@ export interface VirtualMachineCloneSpec {
 }
 /** Parses `v1beta1.VirtualMachineCloneSpec`; unknown keys are kept. */
 export const VirtualMachineCloneSpecSchema: z.ZodType<VirtualMachineCloneSpec> =
-  kit.looseObject<VirtualMachineCloneSpec>({
+  kit.looseObject<VirtualMachineCloneSpec>(() => ({
     annotationFilters: kit.optional(kit.array(kit.string())),
     labelFilters: kit.optional(kit.array(kit.string())),
     newMacAddresses: kit.optional(kit.record(kit.string())),
     newSMBiosSerial: kit.optional(kit.string()),
     patches: kit.optional(kit.array(kit.string())),
-    get source() {
-      return k8s.TypedLocalObjectReferenceSchema;
-    },
-    get target() {
-      return kit.optional(k8s.TypedLocalObjectReferenceSchema);
-    },
-    get template() {
-      return kit.optional(VirtualMachineCloneTemplateFiltersSchema);
-    },
+    source: k8s.TypedLocalObjectReferenceSchema,
+    target: kit.optional(k8s.TypedLocalObjectReferenceSchema),
+    template: kit.optional(VirtualMachineCloneTemplateFiltersSchema),
     volumeNamePolicy: kit.optional(kit.string()),
-  });
+  }));
 
 export interface VirtualMachineCloneStatus {
   conditions?: Condition[];
@@ -1224,18 +1116,14 @@ export interface VirtualMachineCloneStatus {
 }
 /** Parses `v1beta1.VirtualMachineCloneStatus`; unknown keys are kept. */
 export const VirtualMachineCloneStatusSchema: z.ZodType<VirtualMachineCloneStatus> =
-  kit.looseObject<VirtualMachineCloneStatus>({
-    get conditions() {
-      return kit.optional(kit.array(ConditionSchema));
-    },
-    get creationTime() {
-      return kit.optional(k8s.TimeSchema);
-    },
+  kit.looseObject<VirtualMachineCloneStatus>(() => ({
+    conditions: kit.optional(kit.array(ConditionSchema)),
+    creationTime: kit.optional(k8s.TimeSchema),
     phase: kit.optional(kit.string()),
     restoreName: kit.optional(kit.string()),
     snapshotName: kit.optional(kit.string()),
     targetName: kit.optional(kit.string()),
-  });
+  }));
 
 export interface VirtualMachineCloneTemplateFilters {
   /**
@@ -1249,10 +1137,10 @@ export interface VirtualMachineCloneTemplateFilters {
 }
 /** Parses `v1beta1.VirtualMachineCloneTemplateFilters`; unknown keys are kept. */
 export const VirtualMachineCloneTemplateFiltersSchema: z.ZodType<VirtualMachineCloneTemplateFilters> =
-  kit.looseObject<VirtualMachineCloneTemplateFilters>({
+  kit.looseObject<VirtualMachineCloneTemplateFilters>(() => ({
     annotationFilters: kit.optional(kit.array(kit.string())),
     labelFilters: kit.optional(kit.array(kit.string())),
-  });
+  }));
 
 /**
  * VirtualMachineClusterInstancetype is a cluster scoped version of VirtualMachineInstancetype resource.
@@ -1274,16 +1162,12 @@ export interface VirtualMachineClusterInstancetype {
 }
 /** Parses `v1beta1.VirtualMachineClusterInstancetype`; unknown keys are kept. */
 export const VirtualMachineClusterInstancetypeSchema: z.ZodType<VirtualMachineClusterInstancetype> =
-  kit.looseObject<VirtualMachineClusterInstancetype>({
+  kit.looseObject<VirtualMachineClusterInstancetype>(() => ({
     apiVersion: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ObjectMetaSchema);
-    },
-    get spec() {
-      return VirtualMachineInstancetypeSpecSchema;
-    },
-  });
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: VirtualMachineInstancetypeSpecSchema,
+  }));
 
 /**
  * VirtualMachineClusterInstancetypeList is a list of VirtualMachineClusterInstancetype resources.
@@ -1302,16 +1186,12 @@ export interface VirtualMachineClusterInstancetypeList {
 }
 /** Parses `v1beta1.VirtualMachineClusterInstancetypeList`; unknown keys are kept. */
 export const VirtualMachineClusterInstancetypeListSchema: z.ZodType<VirtualMachineClusterInstancetypeList> =
-  kit.looseObject<VirtualMachineClusterInstancetypeList>({
+  kit.looseObject<VirtualMachineClusterInstancetypeList>(() => ({
     apiVersion: kit.optional(kit.string()),
-    get items() {
-      return kit.array(VirtualMachineClusterInstancetypeSchema);
-    },
+    items: kit.array(VirtualMachineClusterInstancetypeSchema),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ListMetaSchema);
-    },
-  });
+    metadata: kit.optional(k8s.ListMetaSchema),
+  }));
 
 /**
  * VirtualMachineClusterPreference is a cluster scoped version of the VirtualMachinePreference resource.
@@ -1333,16 +1213,12 @@ export interface VirtualMachineClusterPreference {
 }
 /** Parses `v1beta1.VirtualMachineClusterPreference`; unknown keys are kept. */
 export const VirtualMachineClusterPreferenceSchema: z.ZodType<VirtualMachineClusterPreference> =
-  kit.looseObject<VirtualMachineClusterPreference>({
+  kit.looseObject<VirtualMachineClusterPreference>(() => ({
     apiVersion: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ObjectMetaSchema);
-    },
-    get spec() {
-      return VirtualMachinePreferenceSpecSchema;
-    },
-  });
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: VirtualMachinePreferenceSpecSchema,
+  }));
 
 /**
  * VirtualMachineClusterPreferenceList is a list of VirtualMachineClusterPreference resources.
@@ -1361,16 +1237,12 @@ export interface VirtualMachineClusterPreferenceList {
 }
 /** Parses `v1beta1.VirtualMachineClusterPreferenceList`; unknown keys are kept. */
 export const VirtualMachineClusterPreferenceListSchema: z.ZodType<VirtualMachineClusterPreferenceList> =
-  kit.looseObject<VirtualMachineClusterPreferenceList>({
+  kit.looseObject<VirtualMachineClusterPreferenceList>(() => ({
     apiVersion: kit.optional(kit.string()),
-    get items() {
-      return kit.array(VirtualMachineClusterPreferenceSchema);
-    },
+    items: kit.array(VirtualMachineClusterPreferenceSchema),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ListMetaSchema);
-    },
-  });
+    metadata: kit.optional(k8s.ListMetaSchema),
+  }));
 
 /**
  * VirtualMachineInstancetype resource contains quantitative and resource related VirtualMachine configuration that can be used by multiple VirtualMachine resources.
@@ -1392,16 +1264,12 @@ export interface VirtualMachineInstancetype {
 }
 /** Parses `v1beta1.VirtualMachineInstancetype`; unknown keys are kept. */
 export const VirtualMachineInstancetypeSchema: z.ZodType<VirtualMachineInstancetype> =
-  kit.looseObject<VirtualMachineInstancetype>({
+  kit.looseObject<VirtualMachineInstancetype>(() => ({
     apiVersion: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ObjectMetaSchema);
-    },
-    get spec() {
-      return VirtualMachineInstancetypeSpecSchema;
-    },
-  });
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: VirtualMachineInstancetypeSpecSchema,
+  }));
 
 /**
  * VirtualMachineInstancetypeList is a list of VirtualMachineInstancetype resources.
@@ -1420,16 +1288,12 @@ export interface VirtualMachineInstancetypeList {
 }
 /** Parses `v1beta1.VirtualMachineInstancetypeList`; unknown keys are kept. */
 export const VirtualMachineInstancetypeListSchema: z.ZodType<VirtualMachineInstancetypeList> =
-  kit.looseObject<VirtualMachineInstancetypeList>({
+  kit.looseObject<VirtualMachineInstancetypeList>(() => ({
     apiVersion: kit.optional(kit.string()),
-    get items() {
-      return kit.array(VirtualMachineInstancetypeSchema);
-    },
+    items: kit.array(VirtualMachineInstancetypeSchema),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ListMetaSchema);
-    },
-  });
+    metadata: kit.optional(k8s.ListMetaSchema),
+  }));
 
 /**
  * VirtualMachineInstancetypeSpec is a description of the VirtualMachineInstancetype or VirtualMachineClusterInstancetype.
@@ -1486,30 +1350,18 @@ export interface VirtualMachineInstancetypeSpec {
 }
 /** Parses `v1beta1.VirtualMachineInstancetypeSpec`; unknown keys are kept. */
 export const VirtualMachineInstancetypeSpecSchema: z.ZodType<VirtualMachineInstancetypeSpec> =
-  kit.looseObject<VirtualMachineInstancetypeSpec>({
+  kit.looseObject<VirtualMachineInstancetypeSpec>(() => ({
     annotations: kit.optional(kit.record(kit.string())),
-    get cpu() {
-      return CPUInstancetypeSchema;
-    },
-    get gpus() {
-      return kit.optional(kit.array(v1.GPUSchema));
-    },
-    get hostDevices() {
-      return kit.optional(kit.array(v1.HostDeviceSchema));
-    },
-    get ioThreads() {
-      return kit.optional(v1.DiskIOThreadsSchema);
-    },
+    cpu: CPUInstancetypeSchema,
+    gpus: kit.optional(kit.array(v1.GPUSchema)),
+    hostDevices: kit.optional(kit.array(v1.HostDeviceSchema)),
+    ioThreads: kit.optional(v1.DiskIOThreadsSchema),
     ioThreadsPolicy: kit.optional(kit.string()),
-    get launchSecurity() {
-      return kit.optional(v1.LaunchSecuritySchema);
-    },
-    get memory() {
-      return MemoryInstancetypeSchema;
-    },
+    launchSecurity: kit.optional(v1.LaunchSecuritySchema),
+    memory: MemoryInstancetypeSchema,
     nodeSelector: kit.optional(kit.record(kit.string())),
     schedulerName: kit.optional(kit.string()),
-  });
+  }));
 
 export type VirtualMachineOpportunisticUpdateStrategy = Record<string, unknown>;
 /** Parses `v1beta1.VirtualMachineOpportunisticUpdateStrategy`. */
@@ -1533,19 +1385,15 @@ export interface VirtualMachinePool {
   status?: VirtualMachinePoolStatus | null;
 }
 /** Parses `v1beta1.VirtualMachinePool`; unknown keys are kept. */
-export const VirtualMachinePoolSchema: z.ZodType<VirtualMachinePool> = kit.looseObject<VirtualMachinePool>({
-  apiVersion: kit.optional(kit.string()),
-  kind: kit.optional(kit.string()),
-  get metadata() {
-    return kit.optional(k8s.ObjectMetaSchema);
-  },
-  get spec() {
-    return VirtualMachinePoolSpecSchema;
-  },
-  get status() {
-    return kit.optional(kit.nullable(VirtualMachinePoolStatusSchema));
-  },
-});
+export const VirtualMachinePoolSchema: z.ZodType<VirtualMachinePool> = kit.looseObject<VirtualMachinePool>(
+  () => ({
+    apiVersion: kit.optional(kit.string()),
+    kind: kit.optional(kit.string()),
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: VirtualMachinePoolSpecSchema,
+    status: kit.optional(kit.nullable(VirtualMachinePoolStatusSchema)),
+  }),
+);
 
 export interface VirtualMachinePoolAutohealingStrategy {
   /**
@@ -1559,12 +1407,10 @@ export interface VirtualMachinePoolAutohealingStrategy {
 }
 /** Parses `v1beta1.VirtualMachinePoolAutohealingStrategy`; unknown keys are kept. */
 export const VirtualMachinePoolAutohealingStrategySchema: z.ZodType<VirtualMachinePoolAutohealingStrategy> =
-  kit.looseObject<VirtualMachinePoolAutohealingStrategy>({
-    get minFailingToStartDuration() {
-      return kit.optional(k8s.DurationSchema);
-    },
+  kit.looseObject<VirtualMachinePoolAutohealingStrategy>(() => ({
+    minFailingToStartDuration: kit.optional(k8s.DurationSchema),
     startUpFailureThreshold: kit.optional(kit.int()),
-  });
+  }));
 
 export interface VirtualMachinePoolCondition {
   lastProbeTime?: string | null;
@@ -1576,14 +1422,14 @@ export interface VirtualMachinePoolCondition {
 }
 /** Parses `v1beta1.VirtualMachinePoolCondition`; unknown keys are kept. */
 export const VirtualMachinePoolConditionSchema: z.ZodType<VirtualMachinePoolCondition> =
-  kit.looseObject<VirtualMachinePoolCondition>({
+  kit.looseObject<VirtualMachinePoolCondition>(() => ({
     lastProbeTime: kit.optional(kit.nullable(kit.string())),
     lastTransitionTime: kit.optional(kit.nullable(kit.string())),
     message: kit.optional(kit.string()),
     reason: kit.optional(kit.string()),
     status: kit.string(),
     type: kit.string(),
-  });
+  }));
 
 /**
  * VirtualMachinePoolList is a list of VirtualMachinePool resources.
@@ -1602,16 +1448,12 @@ export interface VirtualMachinePoolList {
 }
 /** Parses `v1beta1.VirtualMachinePoolList`; unknown keys are kept. */
 export const VirtualMachinePoolListSchema: z.ZodType<VirtualMachinePoolList> =
-  kit.looseObject<VirtualMachinePoolList>({
+  kit.looseObject<VirtualMachinePoolList>(() => ({
     apiVersion: kit.optional(kit.string()),
-    get items() {
-      return kit.array(VirtualMachinePoolSchema);
-    },
+    items: kit.array(VirtualMachinePoolSchema),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ListMetaSchema);
-    },
-  });
+    metadata: kit.optional(k8s.ListMetaSchema),
+  }));
 
 export interface VirtualMachinePoolNameGeneration {
   appendIndexToConfigMapRefs?: boolean;
@@ -1619,10 +1461,10 @@ export interface VirtualMachinePoolNameGeneration {
 }
 /** Parses `v1beta1.VirtualMachinePoolNameGeneration`; unknown keys are kept. */
 export const VirtualMachinePoolNameGenerationSchema: z.ZodType<VirtualMachinePoolNameGeneration> =
-  kit.looseObject<VirtualMachinePoolNameGeneration>({
+  kit.looseObject<VirtualMachinePoolNameGeneration>(() => ({
     appendIndexToConfigMapRefs: kit.optional(kit.boolean()),
     appendIndexToSecretRefs: kit.optional(kit.boolean()),
-  });
+  }));
 
 /**
  * VirtualMachinePoolOpportunisticScaleInStrategy represents opportunistic scale-in strategy
@@ -1635,9 +1477,9 @@ export interface VirtualMachinePoolOpportunisticScaleInStrategy {
 }
 /** Parses `v1beta1.VirtualMachinePoolOpportunisticScaleInStrategy`; unknown keys are kept. */
 export const VirtualMachinePoolOpportunisticScaleInStrategySchema: z.ZodType<VirtualMachinePoolOpportunisticScaleInStrategy> =
-  kit.looseObject<VirtualMachinePoolOpportunisticScaleInStrategy>({
+  kit.looseObject<VirtualMachinePoolOpportunisticScaleInStrategy>(() => ({
     statePreservation: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * VirtualMachinePoolProactiveScaleInStrategy represents proactive scale-in strategy
@@ -1654,12 +1496,10 @@ export interface VirtualMachinePoolProactiveScaleInStrategy {
 }
 /** Parses `v1beta1.VirtualMachinePoolProactiveScaleInStrategy`; unknown keys are kept. */
 export const VirtualMachinePoolProactiveScaleInStrategySchema: z.ZodType<VirtualMachinePoolProactiveScaleInStrategy> =
-  kit.looseObject<VirtualMachinePoolProactiveScaleInStrategy>({
-    get selectionPolicy() {
-      return kit.optional(VirtualMachinePoolSelectionPolicySchema);
-    },
+  kit.looseObject<VirtualMachinePoolProactiveScaleInStrategy>(() => ({
+    selectionPolicy: kit.optional(VirtualMachinePoolSelectionPolicySchema),
     statePreservation: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * VirtualMachinePoolProactiveUpdateStrategy represents proactive update strategy
@@ -1672,11 +1512,9 @@ export interface VirtualMachinePoolProactiveUpdateStrategy {
 }
 /** Parses `v1beta1.VirtualMachinePoolProactiveUpdateStrategy`; unknown keys are kept. */
 export const VirtualMachinePoolProactiveUpdateStrategySchema: z.ZodType<VirtualMachinePoolProactiveUpdateStrategy> =
-  kit.looseObject<VirtualMachinePoolProactiveUpdateStrategy>({
-    get selectionPolicy() {
-      return kit.optional(VirtualMachinePoolSelectionPolicySchema);
-    },
-  });
+  kit.looseObject<VirtualMachinePoolProactiveUpdateStrategy>(() => ({
+    selectionPolicy: kit.optional(VirtualMachinePoolSelectionPolicySchema),
+  }));
 
 /**
  * VirtualMachinePoolScaleInStrategy specifies how the VMPool controller manages scaling in VMs within a VMPool
@@ -1697,17 +1535,11 @@ export interface VirtualMachinePoolScaleInStrategy {
 }
 /** Parses `v1beta1.VirtualMachinePoolScaleInStrategy`; unknown keys are kept. */
 export const VirtualMachinePoolScaleInStrategySchema: z.ZodType<VirtualMachinePoolScaleInStrategy> =
-  kit.looseObject<VirtualMachinePoolScaleInStrategy>({
-    get opportunistic() {
-      return kit.optional(VirtualMachinePoolOpportunisticScaleInStrategySchema);
-    },
-    get proactive() {
-      return kit.optional(VirtualMachinePoolProactiveScaleInStrategySchema);
-    },
-    get unmanaged() {
-      return kit.optional(VirtualMachinePoolUnmanagedStrategySchema);
-    },
-  });
+  kit.looseObject<VirtualMachinePoolScaleInStrategy>(() => ({
+    opportunistic: kit.optional(VirtualMachinePoolOpportunisticScaleInStrategySchema),
+    proactive: kit.optional(VirtualMachinePoolProactiveScaleInStrategySchema),
+    unmanaged: kit.optional(VirtualMachinePoolUnmanagedStrategySchema),
+  }));
 
 /**
  * VirtualMachinePoolSelectionPolicy defines the priority in which VM instances are selected for proactive scale-in or update
@@ -1724,12 +1556,10 @@ export interface VirtualMachinePoolSelectionPolicy {
 }
 /** Parses `v1beta1.VirtualMachinePoolSelectionPolicy`; unknown keys are kept. */
 export const VirtualMachinePoolSelectionPolicySchema: z.ZodType<VirtualMachinePoolSelectionPolicy> =
-  kit.looseObject<VirtualMachinePoolSelectionPolicy>({
-    get selectors() {
-      return kit.optional(VirtualMachinePoolSelectorsSchema);
-    },
+  kit.looseObject<VirtualMachinePoolSelectionPolicy>(() => ({
+    selectors: kit.optional(VirtualMachinePoolSelectorsSchema),
     sortPolicy: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * VirtualMachinePoolSelectors specifies filtering criteria for VM selection. If both are specified, both must match for a VM to be selected. If only one is specified, only that one must match for a VM to be selected.
@@ -1746,14 +1576,10 @@ export interface VirtualMachinePoolSelectors {
 }
 /** Parses `v1beta1.VirtualMachinePoolSelectors`; unknown keys are kept. */
 export const VirtualMachinePoolSelectorsSchema: z.ZodType<VirtualMachinePoolSelectors> =
-  kit.looseObject<VirtualMachinePoolSelectors>({
-    get labelSelector() {
-      return kit.optional(k8s.LabelSelectorSchema);
-    },
-    get nodeSelectorRequirementMatcher() {
-      return kit.optional(kit.array(k8s.NodeSelectorRequirementSchema));
-    },
-  });
+  kit.looseObject<VirtualMachinePoolSelectors>(() => ({
+    labelSelector: kit.optional(k8s.LabelSelectorSchema),
+    nodeSelectorRequirementMatcher: kit.optional(kit.array(k8s.NodeSelectorRequirementSchema)),
+  }));
 
 export interface VirtualMachinePoolSpec {
   /**
@@ -1795,31 +1621,17 @@ export interface VirtualMachinePoolSpec {
 }
 /** Parses `v1beta1.VirtualMachinePoolSpec`; unknown keys are kept. */
 export const VirtualMachinePoolSpecSchema: z.ZodType<VirtualMachinePoolSpec> =
-  kit.looseObject<VirtualMachinePoolSpec>({
-    get autohealing() {
-      return kit.optional(VirtualMachinePoolAutohealingStrategySchema);
-    },
-    get maxUnavailable() {
-      return kit.optional(k8s.IntOrStringSchema);
-    },
-    get nameGeneration() {
-      return kit.optional(VirtualMachinePoolNameGenerationSchema);
-    },
+  kit.looseObject<VirtualMachinePoolSpec>(() => ({
+    autohealing: kit.optional(VirtualMachinePoolAutohealingStrategySchema),
+    maxUnavailable: kit.optional(k8s.IntOrStringSchema),
+    nameGeneration: kit.optional(VirtualMachinePoolNameGenerationSchema),
     paused: kit.optional(kit.boolean()),
     replicas: kit.optional(kit.int32()),
-    get scaleInStrategy() {
-      return kit.optional(VirtualMachinePoolScaleInStrategySchema);
-    },
-    get selector() {
-      return k8s.LabelSelectorSchema;
-    },
-    get updateStrategy() {
-      return kit.optional(VirtualMachinePoolUpdateStrategySchema);
-    },
-    get virtualMachineTemplate() {
-      return VirtualMachineTemplateSpecSchema;
-    },
-  });
+    scaleInStrategy: kit.optional(VirtualMachinePoolScaleInStrategySchema),
+    selector: k8s.LabelSelectorSchema,
+    updateStrategy: kit.optional(VirtualMachinePoolUpdateStrategySchema),
+    virtualMachineTemplate: VirtualMachineTemplateSpecSchema,
+  }));
 
 export interface VirtualMachinePoolStatus {
   conditions?: VirtualMachinePoolCondition[];
@@ -1832,14 +1644,12 @@ export interface VirtualMachinePoolStatus {
 }
 /** Parses `v1beta1.VirtualMachinePoolStatus`; unknown keys are kept. */
 export const VirtualMachinePoolStatusSchema: z.ZodType<VirtualMachinePoolStatus> =
-  kit.looseObject<VirtualMachinePoolStatus>({
-    get conditions() {
-      return kit.optional(kit.array(VirtualMachinePoolConditionSchema));
-    },
+  kit.looseObject<VirtualMachinePoolStatus>(() => ({
+    conditions: kit.optional(kit.array(VirtualMachinePoolConditionSchema)),
     labelSelector: kit.optional(kit.string()),
     readyReplicas: kit.optional(kit.int32()),
     replicas: kit.optional(kit.int32()),
-  });
+  }));
 
 export type VirtualMachinePoolUnmanagedStrategy = Record<string, unknown>;
 /** Parses `v1beta1.VirtualMachinePoolUnmanagedStrategy`. */
@@ -1865,17 +1675,11 @@ export interface VirtualMachinePoolUpdateStrategy {
 }
 /** Parses `v1beta1.VirtualMachinePoolUpdateStrategy`; unknown keys are kept. */
 export const VirtualMachinePoolUpdateStrategySchema: z.ZodType<VirtualMachinePoolUpdateStrategy> =
-  kit.looseObject<VirtualMachinePoolUpdateStrategy>({
-    get opportunistic() {
-      return kit.optional(VirtualMachineOpportunisticUpdateStrategySchema);
-    },
-    get proactive() {
-      return kit.optional(VirtualMachinePoolProactiveUpdateStrategySchema);
-    },
-    get unmanaged() {
-      return kit.optional(VirtualMachinePoolUnmanagedStrategySchema);
-    },
-  });
+  kit.looseObject<VirtualMachinePoolUpdateStrategy>(() => ({
+    opportunistic: kit.optional(VirtualMachineOpportunisticUpdateStrategySchema),
+    proactive: kit.optional(VirtualMachinePoolProactiveUpdateStrategySchema),
+    unmanaged: kit.optional(VirtualMachinePoolUnmanagedStrategySchema),
+  }));
 
 /**
  * VirtualMachinePreference resource contains optional preferences related to the VirtualMachine.
@@ -1897,16 +1701,12 @@ export interface VirtualMachinePreference {
 }
 /** Parses `v1beta1.VirtualMachinePreference`; unknown keys are kept. */
 export const VirtualMachinePreferenceSchema: z.ZodType<VirtualMachinePreference> =
-  kit.looseObject<VirtualMachinePreference>({
+  kit.looseObject<VirtualMachinePreference>(() => ({
     apiVersion: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ObjectMetaSchema);
-    },
-    get spec() {
-      return VirtualMachinePreferenceSpecSchema;
-    },
-  });
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: VirtualMachinePreferenceSpecSchema,
+  }));
 
 /**
  * VirtualMachinePreferenceList is a list of VirtualMachinePreference resources.
@@ -1925,16 +1725,12 @@ export interface VirtualMachinePreferenceList {
 }
 /** Parses `v1beta1.VirtualMachinePreferenceList`; unknown keys are kept. */
 export const VirtualMachinePreferenceListSchema: z.ZodType<VirtualMachinePreferenceList> =
-  kit.looseObject<VirtualMachinePreferenceList>({
+  kit.looseObject<VirtualMachinePreferenceList>(() => ({
     apiVersion: kit.optional(kit.string()),
-    get items() {
-      return kit.array(VirtualMachinePreferenceSchema);
-    },
+    items: kit.array(VirtualMachinePreferenceSchema),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ListMetaSchema);
-    },
-  });
+    metadata: kit.optional(k8s.ListMetaSchema),
+  }));
 
 /**
  * VirtualMachinePreferenceSpec is a description of the VirtualMachinePreference or VirtualMachineClusterPreference.
@@ -1999,40 +1795,22 @@ export interface VirtualMachinePreferenceSpec {
 }
 /** Parses `v1beta1.VirtualMachinePreferenceSpec`; unknown keys are kept. */
 export const VirtualMachinePreferenceSpecSchema: z.ZodType<VirtualMachinePreferenceSpec> =
-  kit.looseObject<VirtualMachinePreferenceSpec>({
+  kit.looseObject<VirtualMachinePreferenceSpec>(() => ({
     annotations: kit.optional(kit.record(kit.string())),
-    get clock() {
-      return kit.optional(ClockPreferencesSchema);
-    },
-    get cpu() {
-      return kit.optional(CPUPreferencesSchema);
-    },
-    get devices() {
-      return kit.optional(DevicePreferencesSchema);
-    },
-    get features() {
-      return kit.optional(FeaturePreferencesSchema);
-    },
-    get firmware() {
-      return kit.optional(FirmwarePreferencesSchema);
-    },
-    get machine() {
-      return kit.optional(MachinePreferencesSchema);
-    },
+    clock: kit.optional(ClockPreferencesSchema),
+    cpu: kit.optional(CPUPreferencesSchema),
+    devices: kit.optional(DevicePreferencesSchema),
+    features: kit.optional(FeaturePreferencesSchema),
+    firmware: kit.optional(FirmwarePreferencesSchema),
+    machine: kit.optional(MachinePreferencesSchema),
     preferSpreadSocketToCoreRatio: kit.optional(kit.int()),
     preferredArchitecture: kit.optional(kit.string()),
-    get preferredLaunchSecurity() {
-      return kit.optional(v1.LaunchSecuritySchema);
-    },
+    preferredLaunchSecurity: kit.optional(v1.LaunchSecuritySchema),
     preferredSubdomain: kit.optional(kit.string()),
     preferredTerminationGracePeriodSeconds: kit.optional(kit.int()),
-    get requirements() {
-      return kit.optional(PreferenceRequirementsSchema);
-    },
-    get volumes() {
-      return kit.optional(VolumePreferencesSchema);
-    },
-  });
+    requirements: kit.optional(PreferenceRequirementsSchema),
+    volumes: kit.optional(VolumePreferencesSchema),
+  }));
 
 /**
  * VirtualMachineRestore defines the operation of restoring a VM
@@ -2052,19 +1830,13 @@ export interface VirtualMachineRestore {
 }
 /** Parses `v1beta1.VirtualMachineRestore`; unknown keys are kept. */
 export const VirtualMachineRestoreSchema: z.ZodType<VirtualMachineRestore> =
-  kit.looseObject<VirtualMachineRestore>({
+  kit.looseObject<VirtualMachineRestore>(() => ({
     apiVersion: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ObjectMetaSchema);
-    },
-    get spec() {
-      return VirtualMachineRestoreSpecSchema;
-    },
-    get status() {
-      return kit.optional(kit.nullable(VirtualMachineRestoreStatusSchema));
-    },
-  });
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: VirtualMachineRestoreSpecSchema,
+    status: kit.optional(kit.nullable(VirtualMachineRestoreStatusSchema)),
+  }));
 
 /**
  * VirtualMachineRestoreList is a list of VirtualMachineRestore resources
@@ -2083,16 +1855,12 @@ export interface VirtualMachineRestoreList {
 }
 /** Parses `v1beta1.VirtualMachineRestoreList`; unknown keys are kept. */
 export const VirtualMachineRestoreListSchema: z.ZodType<VirtualMachineRestoreList> =
-  kit.looseObject<VirtualMachineRestoreList>({
+  kit.looseObject<VirtualMachineRestoreList>(() => ({
     apiVersion: kit.optional(kit.string()),
-    get items() {
-      return kit.array(VirtualMachineRestoreSchema);
-    },
+    items: kit.array(VirtualMachineRestoreSchema),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return k8s.ListMetaSchema;
-    },
-  });
+    metadata: k8s.ListMetaSchema,
+  }));
 
 /**
  * VirtualMachineRestoreSpec is the spec for a VirtualMachineRestore resource
@@ -2119,19 +1887,15 @@ export interface VirtualMachineRestoreSpec {
 }
 /** Parses `v1beta1.VirtualMachineRestoreSpec`; unknown keys are kept. */
 export const VirtualMachineRestoreSpecSchema: z.ZodType<VirtualMachineRestoreSpec> =
-  kit.looseObject<VirtualMachineRestoreSpec>({
+  kit.looseObject<VirtualMachineRestoreSpec>(() => ({
     patches: kit.optional(kit.array(kit.string())),
-    get target() {
-      return k8s.TypedLocalObjectReferenceSchema;
-    },
+    target: k8s.TypedLocalObjectReferenceSchema,
     targetReadinessPolicy: kit.optional(kit.string()),
     virtualMachineSnapshotName: kit.string(),
     volumeOwnershipPolicy: kit.optional(kit.string()),
-    get volumeRestoreOverrides() {
-      return kit.optional(kit.array(VolumeRestoreOverrideSchema));
-    },
+    volumeRestoreOverrides: kit.optional(kit.array(VolumeRestoreOverrideSchema)),
     volumeRestorePolicy: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * VirtualMachineRestoreStatus is the status for a VirtualMachineRestore resource
@@ -2145,19 +1909,13 @@ export interface VirtualMachineRestoreStatus {
 }
 /** Parses `v1beta1.VirtualMachineRestoreStatus`; unknown keys are kept. */
 export const VirtualMachineRestoreStatusSchema: z.ZodType<VirtualMachineRestoreStatus> =
-  kit.looseObject<VirtualMachineRestoreStatus>({
+  kit.looseObject<VirtualMachineRestoreStatus>(() => ({
     complete: kit.optional(kit.boolean()),
-    get conditions() {
-      return kit.optional(kit.array(ConditionSchema));
-    },
+    conditions: kit.optional(kit.array(ConditionSchema)),
     deletedDataVolumes: kit.optional(kit.array(kit.string())),
-    get restoreTime() {
-      return kit.optional(k8s.TimeSchema);
-    },
-    get restores() {
-      return kit.optional(kit.array(VolumeRestoreSchema));
-    },
-  });
+    restoreTime: kit.optional(k8s.TimeSchema),
+    restores: kit.optional(kit.array(VolumeRestoreSchema)),
+  }));
 
 /**
  * VirtualMachineSnapshot defines the operation of snapshotting a VM
@@ -2177,19 +1935,13 @@ export interface VirtualMachineSnapshot {
 }
 /** Parses `v1beta1.VirtualMachineSnapshot`; unknown keys are kept. */
 export const VirtualMachineSnapshotSchema: z.ZodType<VirtualMachineSnapshot> =
-  kit.looseObject<VirtualMachineSnapshot>({
+  kit.looseObject<VirtualMachineSnapshot>(() => ({
     apiVersion: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ObjectMetaSchema);
-    },
-    get spec() {
-      return VirtualMachineSnapshotSpecSchema;
-    },
-    get status() {
-      return kit.optional(kit.nullable(VirtualMachineSnapshotStatusSchema));
-    },
-  });
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: VirtualMachineSnapshotSpecSchema,
+    status: kit.optional(kit.nullable(VirtualMachineSnapshotStatusSchema)),
+  }));
 
 /**
  * VirtualMachineSnapshotContent contains the snapshot data
@@ -2209,19 +1961,13 @@ export interface VirtualMachineSnapshotContent {
 }
 /** Parses `v1beta1.VirtualMachineSnapshotContent`; unknown keys are kept. */
 export const VirtualMachineSnapshotContentSchema: z.ZodType<VirtualMachineSnapshotContent> =
-  kit.looseObject<VirtualMachineSnapshotContent>({
+  kit.looseObject<VirtualMachineSnapshotContent>(() => ({
     apiVersion: kit.optional(kit.string()),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return kit.optional(k8s.ObjectMetaSchema);
-    },
-    get spec() {
-      return VirtualMachineSnapshotContentSpecSchema;
-    },
-    get status() {
-      return kit.optional(kit.nullable(VirtualMachineSnapshotContentStatusSchema));
-    },
-  });
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: VirtualMachineSnapshotContentSpecSchema,
+    status: kit.optional(kit.nullable(VirtualMachineSnapshotContentStatusSchema)),
+  }));
 
 /**
  * VirtualMachineSnapshotContentList is a list of VirtualMachineSnapshot resources
@@ -2240,16 +1986,12 @@ export interface VirtualMachineSnapshotContentList {
 }
 /** Parses `v1beta1.VirtualMachineSnapshotContentList`; unknown keys are kept. */
 export const VirtualMachineSnapshotContentListSchema: z.ZodType<VirtualMachineSnapshotContentList> =
-  kit.looseObject<VirtualMachineSnapshotContentList>({
+  kit.looseObject<VirtualMachineSnapshotContentList>(() => ({
     apiVersion: kit.optional(kit.string()),
-    get items() {
-      return kit.array(VirtualMachineSnapshotContentSchema);
-    },
+    items: kit.array(VirtualMachineSnapshotContentSchema),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return k8s.ListMetaSchema;
-    },
-  });
+    metadata: k8s.ListMetaSchema,
+  }));
 
 /**
  * VirtualMachineSnapshotContentSpec is the spec for a VirtualMachineSnapshotContent resource
@@ -2261,15 +2003,11 @@ export interface VirtualMachineSnapshotContentSpec {
 }
 /** Parses `v1beta1.VirtualMachineSnapshotContentSpec`; unknown keys are kept. */
 export const VirtualMachineSnapshotContentSpecSchema: z.ZodType<VirtualMachineSnapshotContentSpec> =
-  kit.looseObject<VirtualMachineSnapshotContentSpec>({
-    get source() {
-      return SourceSpecSchema;
-    },
+  kit.looseObject<VirtualMachineSnapshotContentSpec>(() => ({
+    source: SourceSpecSchema,
     virtualMachineSnapshotName: kit.optional(kit.string()),
-    get volumeBackups() {
-      return kit.optional(kit.array(VolumeBackupSchema));
-    },
-  });
+    volumeBackups: kit.optional(kit.array(VolumeBackupSchema)),
+  }));
 
 /**
  * VirtualMachineSnapshotContentStatus is the status for a VirtualMachineSnapshotStatus resource
@@ -2282,18 +2020,12 @@ export interface VirtualMachineSnapshotContentStatus {
 }
 /** Parses `v1beta1.VirtualMachineSnapshotContentStatus`; unknown keys are kept. */
 export const VirtualMachineSnapshotContentStatusSchema: z.ZodType<VirtualMachineSnapshotContentStatus> =
-  kit.looseObject<VirtualMachineSnapshotContentStatus>({
-    get creationTime() {
-      return kit.optional(k8s.TimeSchema);
-    },
-    get error() {
-      return kit.optional(ErrorSchema);
-    },
+  kit.looseObject<VirtualMachineSnapshotContentStatus>(() => ({
+    creationTime: kit.optional(k8s.TimeSchema),
+    error: kit.optional(ErrorSchema),
     readyToUse: kit.optional(kit.boolean()),
-    get volumeSnapshotStatus() {
-      return kit.optional(kit.array(VolumeSnapshotStatusSchema));
-    },
-  });
+    volumeSnapshotStatus: kit.optional(kit.array(VolumeSnapshotStatusSchema)),
+  }));
 
 /**
  * VirtualMachineSnapshotList is a list of VirtualMachineSnapshot resources
@@ -2312,16 +2044,12 @@ export interface VirtualMachineSnapshotList {
 }
 /** Parses `v1beta1.VirtualMachineSnapshotList`; unknown keys are kept. */
 export const VirtualMachineSnapshotListSchema: z.ZodType<VirtualMachineSnapshotList> =
-  kit.looseObject<VirtualMachineSnapshotList>({
+  kit.looseObject<VirtualMachineSnapshotList>(() => ({
     apiVersion: kit.optional(kit.string()),
-    get items() {
-      return kit.array(VirtualMachineSnapshotSchema);
-    },
+    items: kit.array(VirtualMachineSnapshotSchema),
     kind: kit.optional(kit.string()),
-    get metadata() {
-      return k8s.ListMetaSchema;
-    },
-  });
+    metadata: k8s.ListMetaSchema,
+  }));
 
 /**
  * VirtualMachineSnapshotSpec is the spec for a VirtualMachineSnapshot resource
@@ -2336,15 +2064,11 @@ export interface VirtualMachineSnapshotSpec {
 }
 /** Parses `v1beta1.VirtualMachineSnapshotSpec`; unknown keys are kept. */
 export const VirtualMachineSnapshotSpecSchema: z.ZodType<VirtualMachineSnapshotSpec> =
-  kit.looseObject<VirtualMachineSnapshotSpec>({
+  kit.looseObject<VirtualMachineSnapshotSpec>(() => ({
     deletionPolicy: kit.optional(kit.string()),
-    get failureDeadline() {
-      return kit.optional(k8s.DurationSchema);
-    },
-    get source() {
-      return k8s.TypedLocalObjectReferenceSchema;
-    },
-  });
+    failureDeadline: kit.optional(k8s.DurationSchema),
+    source: k8s.TypedLocalObjectReferenceSchema,
+  }));
 
 /**
  * VirtualMachineSnapshotStatus is the status for a VirtualMachineSnapshot resource
@@ -2366,28 +2090,18 @@ export interface VirtualMachineSnapshotStatus {
 }
 /** Parses `v1beta1.VirtualMachineSnapshotStatus`; unknown keys are kept. */
 export const VirtualMachineSnapshotStatusSchema: z.ZodType<VirtualMachineSnapshotStatus> =
-  kit.looseObject<VirtualMachineSnapshotStatus>({
-    get conditions() {
-      return kit.optional(kit.array(ConditionSchema));
-    },
-    get creationTime() {
-      return kit.optional(k8s.TimeSchema);
-    },
-    get error() {
-      return kit.optional(ErrorSchema);
-    },
+  kit.looseObject<VirtualMachineSnapshotStatus>(() => ({
+    conditions: kit.optional(kit.array(ConditionSchema)),
+    creationTime: kit.optional(k8s.TimeSchema),
+    error: kit.optional(ErrorSchema),
     indications: kit.optional(kit.array(kit.string())),
     phase: kit.optional(kit.string()),
     readyToUse: kit.optional(kit.boolean()),
-    get snapshotVolumes() {
-      return kit.optional(SnapshotVolumesListsSchema);
-    },
-    get sourceIndications() {
-      return kit.optional(kit.array(SourceIndicationSchema));
-    },
+    snapshotVolumes: kit.optional(SnapshotVolumesListsSchema),
+    sourceIndications: kit.optional(kit.array(SourceIndicationSchema)),
     sourceUID: kit.optional(kit.string()),
     virtualMachineSnapshotContentName: kit.optional(kit.string()),
-  });
+  }));
 
 export interface VirtualMachineTemplateSpec {
   metadata?: k8s.ObjectMeta;
@@ -2398,14 +2112,10 @@ export interface VirtualMachineTemplateSpec {
 }
 /** Parses `v1beta1.VirtualMachineTemplateSpec`; unknown keys are kept. */
 export const VirtualMachineTemplateSpecSchema: z.ZodType<VirtualMachineTemplateSpec> =
-  kit.looseObject<VirtualMachineTemplateSpec>({
-    get metadata() {
-      return kit.optional(k8s.ObjectMetaSchema);
-    },
-    get spec() {
-      return kit.optional(v1.VirtualMachineSpecSchema);
-    },
-  });
+  kit.looseObject<VirtualMachineTemplateSpec>(() => ({
+    metadata: kit.optional(k8s.ObjectMetaSchema),
+    spec: kit.optional(v1.VirtualMachineSpecSchema),
+  }));
 
 /**
  * VolumeBackup contains the data neeed to restore a PVC
@@ -2416,13 +2126,11 @@ export interface VolumeBackup {
   volumeSnapshotName?: string;
 }
 /** Parses `v1beta1.VolumeBackup`; unknown keys are kept. */
-export const VolumeBackupSchema: z.ZodType<VolumeBackup> = kit.looseObject<VolumeBackup>({
-  get persistentVolumeClaim() {
-    return PersistentVolumeClaimSchema;
-  },
+export const VolumeBackupSchema: z.ZodType<VolumeBackup> = kit.looseObject<VolumeBackup>(() => ({
+  persistentVolumeClaim: PersistentVolumeClaimSchema,
   volumeName: kit.string(),
   volumeSnapshotName: kit.optional(kit.string()),
-});
+}));
 
 export interface VolumePreferences {
   /**
@@ -2431,9 +2139,11 @@ export interface VolumePreferences {
   preferredStorageClassName?: string;
 }
 /** Parses `v1beta1.VolumePreferences`; unknown keys are kept. */
-export const VolumePreferencesSchema: z.ZodType<VolumePreferences> = kit.looseObject<VolumePreferences>({
-  preferredStorageClassName: kit.optional(kit.string()),
-});
+export const VolumePreferencesSchema: z.ZodType<VolumePreferences> = kit.looseObject<VolumePreferences>(
+  () => ({
+    preferredStorageClassName: kit.optional(kit.string()),
+  }),
+);
 
 /**
  * VolumeRestore contains the data needed to restore a PVC
@@ -2445,12 +2155,12 @@ export interface VolumeRestore {
   volumeSnapshotName: string;
 }
 /** Parses `v1beta1.VolumeRestore`; unknown keys are kept. */
-export const VolumeRestoreSchema: z.ZodType<VolumeRestore> = kit.looseObject<VolumeRestore>({
+export const VolumeRestoreSchema: z.ZodType<VolumeRestore> = kit.looseObject<VolumeRestore>(() => ({
   dataVolumeName: kit.optional(kit.string()),
   persistentVolumeClaim: kit.string(),
   volumeName: kit.string(),
   volumeSnapshotName: kit.string(),
-});
+}));
 
 /**
  * VolumeRestoreOverride specifies how a volume should be restored from a VirtualMachineSnapshot
@@ -2463,12 +2173,12 @@ export interface VolumeRestoreOverride {
 }
 /** Parses `v1beta1.VolumeRestoreOverride`; unknown keys are kept. */
 export const VolumeRestoreOverrideSchema: z.ZodType<VolumeRestoreOverride> =
-  kit.looseObject<VolumeRestoreOverride>({
+  kit.looseObject<VolumeRestoreOverride>(() => ({
     annotations: kit.optional(kit.record(kit.string())),
     labels: kit.optional(kit.record(kit.string())),
     restoreName: kit.optional(kit.string()),
     volumeName: kit.optional(kit.string()),
-  });
+  }));
 
 /**
  * VolumeSnapshotStatus is the status of a VolumeSnapshot
@@ -2481,13 +2191,9 @@ export interface VolumeSnapshotStatus {
 }
 /** Parses `v1beta1.VolumeSnapshotStatus`; unknown keys are kept. */
 export const VolumeSnapshotStatusSchema: z.ZodType<VolumeSnapshotStatus> =
-  kit.looseObject<VolumeSnapshotStatus>({
-    get creationTime() {
-      return kit.optional(k8s.TimeSchema);
-    },
-    get error() {
-      return kit.optional(ErrorSchema);
-    },
+  kit.looseObject<VolumeSnapshotStatus>(() => ({
+    creationTime: kit.optional(k8s.TimeSchema),
+    error: kit.optional(ErrorSchema),
     readyToUse: kit.optional(kit.boolean()),
     volumeSnapshotName: kit.string(),
-  });
+  }));
