@@ -34,19 +34,3 @@ export const BUILD_BUNDLES_HINT = 'run "make binaries" (hack/bundle-components/m
  * launcher per VM); the maps ship beside the bundles, so `NODE_OPTIONS=--enable-source-maps` turns it on.
  */
 export const BUNDLE_NODE_FLAGS: readonly string[] = [];
-
-/**
- * V8 flags of the binaries whose memory matters more than their throughput: the launcher runs once per VM,
- * the handler once per node. A young generation of 1 MiB semi-spaces (V8 grows them up to 16 MiB under
- * allocation) keeps their heaps near what they hold, at the cost of more, shorter scavenges.
- */
-const LEAN_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=1"];
-const BINARY_NODE_FLAGS: Readonly<Record<string, readonly string[]>> = {
-  "virt-launcher": LEAN_NODE_FLAGS,
-  "virt-handler": LEAN_NODE_FLAGS,
-};
-
-/** Node's flags for one bundled binary. */
-export function nodeFlags(binary: string): readonly string[] {
-  return [...BUNDLE_NODE_FLAGS, ...(BINARY_NODE_FLAGS[binary] ?? [])];
-}

@@ -138,8 +138,7 @@ describe("ImageStore.pull", () => {
     expect(image.executables.map((file) => file.path)).toContain("/usr/bin/virt-launcher");
     const wrapper = image.executables.find((file) => file.path === "/usr/bin/virt-launcher");
     expect(wrapper && "content" in wrapper && wrapper.content).toBe(
-      `#!/bin/sh\nexec '${process.execPath}' '--max-semi-space-size=1' ` +
-        `'${checkout}/dist/components/bin/virt-launcher.mjs' "$@"\n`,
+      `#!/bin/sh\nexec '${process.execPath}' '${checkout}/dist/components/bin/virt-launcher.mjs' "$@"\n`,
     );
     expect(image.imageID).toMatch(/^quay\.io\/kubevirt\/virt-launcher@sha256:[0-9a-f]{64}$/);
   });

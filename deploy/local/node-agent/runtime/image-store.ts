@@ -6,9 +6,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   BUILD_BUNDLES_HINT,
+  BUNDLE_NODE_FLAGS,
   bundleFile,
   bundleSource,
-  nodeFlags,
 } from "../../../../hack/bundle-components/layout.js";
 import { ensureBinaryImage } from "./binary-image.js";
 import { ensureBusyboxImage } from "./busybox-image.js";
@@ -321,7 +321,7 @@ export class ImageStore {
             ? `${BUILD_BUNDLES_HINT} from ${path.relative(this.checkoutDir, source)}`
             : `this checkout has no ${path.relative(this.checkoutDir, source)} to build it from`,
         };
-        const exec = [process.execPath, ...nodeFlags(binary), file].map(shellQuote).join(" ");
+        const exec = [process.execPath, ...BUNDLE_NODE_FLAGS, file].map(shellQuote).join(" ");
         return { path: wrapper, content: `#!/bin/sh\nexec ${exec} "$@"\n` };
       });
     const shipped = (COMPONENT_SCRIPTS[component] ?? []).map((script) => ({
