@@ -22,11 +22,14 @@ export const COMPONENTS = [
 /**
  * Upstream's own cross-component contracts, kept at upstream's paths because upstream's components import
  * them from there too: the libvirt domain API the launcher reports and virt-handler reads
- * (pkg/virt-launcher/virtwrap/api), and the install's names and webhook registrations virt-api serves
- * under (pkg/virt-operator/resource/generate/components).
+ * (pkg/virt-launcher/virtwrap/api), the domain statistics the launcher answers GetDomainStats with and
+ * virt-handler's metrics read (pkg/virt-launcher/virtwrap/stats/types.ts; the launcher's collector beside it
+ * stays its own), and the install's names and webhook registrations virt-api serves under
+ * (pkg/virt-operator/resource/generate/components).
  */
 export const SHARED_API_DIRS = [
   "pkg/virt-launcher/virtwrap/api/",
+  "pkg/virt-launcher/virtwrap/stats/types.ts",
   "pkg/virt-operator/resource/generate/components/",
 ];
 
