@@ -96,19 +96,6 @@ static void parse_flags(int argc, char **argv) {
     }
 }
 
-/* VIRT_LAUNCHER_LOG_VERBOSITY, set by the launcher Pod's renderer, overrides -v (Go's strconv.Atoi). */
-static void env_verbosity(void) {
-    const char *value = getenv("VIRT_LAUNCHER_LOG_VERBOSITY");
-    long long level;
-    if (!value) return;
-    if (go_parse_int(value, 10, &level) != 0) {
-        WARNING("failed to set log verbosity. The value of logVerbosity label should be an integer, got %s instead.",
-                value);
-        return;
-    }
-    if (level >= 0) verbosity = level;
-    INFO_V(2, "set log verbosity to %lld", level);
-}
 
 /* virt-launcher beside this program, as upstream's image has both in /usr/bin. */
 static char *launcher_path(const char *self) {
@@ -270,7 +257,7 @@ static void cleanup_container_disk_directory(void) {
 
 int main(int argc, char **argv) {
     parse_flags(argc, argv);
-    env_verbosity();
+    env_verbosity(2);
     sigemptyset(&handled);
     sigaddset(&handled, SIGCHLD);
     sigaddset(&handled, SIGINT);

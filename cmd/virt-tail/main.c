@@ -155,19 +155,6 @@ static void parse_flags(int argc, char **argv) {
     }
 }
 
-/* VIRT_LAUNCHER_LOG_VERBOSITY, set by the launcher Pod's renderer, overrides -v (Go's strconv.Atoi). */
-static void env_verbosity(void) {
-    const char *value = getenv("VIRT_LAUNCHER_LOG_VERBOSITY");
-    long long level;
-    if (!value) return;
-    if (go_parse_int(value, 10, &level) != 0) {
-        WARNING("failed to set log verbosity. The value of logVerbosity label should be an integer, got %s instead.",
-                value);
-        return;
-    }
-    if (level >= 0) verbosity = level; /* the logger refuses a negative one silently */
-    INFO_V(3, "set log verbosity to %lld", level);
-}
 
 /* ---- following the file: nxadm/tail with Follow, ReOpen, CompleteLines and MustExist off ---- */
 
@@ -353,7 +340,7 @@ static int follow(struct tail *t, long long *resume) {
 int main(int argc, char **argv) {
     program = argc > 0 ? argv[0] : "virt-tail";
     parse_flags(argc, argv);
-    env_verbosity();
+    env_verbosity(3);
     if (logfile[0] == '\0') {
         INFO_V(3, "logfile flags must be provided");
         return 1;

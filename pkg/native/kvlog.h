@@ -19,7 +19,6 @@
 #error "define KV_COMPONENT before including kvlog.h"
 #endif
 
-
 static long long verbosity = 2; /* the logger's V() threshold: 2 unless -v or the env var say otherwise */
 
 /* One UTF-8 sequence as Go decodes it: the rune, or -1 for an invalid byte (then *size is 1). */
@@ -189,6 +188,21 @@ static void go_quote(FILE *out, const char *text) {
         i += size;
     }
     fputc('"', out);
+}
+
+/* VIRT_LAUNCHER_LOG_VERBOSITY, set by the launcher Pod's renderer, overrides -v (Go's strconv.Atoi); the
+ * program says so at its own V level `v`. */
+static void env_verbosity(int v) {
+    const char *value = getenv("VIRT_LAUNCHER_LOG_VERBOSITY");
+    long long level;
+    if (!value) return;
+    if (go_parse_int(value, 10, &level) != 0) {
+        WARNING("failed to set log verbosity. The value of logVerbosity label should be an integer, got %s instead.",
+                value);
+        return;
+    }
+    if (level >= 0) verbosity = level; /* the logger refuses a negative one silently */
+    INFO_V(v, "set log verbosity to %lld", level);
 }
 
 #endif
