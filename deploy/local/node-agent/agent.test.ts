@@ -45,6 +45,7 @@ async function fixture() {
     cpus: 12,
     memory: 24 * 1024 ** 3,
     maxPods: 110,
+    componentImages: "checkout",
   };
   return { dir, flags, caPem, client };
 }

@@ -35,7 +35,15 @@ describe("parseFlags", () => {
       cpus: 8,
       memory: 16 * 1024 ** 3,
       maxPods: 110,
+      componentImages: "checkout",
     });
+  });
+
+  it("runs component images from the built images or from the checkout, nothing else", () => {
+    expect(parseFlags([...required, "--component-images", "built"]).componentImages).toBe("built");
+    expect(() => parseFlags([...required, "--component-images", "host"])).toThrow(
+      /--component-images: must be "built" or "checkout"/,
+    );
   });
 
   it("reads multus's kubeconfig, and refuses an empty one", () => {

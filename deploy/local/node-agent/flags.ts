@@ -14,6 +14,8 @@ import { parseQuantity } from "./quantity.js";
 // --multus-kubeconfig is multus's identity (the pods' CNI runs through multus, which reads their
 // NetworkAttachmentDefinitions and writes their network-status); without it multus runs only the
 // cluster network.
+// --component-images built runs KubeVirt's component Pods from the root filesystems of the images `make images`
+// built from the Dockerfiles; checkout (the default) runs this checkout's bundles on the host's files.
 
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 const CIDR = /^(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})\/(\d{1,2})$/;
@@ -63,6 +65,9 @@ const flagsSchema = z.object({
       return bytes ?? 0;
     }),
   maxPods: z.coerce.number().int().min(1).default(DEFAULT_NODE_SIZE.maxPods),
+  componentImages: z
+    .enum(["built", "checkout"], { error: 'must be "built" or "checkout"' })
+    .default("checkout"),
 });
 
 export type AgentFlags = z.infer<typeof flagsSchema> & { nodeIP: string };
@@ -101,6 +106,7 @@ export function parseFlags(argv: string[]): AgentFlags {
       cpus: { type: "string" },
       memory: { type: "string" },
       "max-pods": { type: "string" },
+      "component-images": { type: "string" },
     },
     strict: true,
   });
@@ -123,6 +129,7 @@ export function parseFlags(argv: string[]): AgentFlags {
     cpus: values.cpus,
     memory: values.memory,
     maxPods: values["max-pods"],
+    componentImages: values["component-images"],
   });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `--${flagName(String(i.path[0]))}: ${i.message}`);

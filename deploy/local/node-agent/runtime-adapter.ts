@@ -20,6 +20,7 @@ export async function createPodRuntime(flags: AgentFlags, log: Logger): Promise<
     nodeName: flags.node,
     stateDir: flags.stateDir,
     podCidr: flags.podCIDR,
+    images: { componentImages: flags.componentImages },
     ...(flags.multusKubeconfig !== undefined
       ? { multusKubeconfig: path.resolve(flags.multusKubeconfig) }
       : {}),

@@ -33,6 +33,7 @@ beforeAll(async () => {
   await symlink("busybox", path.join(root, "bin/sh"));
   await symlink("/etc/shadow-of-host", path.join(root, "bin/evil"));
   await writeFile(path.join(root, "etc/passwd"), "root:x:0:0::/root:/bin/sh\nqemu:x:107:107::/:/bin/false\n");
+  await writeFile(path.join(root, "etc/group"), "root:x:0:\nkvm:x:36:qemu\n");
   layers = [{ at: "/", source: root }];
 });
 
@@ -72,6 +73,33 @@ describe("runAsIdentity", () => {
     expect(await runAsIdentity(layers, 107, undefined)).toEqual({ uid: 107, gid: 107 });
     expect(await runAsIdentity(layers, 4242, undefined)).toEqual({ uid: 4242, gid: 0 });
     expect(await runAsIdentity(layers, 107, 5)).toEqual({ uid: 107, gid: 5 });
+  });
+
+  it("without runAsUser runs as the image's USER, by number or by name, with its group", async () => {
+    expect(await runAsIdentity(layers, undefined, undefined, undefined, "1001")).toEqual({
+      uid: 1001,
+      gid: 0,
+    });
+    expect(await runAsIdentity(layers, undefined, undefined, undefined, "qemu")).toEqual({
+      uid: 107,
+      gid: 107,
+    });
+    expect(await runAsIdentity(layers, undefined, undefined, undefined, "107:kvm")).toEqual({
+      uid: 107,
+      gid: 36,
+    });
+    expect(await runAsIdentity(layers, undefined, undefined, undefined, "qemu:5")).toEqual({
+      uid: 107,
+      gid: 5,
+    });
+    // the pod's runAsUser wins over the image's USER
+    expect(await runAsIdentity(layers, 0, undefined, undefined, "qemu")).toEqual({ uid: 0, gid: 0 });
+    await expect(runAsIdentity(layers, undefined, undefined, undefined, "nobody")).rejects.toThrow(
+      "unable to find user nobody: no matching entries in passwd file",
+    );
+    await expect(runAsIdentity(layers, undefined, undefined, undefined, "qemu:wheel")).rejects.toThrow(
+      "unable to find group wheel: no matching entries in group file",
+    );
   });
 
   it("parses passwd lines", () => {

@@ -68,18 +68,50 @@ export function primaryGroup(passwd: string, uid: number): number | undefined {
   return undefined;
 }
 
-/** uid/gid to run as: none (stay root) without runAsUser; else the group given, from passwd, or 0. */
+async function imageFile(layers: readonly ViewLayer[], file: string, probe: FsProbe): Promise<string> {
+  const found = await resolveInView(layers, file, probe);
+  return found.kind === "file" && found.hostPath ? await readFile(found.hostPath, "utf8") : "";
+}
+
+/** The id of `name` (a number, or an entry's name) in a passwd or group file's text. */
+function idOf(text: string, name: string): number | undefined {
+  if (/^\d+$/.test(name)) return Number(name);
+  const fields = text
+    .split("\n")
+    .map((line) => line.split(":"))
+    .find((entry) => entry[0] === name);
+  return fields?.[2] !== undefined && /^\d+$/.test(fields[2]) ? Number(fields[2]) : undefined;
+}
+
+/**
+ * uid/gid to run as: the pod's runAsUser (its group given, else from the image's passwd, else 0); without one,
+ * the image's USER (`user[:group]`, names looked up in the image's passwd and group files, as containerd does);
+ * none (stay root) when neither says.
+ */
 export async function runAsIdentity(
   layers: readonly ViewLayer[],
   runAsUser: number | undefined,
   runAsGroup: number | undefined,
   probe: FsProbe = hostFs,
+  imageUser = "",
 ): Promise<{ uid: number; gid: number } | undefined> {
-  if (runAsUser === undefined) return undefined;
-  if (runAsGroup !== undefined) return { uid: runAsUser, gid: runAsGroup };
-  const passwd = await resolveInView(layers, "/etc/passwd", probe);
-  const text = passwd.kind === "file" && passwd.hostPath ? await readFile(passwd.hostPath, "utf8") : "";
-  return { uid: runAsUser, gid: primaryGroup(text, runAsUser) ?? 0 };
+  if (runAsUser === undefined && imageUser === "") return undefined;
+  const passwd = await imageFile(layers, "/etc/passwd", probe);
+  let uid = runAsUser;
+  let group = runAsGroup;
+  if (uid === undefined) {
+    const [user = "", groupName] = imageUser.split(":");
+    uid = idOf(passwd, user);
+    if (uid === undefined)
+      throw new ContainerStartError(`unable to find user ${user}: no matching entries in passwd file`);
+    if (groupName !== undefined && group === undefined) {
+      group = idOf(await imageFile(layers, "/etc/group", probe), groupName);
+      if (group === undefined) {
+        throw new ContainerStartError(`unable to find group ${groupName}: no matching entries in group file`);
+      }
+    }
+  }
+  return { uid, gid: group ?? primaryGroup(passwd, uid) ?? 0 };
 }
 
 /**

@@ -1,5 +1,15 @@
 import { existsSync } from "node:fs";
-import { copyFile, lstat, mkdir, mkdtemp, readFile, readlink, rm, writeFile } from "node:fs/promises";
+import {
+  copyFile,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readFile,
+  readlink,
+  rm,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,6 +17,7 @@ import { isDynamicElf } from "./busybox-image.js";
 import { parseImageReference } from "./image-reference.js";
 import {
   COMPONENT_BINARIES,
+  builtComponentDir,
   IMAGE_RULES,
   ImageStore,
   LocalImagePullError,
@@ -293,6 +304,63 @@ describe("ImageStore.pull", () => {
       expect(existsSync(path.join(root, "local-path-provisioner"))).toBe(false);
     },
   );
+});
+
+describe("ImageStore.pull of component images built from their Dockerfiles", () => {
+  const imageID = "ab".repeat(32);
+
+  /** An export as hack/build-images leaves it: .exports/<name>/{rootfs,config.json} behind a symlink. */
+  async function exportImage(cache: string, component: string, config: object): Promise<string> {
+    const exported = path.join(cache, "images/components/.exports", `${component}-${imageID.slice(0, 12)}`);
+    await mkdir(path.join(exported, "rootfs/usr/bin"), { recursive: true });
+    await writeFile(
+      path.join(exported, "config.json"),
+      JSON.stringify({ image: component, imageID, config }),
+    );
+    await symlink(exported, builtComponentDir(cache, component));
+    return exported;
+  }
+
+  it("runs the exported root filesystem with the image config's entrypoint, user, env and working dir", async () => {
+    const cache = await mkdtemp(path.join(os.tmpdir(), "kvts-built-"));
+    try {
+      const exported = await exportImage(cache, "virt-api", {
+        Entrypoint: ["/usr/bin/virt-api"],
+        Cmd: null,
+        User: "1001",
+        Env: ["PATH=/usr/local/bin:/usr/bin:/bin", "NODE_VERSION=20.20.2", "EMPTY="],
+        WorkingDir: "",
+      });
+      const built = new ImageStore({ cacheDir: cache, checkoutDir: checkout, componentImages: "built" });
+      const image = await built.pull("quay.io/kubevirt/virt-api:v1.5.0");
+      expect(image).toMatchObject({
+        imageID: `quay.io/kubevirt/virt-api@sha256:${imageID}`,
+        rootfs: { kind: "directory", path: path.join(exported, "rootfs") },
+        entrypoint: ["/usr/bin/virt-api"],
+        cmd: [],
+        user: "1001",
+        env: { PATH: "/usr/local/bin:/usr/bin:/bin", NODE_VERSION: "20.20.2", EMPTY: "" },
+        workingDir: "/",
+        executables: [],
+      });
+    } finally {
+      await rm(cache, { recursive: true, force: true });
+    }
+  });
+
+  it("fails the pull, saying how to build it, when the image was not built or its record is broken", async () => {
+    const cache = await mkdtemp(path.join(os.tmpdir(), "kvts-built-"));
+    try {
+      const built = new ImageStore({ cacheDir: cache, checkoutDir: checkout, componentImages: "built" });
+      await expect(built.pull("virt-handler")).rejects.toThrow(
+        /failed to pull and unpack image "docker.io\/library\/virt-handler:latest": .*virt-handler does not exist: build it from Dockerfile.virt-handler with "make images"/,
+      );
+      await exportImage(cache, "virt-handler", { Entrypoint: "not a list" });
+      await expect(built.pull("virt-handler")).rejects.toThrow(/config.json is unreadable .*make images/);
+    } finally {
+      await rm(cache, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("isDynamicElf", () => {

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { readFile, realpath, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { z } from "zod";
 import {
   BUILD_BUNDLES_HINT,
   BUNDLE_NODE_FLAGS,
@@ -209,6 +210,8 @@ export interface ResolvedImage {
   cmd: string[];
   env: Record<string, string>;
   workingDir: string;
+  /** The image's USER (`user[:group]`), used when the pod sets no runAsUser; "" for root. */
+  user?: string;
   /** Files the image holds on top of its root (wrappers of component binaries). */
   executables: ExecutableFile[];
   /** For wrappers: the file each one runs, so a missing one fails the start clearly. */
@@ -233,7 +236,32 @@ export interface ImageStoreOptions {
   checkoutDir?: string;
   /** The host's static busybox. */
   busyboxBinary?: string;
+  /**
+   * What component images run: "built" runs the root filesystem `make images` (hack/build-images) exported from
+   * the image built from its Dockerfile; "checkout" runs this checkout's bundles on the host's files (the
+   * runtime's own tests). Default "checkout".
+   */
+  componentImages?: ComponentImages;
 }
+
+export type ComponentImages = "built" | "checkout";
+
+/** Where hack/build-images exports a component image: a symlink to `<export>/{rootfs,config.json}`. */
+export function builtComponentDir(cacheDir: string, component: string): string {
+  return path.join(cacheDir, "images", "components", component);
+}
+
+/** config.json beside an exported root filesystem (hack/build-images/export.ts writes it). */
+const ExportRecordSchema = z.object({
+  imageID: z.string().regex(/^[0-9a-f]{64}$/),
+  config: z.object({
+    Entrypoint: z.array(z.string()).nullish(),
+    Cmd: z.array(z.string()).nullish(),
+    User: z.string().nullish(),
+    Env: z.array(z.string()).nullish(),
+    WorkingDir: z.string().nullish(),
+  }),
+});
 
 export function defaultCacheDir(): string {
   const base = process.env["XDG_CACHE_HOME"] || path.join(os.homedir(), ".cache");
@@ -252,11 +280,13 @@ export class ImageStore {
   readonly cacheDir: string;
   readonly checkoutDir: string;
   private readonly busyboxBinary: string;
+  readonly componentImages: ComponentImages;
 
   constructor(options: ImageStoreOptions = {}) {
     this.cacheDir = options.cacheDir ?? defaultCacheDir();
     this.checkoutDir = options.checkoutDir ?? THIS_CHECKOUT;
     this.busyboxBinary = options.busyboxBinary ?? "/bin/busybox";
+    this.componentImages = options.componentImages ?? "checkout";
   }
 
   imageDir(name: string): string {
@@ -284,7 +314,9 @@ export class ImageStore {
     const base = { image, reference, imageID: imageIdOf(repositoryOf(parsed), local) };
     switch (local.kind) {
       case "component":
-        return { ...base, ...(await this.component(local.component)) };
+        return this.componentImages === "built"
+          ? { ...base, ...(await this.builtComponent(local.component, reference, repositoryOf(parsed))) }
+          : { ...base, ...(await this.component(local.component)) };
       case "busybox":
         return { ...base, ...(await this.busybox(reference)) };
       case "directory":
@@ -341,6 +373,51 @@ export class ImageStore {
         ...(COMPONENT_CONFIG_FILES[component] ?? []),
       ],
       entryPoints,
+    };
+  }
+
+  /** A component image as built from its Dockerfile: its exported root filesystem and its config's run fields. */
+  private async builtComponent(
+    component: string,
+    reference: string,
+    repository: string,
+  ): Promise<Omit<ResolvedImage, "image" | "reference">> {
+    const link = builtComponentDir(this.cacheDir, component);
+    const hint = `build it from Dockerfile.${component} with "make images" (hack/build-images)`;
+    const dir = await realpath(link).catch(() => undefined);
+    if (dir === undefined) throw notFound(reference, `${link} does not exist: ${hint}`);
+    const recordFile = path.join(dir, "config.json");
+    const unreadable = (why: string) => notFound(reference, `${recordFile} is unreadable (${why}): ${hint}`);
+    let json: unknown;
+    try {
+      json = JSON.parse(await readFile(recordFile, "utf8"));
+    } catch (error) {
+      throw unreadable((error as Error).message);
+    }
+    const parsed = ExportRecordSchema.safeParse(json);
+    if (!parsed.success) {
+      throw unreadable(
+        parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "),
+      );
+    }
+    const record = parsed.data;
+    const { config } = record;
+    const env = Object.fromEntries(
+      (config.Env ?? []).map((entry) => [
+        entry.slice(0, Math.max(0, entry.indexOf("="))),
+        entry.slice(entry.indexOf("=") + 1),
+      ]),
+    );
+    return {
+      imageID: `${repository}@sha256:${record.imageID}`,
+      rootfs: { kind: "directory", path: path.join(dir, "rootfs") },
+      entrypoint: config.Entrypoint ?? [],
+      cmd: config.Cmd ?? [],
+      env: { PATH: DEFAULT_PATH, ...env },
+      workingDir: config.WorkingDir || "/",
+      user: config.User ?? "",
+      executables: [],
+      entryPoints: {},
     };
   }
 

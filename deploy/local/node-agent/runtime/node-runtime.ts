@@ -288,7 +288,13 @@ export class NodeRuntime implements PodRuntime {
         );
       });
     }
-    const identity = await runAsIdentity(plan.layers, request.runAsUser, request.runAsGroup);
+    const identity = await runAsIdentity(
+      plan.layers,
+      request.runAsUser,
+      request.runAsGroup,
+      undefined,
+      image.user,
+    );
     // containerd's device_ownership_from_security_context: a non-root container owns its block devices.
     if (identity) {
       for (const device of volumeDevices) await chown(device.hostPath, identity.uid, identity.gid);
