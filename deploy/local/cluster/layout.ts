@@ -19,6 +19,19 @@ export interface Layout {
   loopDevicesFile: string;
   adminKubeconfig: string;
   binDir: string;
+  /**
+   * What KubeVirt's component Pods run (the node agents' --component-images): `COMPONENT_IMAGES=built` the images
+   * `make images` builds from the Dockerfiles, else (`checkout`, the default for now) this checkout's bundles.
+   */
+  componentImages: "built" | "checkout";
+}
+
+function componentImagesFrom(env: NodeJS.ProcessEnv): "built" | "checkout" {
+  const value = env["COMPONENT_IMAGES"] || "checkout";
+  if (value !== "built" && value !== "checkout") {
+    throw new Error(`COMPONENT_IMAGES: must be "built" or "checkout", not "${value}"`);
+  }
+  return value;
 }
 
 const repoRootFromHere = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
@@ -44,6 +57,7 @@ export function layout(repoRoot = repoRootFromHere, env: NodeJS.ProcessEnv = pro
     loopDevicesFile: join(stateDir, "loop-devices.json"),
     adminKubeconfig: join(stateDir, "kubeconfig"),
     binDir: join(cacheDir(env), "bin"),
+    componentImages: componentImagesFrom(env),
   };
 }
 

@@ -45,6 +45,7 @@ export function nodeAgent(l: Layout, node: NodeSpec, size: NodeSize = defaultNod
       ...["--cluster-dns", topology.clusterDNSIP],
       ...["--cluster-domain", topology.clusterDomain],
       ...nodeSizeFlags(size),
+      ...["--component-images", l.componentImages],
     ],
   };
 }
