@@ -203,6 +203,19 @@ function httpGet(port: number, path: string): Promise<string> {
   });
 }
 
+/** `attempt` again while the local port refuses connections (for up to 10 s). */
+async function eventuallyListening<T>(attempt: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ECONNREFUSED" || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 beforeAll(async () => {
   await applyObject(testGuestVM(VM));
   await runningLauncher(VM, BOOT_TIMEOUT_MS);
@@ -335,7 +348,8 @@ describe("virtctl port-forward", () => {
           new RegExp(`forwarding tcp 127\\.0\\.0\\.1:${local} to 8080`),
           60_000,
         );
-        const answer = await httpGet(local, "/");
+        // virtctl says "forwarding" before it listens, as upstream's does: on a busy machine the port opens a moment later
+        const answer = await eventuallyListening(() => httpGet(local, "/"));
         expect(answer).toMatch(/^HTTP\/1\.[01] 200 OK\r\n/);
         expect(answer).toContain(PAGE);
         // A second connection gets a tunnel of its own.
