@@ -16,12 +16,15 @@
 #                   build adds the libraries of the qemu-guest-agent and dropbear it unpacks)
 #   gcc, libc6-dev  static C helpers images carry (cmd/container-disk runs chrooted in a disk image)
 #   python3-yaml    PyYAML, the YAML 1.1 reader a test reads every generated manifest with
+#   buildah, debootstrap
+#                   `make images` (hack/build-images): the component images built from their Dockerfiles, on a
+#                   local Debian bookworm base made with debootstrap
 #   golang-go is not listed: the Go toolchain comes with the machine (go >= 1.26 is required).
 # With arguments, installs just those packages (the same way).
 set -euo pipefail
 PACKAGES=(iproute2 nftables util-linux busybox-static openssl procps ca-certificates
   libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients libxml2-utils qemu-system-x86 qemu-utils
-  genisoimage mtools syslinux syslinux-common fdisk e2fsprogs gcc libc6-dev python3-yaml)
+  genisoimage mtools syslinux syslinux-common fdisk e2fsprogs gcc libc6-dev python3-yaml buildah debootstrap)
 if (($# > 0)); then PACKAGES=("$@"); fi
 
 missing=()
