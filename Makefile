@@ -73,8 +73,9 @@ test: deps host-deps binaries guest typecheck lint
 	npx vitest run --project e2e
 
 # Node size is declared: `make up NODE_CPUS=16 NODE_MEMORY=32Gi NODE_MAX_PODS=110` (default 8, 16Gi, 110).
-up: deps host-deps binaries guest
-	NODE_CPUS=$(NODE_CPUS) NODE_MEMORY=$(NODE_MEMORY) NODE_MAX_PODS=$(NODE_MAX_PODS) npx tsx deploy/local/up.ts
+# `make up COMPONENT_IMAGES=built` runs KubeVirt's Pods from the images built from the Dockerfiles (make images).
+up: deps host-deps binaries guest $(if $(filter built,$(COMPONENT_IMAGES)),images)
+	NODE_CPUS=$(NODE_CPUS) NODE_MEMORY=$(NODE_MEMORY) NODE_MAX_PODS=$(NODE_MAX_PODS) COMPONENT_IMAGES=$(COMPONENT_IMAGES) npx tsx deploy/local/up.ts
 
 down: deps
 	npx tsx deploy/local/down.ts
