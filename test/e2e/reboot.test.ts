@@ -117,15 +117,18 @@ async function rebootsInPlace(guest: Guest, command: string[]): Promise<string> 
   return transcript;
 }
 
-const eventMessages = (vm: string, reason: string) =>
-  kubectlOk([
+/** The messages of this VMI's events with `reason` (by uid: a kept cluster still has an earlier run's VMI's). */
+async function eventMessages(vm: string, reason: string): Promise<string> {
+  const uid = await jsonpath("vmi", vm, "{.metadata.uid}");
+  return kubectlOk([
     "get",
     "events",
     "--field-selector",
-    `involvedObject.kind=VirtualMachineInstance,involvedObject.name=${vm},reason=${reason}`,
+    `involvedObject.kind=VirtualMachineInstance,involvedObject.uid=${uid},reason=${reason}`,
     "-o",
     "jsonpath={.items[*].message}",
   ]);
+}
 
 describe("virtctl soft-reboot and reset of a running VM", () => {
   it(
