@@ -157,10 +157,16 @@ export async function exportImage(
       await copyRootfs(buildah, inspected.id, component, path.join(staging, "rootfs"));
       await writeFile(path.join(staging, "config.json"), record);
       await writeFile(path.join(staging, "image-id"), inspected.id + "\n");
-      // a forced export replaces an export of the same image (no container can have resolved it mid-build)
+      // a forced export replaces an export of the same image, unless a container runs from it
       const retired = `${dir}.old-${process.pid}`;
       const existing = await lstat(dir).catch(() => undefined);
-      if (existing) await rename(dir, retired);
+      if (existing) {
+        const sources = await allMountSources();
+        if (sources.some((source) => source === dir || source.startsWith(`${dir}/`))) {
+          throw new Error(`${dir} is mounted (a container runs from it): not exported again`);
+        }
+        await rename(dir, retired);
+      }
       await rename(staging, dir);
       await rm(retired, { recursive: true, force: true });
     } finally {
