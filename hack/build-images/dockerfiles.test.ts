@@ -96,7 +96,7 @@ describe("the component Dockerfiles", () => {
     ["virt-api", "1001"],
     ["virt-controller", "1001"],
     ["virt-handler", undefined],
-    ["virt-launcher", "107"],
+    ["virt-launcher", undefined], // the launcher Pod sets runAsUser 107; the node-labeller runs it as root
   ])("%s runs upstream's command as upstream's user (%s)", (component, user) => {
     const stage = finalStage(dockerfile(component));
     expect(stage).toContain(`ENTRYPOINT ["/usr/bin/${component}"]`);
