@@ -1,16 +1,12 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { copyFile, chmod, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { spawn } from "node:child_process";
+import { copyFile, chmod, mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureNativeBinary } from "../../deploy/local/node-agent/runtime/native-binary.js";
+import { describe, expect, it } from "vitest";
+import { nativeProgram } from "../../pkg/native/testing.js";
 
 // The real program, built as the node agent builds it for the launcher image, with a stand-in virt-launcher
 // beside it (a shell script that records how it was started and obeys what the test tells it), as
 // /usr/bin/virt-launcher sits beside /usr/bin/virt-launcher-monitor in the image.
-
-let dir: string;
-let binary: string;
 
 /** The stand-in launcher: records its arguments, says when it got SIGTERM, exits as $FAKE_EXIT says. */
 const FAKE_LAUNCHER = `#!/bin/sh
@@ -23,20 +19,8 @@ case "$FAKE_EXIT" in
 esac
 `;
 
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "virt-launcher-monitor-"));
-  binary = await ensureNativeBinary(path.join(import.meta.dirname, "main.c"), {
-    binDir: path.join(dir, "cache"),
-  });
-}, 60_000);
-
-const started = new Set<ChildProcess>();
-
-afterAll(async () => {
-  for (const child of started)
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  await rm(dir, { recursive: true, force: true });
-});
+const fixture = nativeProgram(path.join(import.meta.dirname, "main.c"), "virt-launcher-monitor");
+const started = fixture.started;
 
 interface Exit {
   code: number | null;
@@ -47,7 +31,7 @@ let cases = 0;
 
 /** A pod's worth of directories and the two programs side by side in its own bin dir. */
 async function pod(launcher: string | null = FAKE_LAUNCHER) {
-  const root = path.join(dir, `case-${++cases}`);
+  const root = path.join(fixture.dir, `case-${++cases}`);
   const bin = path.join(root, "usr/bin");
   const paths = {
     root,
@@ -59,7 +43,7 @@ async function pod(launcher: string | null = FAKE_LAUNCHER) {
   };
   for (const d of [bin, paths.fake, paths.run, paths.private, paths.disks])
     await mkdir(d, { recursive: true });
-  await copyFile(binary, paths.monitor);
+  await copyFile(fixture.binary, paths.monitor);
   await chmod(paths.monitor, 0o755);
   if (launcher !== null) {
     await writeFile(path.join(bin, "virt-launcher"), launcher);

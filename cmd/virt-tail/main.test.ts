@@ -1,31 +1,14 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { appendFile, mkdir, mkdtemp, rename, rm, truncate, unlink, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { spawn } from "node:child_process";
+import { appendFile, mkdir, rename, truncate, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureNativeBinary } from "../../deploy/local/node-agent/runtime/native-binary.js";
+import { describe, expect, it } from "vitest";
+import { nativeProgram } from "../../pkg/native/testing.js";
 
 // The real program, built as the node agent builds it for the launcher image, started before its log
 // exists (as the guest-console-log sidecar is) and fed, cut and stopped as a VM's serial log may be.
 
-let dir: string;
-let binary: string;
-
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "virt-tail-"));
-  binary = await ensureNativeBinary(path.join(import.meta.dirname, "main.c"), {
-    binDir: path.join(dir, "bin"),
-  });
-}, 60_000);
-
-const started = new Set<ChildProcess>();
-
-afterAll(async () => {
-  // A failed test leaves its virt-tail running; nothing else would stop it.
-  for (const child of started)
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  await rm(dir, { recursive: true, force: true });
-});
+const fixture = nativeProgram(path.join(import.meta.dirname, "main.c"), "virt-tail");
+const started = fixture.started;
 
 interface Exit {
   code: number | null;
@@ -33,7 +16,7 @@ interface Exit {
 }
 
 function run(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(binary, args, {
+  const child = spawn(fixture.binary, args, {
     stdio: ["ignore", "pipe", "pipe"],
     env: { PATH: "/usr/bin:/bin", ...env },
   });
@@ -74,7 +57,7 @@ const logLines = (stderr: string) =>
 
 function usage(): string {
   return (
-    `Usage of ${binary}:\n` +
+    `Usage of ${fixture.binary}:\n` +
     "      --logfile string   path of the logfile to be streamed\n" +
     "  -v, --v int            log level for V logs (default 2)\n"
   );
@@ -82,7 +65,7 @@ function usage(): string {
 
 describe("virt-tail following the serial log", () => {
   it("waits for the log and its directory, then passes on complete lines in order, \\r kept", async () => {
-    const logDir = path.join(dir, "late");
+    const logDir = path.join(fixture.dir, "late");
     const log = path.join(logDir, "virt-serial0-log");
     const tail = run(["--logfile", log, "-v", "4"]);
     // No directory yet: the tail gives up and is started again every second, saying so from V(3)/V(4).
@@ -107,7 +90,7 @@ describe("virt-tail following the serial log", () => {
   }, 20_000);
 
   it("reads a truncated log again from its start, dropping the cut-off partial line", async () => {
-    const log = path.join(dir, "truncated-log");
+    const log = path.join(fixture.dir, "truncated-log");
     await writeFile(log, "one\ntwo\npart");
     const tail = run(["--logfile", log]);
     await until("the existing lines", () => tail.out() === "one\ntwo\n");
@@ -120,7 +103,7 @@ describe("virt-tail following the serial log", () => {
   }, 20_000);
 
   it("follows the next file of that name after the log is renamed or deleted", async () => {
-    const log = path.join(dir, "rotated-log");
+    const log = path.join(fixture.dir, "rotated-log");
     await writeFile(log, "old\n");
     const tail = run(["--logfile", log]);
     await until("the old file", () => tail.out() === "old\n");
@@ -137,7 +120,7 @@ describe("virt-tail following the serial log", () => {
   }, 20_000);
 
   it("tolerates flags it does not know, an unknown flag taking the next non-flag argument along", async () => {
-    const log = path.join(dir, "unknown-flags-log");
+    const log = path.join(fixture.dir, "unknown-flags-log");
     await writeFile(log, "shown\n");
     const tail = run(["--unknown", "value", "-x", "--newer=1", "--logfile", log, "positional"]);
     await until("the line", () => tail.out() === "shown\n");
@@ -147,7 +130,7 @@ describe("virt-tail following the serial log", () => {
   }, 20_000);
 
   it("ends at once on SIGTERM while still waiting for the log, with exit code 0", async () => {
-    const tail = run(["--logfile", path.join(dir, "never-written")]);
+    const tail = run(["--logfile", path.join(fixture.dir, "never-written")]);
     await sleep(300);
     await stop(tail);
     expect(tail.out()).toBe("");
@@ -247,7 +230,7 @@ describe("virt-tail's command line", () => {
       "-test.v",
       "\u00e9",
       "\xff",
-      path.join(dir, "fuzz", "log"),
+      path.join(fixture.dir, "fuzz", "log"),
     ];
     let seed = 13;
     const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
