@@ -76,28 +76,28 @@ describe("runAsIdentity", () => {
   });
 
   it("without runAsUser runs as the image's USER, by number or by name, with its group", async () => {
-    expect(await runAsIdentity(layers, undefined, undefined, undefined, "1001")).toEqual({
+    expect(await runAsIdentity(layers, undefined, undefined, "1001")).toEqual({
       uid: 1001,
       gid: 0,
     });
-    expect(await runAsIdentity(layers, undefined, undefined, undefined, "qemu")).toEqual({
+    expect(await runAsIdentity(layers, undefined, undefined, "qemu")).toEqual({
       uid: 107,
       gid: 107,
     });
-    expect(await runAsIdentity(layers, undefined, undefined, undefined, "107:kvm")).toEqual({
+    expect(await runAsIdentity(layers, undefined, undefined, "107:kvm")).toEqual({
       uid: 107,
       gid: 36,
     });
-    expect(await runAsIdentity(layers, undefined, undefined, undefined, "qemu:5")).toEqual({
+    expect(await runAsIdentity(layers, undefined, undefined, "qemu:5")).toEqual({
       uid: 107,
       gid: 5,
     });
     // the pod's runAsUser wins over the image's USER
-    expect(await runAsIdentity(layers, 0, undefined, undefined, "qemu")).toEqual({ uid: 0, gid: 0 });
-    await expect(runAsIdentity(layers, undefined, undefined, undefined, "nobody")).rejects.toThrow(
+    expect(await runAsIdentity(layers, 0, undefined, "qemu")).toEqual({ uid: 0, gid: 0 });
+    await expect(runAsIdentity(layers, undefined, undefined, "nobody")).rejects.toThrow(
       "unable to find user nobody: no matching entries in passwd file",
     );
-    await expect(runAsIdentity(layers, undefined, undefined, undefined, "qemu:wheel")).rejects.toThrow(
+    await expect(runAsIdentity(layers, undefined, undefined, "qemu:wheel")).rejects.toThrow(
       "unable to find group wheel: no matching entries in group file",
     );
   });

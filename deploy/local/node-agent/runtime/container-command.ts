@@ -92,8 +92,8 @@ export async function runAsIdentity(
   layers: readonly ViewLayer[],
   runAsUser: number | undefined,
   runAsGroup: number | undefined,
-  probe: FsProbe = hostFs,
   imageUser = "",
+  probe: FsProbe = hostFs,
 ): Promise<{ uid: number; gid: number } | undefined> {
   if (runAsUser === undefined && imageUser === "") return undefined;
   const passwd = await imageFile(layers, "/etc/passwd", probe);

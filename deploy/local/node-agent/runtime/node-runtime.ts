@@ -288,13 +288,7 @@ export class NodeRuntime implements PodRuntime {
         );
       });
     }
-    const identity = await runAsIdentity(
-      plan.layers,
-      request.runAsUser,
-      request.runAsGroup,
-      undefined,
-      image.user,
-    );
+    const identity = await runAsIdentity(plan.layers, request.runAsUser, request.runAsGroup, image.user);
     // containerd's device_ownership_from_security_context: a non-root container owns its block devices.
     if (identity) {
       for (const device of volumeDevices) await chown(device.hostPath, identity.uid, identity.gid);
