@@ -1,6 +1,11 @@
-import { parseArgs } from "node:util";
-import { BenchError } from "../common/bench-error.js";
-import { shellQuote } from "../common/command-line.js";
+import {
+  commandLine as benchCommandLine,
+  kubectlArgs,
+  kubectlOptions,
+  parseBenchArgs,
+  positiveInteger,
+} from "../common/command-line.js";
+import type { KubectlOptions } from "../common/kubectl.js";
 
 // The benchmark's command line, and the line printed with its figures that reproduces them.
 
@@ -18,39 +23,27 @@ export interface MigrationBenchOptions {
   kubectl: string;
 }
 
-export interface Defaults {
-  kubeconfig: string;
-  kubectl: string;
-}
+export type Defaults = KubectlOptions;
 
 export function parseOptions(args: readonly string[], defaults: Defaults): MigrationBenchOptions {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...args],
-      options: {
-        vm: { type: "string", default: "bench-migration" },
-        namespace: { type: "string", default: "default" },
-        runs: { type: "string", default: "5" },
-        keep: { type: "boolean", default: false },
-        kubeconfig: { type: "string", default: defaults.kubeconfig },
-        kubectl: { type: "string", default: defaults.kubectl },
-      },
-    }));
-  } catch (error) {
-    throw new BenchError(`${(error as Error).message}\n${USAGE}`);
-  }
-  if (!/^[1-9]\d*$/.test(values.runs))
-    throw new BenchError(`--runs wants a positive whole number, not ${values.runs}`);
-  return { ...values, runs: Number(values.runs) };
+  const values = parseBenchArgs(
+    args,
+    {
+      vm: { type: "string", default: "bench-migration" },
+      namespace: { type: "string", default: "default" },
+      runs: { type: "string", default: "5" },
+      keep: { type: "boolean", default: false },
+      ...kubectlOptions(defaults),
+    },
+    USAGE,
+  );
+  return { ...values, runs: positiveInteger("runs", values.runs) };
 }
 
 /** Every choice spelled out, but the cluster's files when they are the defaults. */
 export function commandLine(options: MigrationBenchOptions, defaults: Defaults): string {
-  const words = ["npx", "tsx", "bench/migration/main.ts"];
-  words.push("--vm", options.vm, "--namespace", options.namespace, "--runs", String(options.runs));
-  if (options.keep) words.push("--keep");
-  if (options.kubeconfig !== defaults.kubeconfig) words.push("--kubeconfig", options.kubeconfig);
-  if (options.kubectl !== defaults.kubectl) words.push("--kubectl", options.kubectl);
-  return words.map(shellQuote).join(" ");
+  const args = ["--vm", options.vm, "--namespace", options.namespace, "--runs", String(options.runs)];
+  if (options.keep) args.push("--keep");
+  args.push(...kubectlArgs(options, defaults));
+  return benchCommandLine("bench/migration/main.ts", args);
 }
