@@ -37,9 +37,13 @@ export async function kubectlJson(options: KubectlOptions, args: string[]): Prom
   return JSON.parse(await kubectlText(options, [...args, "-o", "json"])) as unknown;
 }
 
-/** kubectl's last stderr line says what went wrong ("The connection to the server ... was refused"). */
+/**
+ * kubectl's last stderr line says what went wrong ("The connection to the server ... was refused"); for an
+ * error caused by kubectl's (bench-objects.ts's kubectlStep), kubectl's still.
+ */
 export function lastLine(error: unknown): string {
-  const stderr = (error as { stderr?: string }).stderr?.trim();
+  const stderrOf = (e: unknown): string | undefined => (e as { stderr?: string } | undefined)?.stderr;
+  const stderr = (stderrOf(error) ?? stderrOf((error as { cause?: unknown } | undefined)?.cause))?.trim();
   const text = stderr || (error instanceof Error ? error.message : String(error));
   return text.split("\n").at(-1) ?? "";
 }

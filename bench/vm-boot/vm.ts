@@ -4,12 +4,15 @@ import type { VirtualMachine, VirtualMachineInstance } from "../../pkg/api/gener
 import { testGuestVM } from "../../test/e2e/test-guest-vm.js";
 import { BenchError } from "../common/bench-error.js";
 import {
-  START_CLUSTER_HINT,
-  kubectlText,
-  lastLine,
-  missingClusterFile,
-  type KubectlOptions,
-} from "../common/kubectl.js";
+  deleteAndWait,
+  ensureNamespace as ensureOwnNamespace,
+  kubectlStep,
+  namespaceObject,
+  ownedManifest,
+  readLabels,
+  vmObject,
+} from "../common/bench-objects.js";
+import type { KubectlOptions } from "../common/kubectl.js";
 import { awaitAnswer, type ConsoleAnswer } from "./probe.js";
 import { VirtctlConsole } from "./virtctl-console.js";
 import { vmiPhaseTimes, type PhaseTime } from "./vmi-phases.js";
@@ -17,8 +20,7 @@ import { vmiPhaseTimes, type PhaseTime } from "./vmi-phases.js";
 // The benchmark's VM in a namespace of its own: the e2e tests' test guest (128Mi, containerDisk, KubeVirt's
 // default pod network), labelled so the benchmark never takes over, nor deletes, what it did not create.
 
-export const OWNER_LABEL = "kubevirt-ts.io/benchmark";
-export const OWNER = "vm-boot";
+const OWNER = "vm-boot";
 
 export interface Target extends KubectlOptions {
   namespace: string;
@@ -26,53 +28,11 @@ export interface Target extends KubectlOptions {
   repoRoot: string;
 }
 
-async function run(t: Target, what: string, args: string[], input?: string): Promise<string> {
-  try {
-    return await kubectlText(t, args, { ...(input === undefined ? {} : { input }), requestTimeout: "0" });
-  } catch (error) {
-    throw new BenchError(`${what}: ${lastLine(error)}`);
-  }
-}
-
-const labelsOf = (json: string): Record<string, string> | undefined =>
-  json.trim() === ""
-    ? undefined
-    : ((JSON.parse(json) as { metadata?: { labels?: Record<string, string> } }).metadata?.labels ?? {});
-
 /** Creates the namespace unless it is there already; answers whether it created it. Refuses one not the benchmark's. */
-export async function ensureNamespace(t: Target): Promise<boolean> {
-  const missing = await missingClusterFile(t);
-  if (missing) throw new BenchError(`the cluster is not up: ${missing}; ${START_CLUSTER_HINT}`);
-  const existing = labelsOf(
-    await run(t, `reading namespace ${t.namespace}`, [
-      "get",
-      "namespace",
-      t.namespace,
-      "--ignore-not-found",
-      "-o",
-      "json",
-    ]),
-  );
-  if (existing) {
-    if (existing[OWNER_LABEL] !== OWNER)
-      throw new BenchError(
-        `namespace ${t.namespace} exists and is not the benchmark's: name another with --namespace`,
-      );
-    return false;
-  }
-  const namespace = {
-    apiVersion: "v1",
-    kind: "Namespace",
-    metadata: { name: t.namespace, labels: { [OWNER_LABEL]: OWNER } },
-  };
-  await run(t, `creating namespace ${t.namespace}`, ["create", "-f", "-"], JSON.stringify(namespace));
-  return true;
-}
+export const ensureNamespace = (t: Target): Promise<boolean> => ensureOwnNamespace(t, t.namespace, OWNER);
 
 export function benchVM(t: Pick<Target, "namespace" | "vm">): VirtualMachine {
-  const vm = testGuestVM(t.vm);
-  vm.metadata = { ...vm.metadata, namespace: t.namespace, labels: { [OWNER_LABEL]: OWNER } };
-  return vm;
+  return ownedManifest(testGuestVM(t.vm), OWNER, t.namespace);
 }
 
 export interface VmBoot extends ConsoleAnswer {
@@ -87,22 +47,14 @@ export interface VmBoot extends ConsoleAnswer {
 
 /** `kubectl apply` of the VM, then `virtctl console` until the guest answers. */
 export async function bootVM(t: Target, timeoutMs: number): Promise<VmBoot> {
-  const exists = await run(t, `reading VM ${t.namespace}/${t.vm}`, [
-    "-n",
-    t.namespace,
-    "get",
-    "virtualmachines.kubevirt.io",
-    t.vm,
-    "--ignore-not-found",
-    "-o",
-    "name",
-  ]);
-  if (exists.trim() !== "")
+  if ((await readLabels(t, vmObject(t.namespace, t.vm))) !== undefined)
     throw new BenchError(`VM ${t.namespace}/${t.vm} is still there from an earlier run`);
   const manifest = JSON.stringify(benchVM(t));
   const startWallMs = Date.now();
   const startMs = performance.now();
-  await run(t, `kubectl apply of VM ${t.namespace}/${t.vm}`, ["apply", "-f", "-"], manifest);
+  await kubectlStep(t, `kubectl apply of VM ${t.namespace}/${t.vm}`, ["apply", "-f", "-"], {
+    input: manifest,
+  });
   const appliedAtMs = performance.now();
   const console = new VirtctlConsole({
     repoRoot: t.repoRoot,
@@ -116,7 +68,7 @@ export async function bootVM(t: Target, timeoutMs: number): Promise<VmBoot> {
       throw new BenchError(`VM ${t.namespace}/${t.vm}: ${(error as Error).message}${virtctl}`);
     });
     const vmi = JSON.parse(
-      await run(t, `reading VMI ${t.namespace}/${t.vm}`, [
+      await kubectlStep(t, `reading VMI ${t.namespace}/${t.vm}`, [
         "-n",
         t.namespace,
         "get",
@@ -135,19 +87,10 @@ export async function bootVM(t: Target, timeoutMs: number): Promise<VmBoot> {
 
 /** Deletes the VM and waits until its pods are gone too, so that the next boot has the machine to itself. */
 export async function deleteVM(t: Target, timeoutMs: number): Promise<void> {
-  await run(t, `deleting VM ${t.namespace}/${t.vm}`, [
-    "-n",
-    t.namespace,
-    "delete",
-    "virtualmachines.kubevirt.io",
-    t.vm,
-    "--ignore-not-found",
-    "--wait=true",
-    `--timeout=${Math.round(timeoutMs / 1000)}s`,
-  ]);
+  await deleteAndWait(t, vmObject(t.namespace, t.vm), timeoutMs);
   const deadline = performance.now() + timeoutMs;
   for (;;) {
-    const left = await run(t, `listing pods in ${t.namespace}`, [
+    const left = await kubectlStep(t, `listing pods in ${t.namespace}`, [
       "-n",
       t.namespace,
       "get",
@@ -164,13 +107,5 @@ export async function deleteVM(t: Target, timeoutMs: number): Promise<void> {
   }
 }
 
-export async function deleteNamespace(t: Target, timeoutMs: number): Promise<void> {
-  await run(t, `deleting namespace ${t.namespace}`, [
-    "delete",
-    "namespace",
-    t.namespace,
-    "--ignore-not-found",
-    "--wait=true",
-    `--timeout=${Math.round(timeoutMs / 1000)}s`,
-  ]);
-}
+export const deleteNamespace = (t: Target, timeoutMs: number): Promise<void> =>
+  deleteAndWait(t, namespaceObject(t.namespace), timeoutMs);
