@@ -1,3 +1,5 @@
+import { spread } from "./stats.js";
+
 // The benchmarks' printed tables: columns as wide as their widest cell, figures aligned on the right,
 // a rule under the header and between the other sections (body, sums, targets).
 
@@ -36,4 +38,18 @@ export function formatTable(
 /** The usual alignment: `left` columns of names, then figures on the right up to `columns`. */
 export function namesThenFigures(left: number, columns: number): Align[] {
   return Array.from({ length: columns }, (_, column) => (column < left ? "left" : "right"));
+}
+
+/**
+ * A figure's row of a summary over runs: its name, the min / median / max of the values measured (undefined
+ * ones left out; "format(undefined)" for all three when none was), then `extra` cells (a target).
+ */
+export function spreadRow(
+  name: string,
+  values: readonly (number | undefined)[],
+  format: (value: number | undefined) => string,
+  ...extra: string[]
+): string[] {
+  const s = spread(values.filter((value): value is number => value !== undefined));
+  return [name, format(s?.min), format(s?.median), format(s?.max), ...extra];
 }

@@ -1,5 +1,4 @@
-import { formatTable, namesThenFigures } from "../common/table.js";
-import { spread } from "../common/stats.js";
+import { formatTable, namesThenFigures, spreadRow } from "../common/table.js";
 import { comparePhases, type PhaseTime } from "./timestamps.js";
 
 // The printed figures: one row per migration, the phases' timestamps, and min / median / max next to
@@ -78,37 +77,18 @@ export function formatPhases(runs: readonly RunResult[]): string[] {
   return formatTable([[header], body], namesThenFigures(1, header.length));
 }
 
+/** The summary's figures: each picked from a run, its digits, its target. */
+const SUMMARY: readonly (readonly [string, (run: RunResult) => number | undefined, number, string])[] = [
+  ["completion, start->end s", (run) => run.startToEndS, 1, `<= ${TARGET_COMPLETION_S}`],
+  ["completion, wall s", (run) => run.wallS, 3, `<= ${TARGET_COMPLETION_S}`],
+  ["guest downtime s", (run) => run.downtimeS, 3, `<= ${TARGET_DOWNTIME_S}`],
+  ["± console round trip s", (run) => run.consoleRttS, 3, ""],
+];
+
 export function formatSummary(runs: readonly RunResult[]): string[] {
-  const row = (name: string, values: (number | undefined)[], digits: number, target: string): string[] => {
-    const s = spread(values.filter((value): value is number => value !== undefined));
-    return [name, seconds(s?.min, digits), seconds(s?.median, digits), seconds(s?.max, digits), target];
-  };
   const header = [`${runs.length} runs`, "MIN", "MEDIAN", "MAX", "TARGET"];
-  const body = [
-    row(
-      "completion, start->end s",
-      runs.map((run) => run.startToEndS),
-      1,
-      `<= ${TARGET_COMPLETION_S}`,
-    ),
-    row(
-      "completion, wall s",
-      runs.map((run) => run.wallS),
-      3,
-      `<= ${TARGET_COMPLETION_S}`,
-    ),
-    row(
-      "guest downtime s",
-      runs.map((run) => run.downtimeS),
-      3,
-      `<= ${TARGET_DOWNTIME_S}`,
-    ),
-    row(
-      "± console round trip s",
-      runs.map((run) => run.consoleRttS),
-      3,
-      "",
-    ),
-  ];
+  const body = SUMMARY.map(([name, pick, digits, target]) =>
+    spreadRow(name, runs.map(pick), (value) => seconds(value, digits), target),
+  );
   return formatTable([[header], body], namesThenFigures(1, header.length));
 }

@@ -1,5 +1,5 @@
 import { spread } from "../common/stats.js";
-import { formatTable, namesThenFigures } from "../common/table.js";
+import { formatTable, namesThenFigures, spreadRow } from "../common/table.js";
 import { CREATED, VMI_PHASES, type PhaseTime } from "./vmi-phases.js";
 
 // The printed figures: each run's two boots, then min / median / max and the medians against DESIGN.md's
@@ -116,38 +116,22 @@ export function verdict(runs: readonly RunResult[]): Verdict | undefined {
   };
 }
 
+/** The summary's figures, each picked from a run. */
+const SUMMARY: readonly (readonly [string, (run: RunResult) => number])[] = [
+  ["bare QEMU, answer s", (run) => run.bare.answerS],
+  ["VM, answer s", (run) => run.vm.answerS],
+  ["VM / bare", (run) => run.vm.answerS / run.bare.answerS],
+  ["bare QEMU, guest uptime s", (run) => run.bare.uptimeS],
+  ["VM, guest uptime s", (run) => run.vm.uptimeS],
+  [
+    "VM - bare, before the guest s",
+    (run) => run.vm.answerS - run.vm.uptimeS - (run.bare.answerS - run.bare.uptimeS),
+  ],
+];
+
 export function formatSummary(runs: readonly RunResult[]): string[] {
-  const row = (name: string, values: number[], digits = 2): string[] => {
-    const s = spread(values);
-    return [name, seconds(s?.min, digits), seconds(s?.median, digits), seconds(s?.max, digits)];
-  };
   const header = [`${runs.length} runs`, "MIN", "MEDIAN", "MAX"];
-  const body = [
-    row(
-      "bare QEMU, answer s",
-      runs.map((run) => run.bare.answerS),
-    ),
-    row(
-      "VM, answer s",
-      runs.map((run) => run.vm.answerS),
-    ),
-    row(
-      "VM / bare",
-      runs.map((run) => run.vm.answerS / run.bare.answerS),
-    ),
-    row(
-      "bare QEMU, guest uptime s",
-      runs.map((run) => run.bare.uptimeS),
-    ),
-    row(
-      "VM, guest uptime s",
-      runs.map((run) => run.vm.uptimeS),
-    ),
-    row(
-      "VM - bare, before the guest s",
-      runs.map((run) => run.vm.answerS - run.vm.uptimeS - (run.bare.answerS - run.bare.uptimeS)),
-    ),
-  ];
+  const body = SUMMARY.map(([name, pick]) => spreadRow(name, runs.map(pick), (value) => seconds(value)));
   const lines = formatTable([[header], body], namesThenFigures(1, header.length));
   const v = verdict(runs);
   if (v) {
