@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { access } from "node:fs/promises";
 import { promisify } from "node:util";
+import { binary, layout, type Layout } from "../../deploy/local/cluster/layout.js";
 
 // The benchmarks drive the local cluster with its own kubectl, as a user does.
 
@@ -9,6 +10,11 @@ const run = promisify(execFile);
 export interface KubectlOptions {
   kubectl: string;
   kubeconfig: string;
+}
+
+/** The local cluster's kubeconfig and kubectl (`make up`'s): the benchmarks' defaults. */
+export function localCluster(l: Layout = layout()): KubectlOptions {
+  return { kubeconfig: l.adminKubeconfig, kubectl: binary(l, "kubectl") };
 }
 
 /** What `make up` leaves for a benchmark to find: the hint its errors end with. */

@@ -3,9 +3,8 @@
 // run to the other node), prints figures, asserts nothing, and deletes the VM unless --keep.
 //   npx tsx bench/migration/main.ts [--vm bench-migration] [--namespace default] [--runs 5] [--keep]
 import path from "node:path";
-import { binary, layout } from "../../deploy/local/cluster/layout.js";
-import { BenchError } from "../common/bench-error.js";
-import { lastLine } from "../common/kubectl.js";
+import { runMain } from "../common/bench-error.js";
+import { lastLine, localCluster } from "../common/kubectl.js";
 import { secondsBetween } from "../common/timestamps.js";
 import { requireTwoReadyNodes, type Target } from "./cluster.js";
 import { consoleRoundTripS, readGuestClock, withConsole } from "./console.js";
@@ -46,8 +45,7 @@ async function measure(t: Target, run: number): Promise<RunResult> {
 }
 
 async function main(): Promise<void> {
-  const l = layout();
-  const defaults = { kubeconfig: l.adminKubeconfig, kubectl: binary(l, "kubectl") };
+  const defaults = localCluster();
   const options = parseOptions(process.argv.slice(2), defaults);
   const t: Target = {
     kubectl: options.kubectl,
@@ -100,8 +98,4 @@ async function cleanUp(t: Target, keep: boolean): Promise<void> {
   );
 }
 
-main().catch((error: unknown) => {
-  const message = error instanceof Error ? error.message : String(error);
-  console.error(error instanceof BenchError ? message : `migration: ${message}`);
-  process.exitCode = 1;
-});
+runMain("migration", main);

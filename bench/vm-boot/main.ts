@@ -5,9 +5,11 @@
 //   npx tsx bench/vm-boot/main.ts [--runs 3] [--namespace bench-vm-boot] [--vm bench-vm-boot]
 import { loadavg } from "node:os";
 import path from "node:path";
-import { binary, layout } from "../../deploy/local/cluster/layout.js";
+import { layout } from "../../deploy/local/cluster/layout.js";
 import { testGuestRoot } from "../../deploy/local/guest/test-guest.js";
-import { BenchError } from "../common/bench-error.js";
+import { runMain } from "../common/bench-error.js";
+import { localCluster } from "../common/kubectl.js";
+import { formatLoad } from "../common/machine.js";
 import { bareQemuArgs, bootBare } from "./bare.js";
 import { formatCommandLine, parseOptions } from "./options.js";
 import { LEGEND, formatRuns, formatSummary, formatVmTimeline, seconds, type RunResult } from "./report.js";
@@ -55,7 +57,7 @@ async function measure(t: Target, image: string, run: number): Promise<RunResult
 
 async function main(): Promise<void> {
   const l = layout();
-  const defaults = { image: testGuestRoot(), kubeconfig: l.adminKubeconfig, kubectl: binary(l, "kubectl") };
+  const defaults = { image: testGuestRoot(), ...localCluster(l) };
   const options = parseOptions(process.argv.slice(2), defaults);
   const t: Target = {
     kubectl: options.kubectl,
@@ -80,7 +82,6 @@ async function main(): Promise<void> {
     }
   }
 
-  const fmt = (load: number[]): string => load.map((value) => value.toFixed(2)).join(" ");
   console.log("");
   console.log(formatCommandLine(options, defaults));
   console.log(
@@ -89,7 +90,7 @@ async function main(): Promise<void> {
   console.log(
     `VM: the e2e test guest VM (128Mi, containerDisk kubevirt-ts/test-guest, default pod network), runStrategy Always`,
   );
-  console.log(`load average before ${fmt(loadBefore)}, after ${fmt(loadavg())}`);
+  console.log(`load average before ${formatLoad(loadBefore)}, after ${formatLoad(loadavg())}`);
   for (const line of LEGEND) console.log(line);
   console.log("");
   for (const line of formatRuns(results)) console.log(line);
@@ -102,8 +103,4 @@ async function main(): Promise<void> {
   for (const line of formatSummary(results)) console.log(line);
 }
 
-main().catch((error: unknown) => {
-  const message = error instanceof Error ? error.message : String(error);
-  console.error(error instanceof BenchError ? message : `vm-boot: ${message}`);
-  process.exitCode = 1;
-});
+runMain("vm-boot", main);

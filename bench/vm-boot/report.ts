@@ -1,6 +1,6 @@
 import { spread } from "../common/stats.js";
 import { formatTable, namesThenFigures, spreadRow } from "../common/table.js";
-import { CREATED, VMI_PHASES, type PhaseTime } from "./vmi-phases.js";
+import { CREATED, VMI_PHASES, type PhaseTime } from "../common/vmi-phases.js";
 
 // The printed figures: each run's two boots, then min / median / max and the medians against DESIGN.md's
 // target (apply → guest serial console answers ≤ 1.5 × the bare QEMU boot of the same guest + 2 s).

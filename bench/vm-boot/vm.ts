@@ -15,7 +15,7 @@ import {
 import type { KubectlOptions } from "../common/kubectl.js";
 import { awaitAnswer, type ConsoleAnswer } from "./probe.js";
 import { VirtctlConsole } from "./virtctl-console.js";
-import { vmiPhaseTimes, type PhaseTime } from "./vmi-phases.js";
+import { vmiPhaseTimes, type PhaseTime } from "../common/vmi-phases.js";
 
 // The benchmark's VM in a namespace of its own: the e2e tests' test guest (128Mi, containerDisk, KubeVirt's
 // default pod network), labelled so the benchmark never takes over, nor deletes, what it did not create.

@@ -1,9 +1,9 @@
 import type { VirtualMachineInstance } from "../../pkg/api/generated/v1.js";
-import { parseTimestamp } from "../common/timestamps.js";
+import { parseTimestamp } from "./timestamps.js";
 
-// Where the VM's time went before its console answered, as the VMI's own timestamps tell it: its
-// creation and each phase it went through, in seconds since `kubectl apply` started. The API keeps whole
-// seconds, so each is up to a second early.
+// Where a VMI's time went, as its own timestamps tell it: its creation and each phase it went through, in
+// seconds since a start the benchmark gives (vm-boot: when `kubectl apply` started; vmi-burst: the VMI's
+// creation). The API keeps whole seconds, so each is up to a second early.
 
 /** The phases a VMI goes through on its way to Running, in order. */
 export const VMI_PHASES = ["Pending", "Scheduling", "Scheduled", "Running"] as const;
