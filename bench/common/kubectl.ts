@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { access } from "node:fs/promises";
+import path from "node:path";
 import { promisify } from "node:util";
 import { binary, layout, type Layout } from "../../deploy/local/cluster/layout.js";
 
@@ -15,6 +16,11 @@ export interface KubectlOptions {
 /** The local cluster's kubeconfig and kubectl (`make up`'s): the benchmarks' defaults. */
 export function localCluster(l: Layout = layout()): KubectlOptions {
   return { kubeconfig: l.adminKubeconfig, kubectl: binary(l, "kubectl") };
+}
+
+/** The kubectl and kubeconfig options name, the kubeconfig made absolute (for the processes started elsewhere). */
+export function clusterOf(options: KubectlOptions): KubectlOptions {
+  return { kubectl: options.kubectl, kubeconfig: path.resolve(options.kubeconfig) };
 }
 
 /** What `make up` leaves for a benchmark to find: the hint its errors end with. */

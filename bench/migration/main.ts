@@ -2,9 +2,8 @@
 // targets (completes ≤ 10 s, guest downtime ≤ 1 s). Creates its own VM, migrates it --runs times (each
 // run to the other node), prints figures, asserts nothing, and deletes the VM unless --keep.
 //   npx tsx bench/migration/main.ts [--vm bench-migration] [--namespace default] [--runs 5] [--keep]
-import path from "node:path";
 import { runMain } from "../common/bench-error.js";
-import { lastLine, localCluster } from "../common/kubectl.js";
+import { clusterOf, lastLine, localCluster } from "../common/kubectl.js";
 import { secondsBetween } from "../common/timestamps.js";
 import { requireTwoReadyNodes, type Target } from "./cluster.js";
 import { consoleRoundTripS, readGuestClock, withConsole } from "./console.js";
@@ -47,12 +46,7 @@ async function measure(t: Target, run: number): Promise<RunResult> {
 async function main(): Promise<void> {
   const defaults = localCluster();
   const options = parseOptions(process.argv.slice(2), defaults);
-  const t: Target = {
-    kubectl: options.kubectl,
-    kubeconfig: path.resolve(options.kubeconfig),
-    namespace: options.namespace,
-    vm: options.vm,
-  };
+  const t: Target = { ...clusterOf(options), namespace: options.namespace, vm: options.vm };
   const nodes = await requireTwoReadyNodes(t);
   console.log(`migration: VM ${t.namespace}/${t.vm}, ${options.runs} runs between ${nodes.join(", ")}`);
 

@@ -8,7 +8,7 @@ import path from "node:path";
 import { layout } from "../../deploy/local/cluster/layout.js";
 import { testGuestRoot } from "../../deploy/local/guest/test-guest.js";
 import { runMain } from "../common/bench-error.js";
-import { localCluster } from "../common/kubectl.js";
+import { clusterOf, localCluster } from "../common/kubectl.js";
 import { formatLoad } from "../common/machine.js";
 import { bareQemuArgs, bootBare } from "./bare.js";
 import { formatCommandLine, parseOptions } from "./options.js";
@@ -60,8 +60,7 @@ async function main(): Promise<void> {
   const defaults = { image: testGuestRoot(), ...localCluster(l) };
   const options = parseOptions(process.argv.slice(2), defaults);
   const t: Target = {
-    kubectl: options.kubectl,
-    kubeconfig: path.resolve(options.kubeconfig),
+    ...clusterOf(options),
     namespace: options.namespace,
     vm: options.vm,
     repoRoot: l.repoRoot,
