@@ -10,25 +10,22 @@ import {
   COMPONENT_SCRIPTS,
   NATIVE_BINARIES,
 } from "../../deploy/local/node-agent/runtime/image-store.js";
-import { BUNDLE_NODE_FLAGS, bundleSource } from "../bundle-components/layout.js";
+import { bundleSource } from "../bundle-components/layout.js";
 import { isIgnored, parseDockerignore } from "./context.js";
 import { COMPONENTS } from "./options.js";
+import { imageTypescriptBinaries } from "./stage.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const dockerfile = (component: string): string =>
   readFileSync(path.join(ROOT, `Dockerfile.${component}`), "utf8");
 
-/** The build stage: from its FROM up to the bundling step, which names the image's own binaries. */
+/** The build stage: from its FROM up to the next stage's. */
 function buildStage(text: string): string {
   const start = text.indexOf("FROM ${NODE_BUILD_IMAGE} AS build");
-  const end = text.indexOf('&& binaries="');
   expect(start).toBeGreaterThanOrEqual(0);
+  const end = text.indexOf("\nFROM ", start);
   expect(end).toBeGreaterThan(start);
   return text.slice(start, end);
-}
-
-function bundled(text: string): string[] {
-  return (/&& binaries="([^"]*)"/.exec(text)?.[1] ?? "").split(" ").filter(Boolean);
 }
 
 function nativeBuilt(text: string): string[] {
@@ -61,19 +58,15 @@ describe("the component Dockerfiles", () => {
     for (const stage of stages) expect(stage).toBe(stages[0]);
   });
 
-  it.each(COMPONENTS)("%s bundles the image's TypeScript binaries, with a wrapper for each", (component) => {
-    const text = dockerfile(component);
-    const typescript = (COMPONENT_BINARIES[component] ?? []).filter((binary) => !NATIVE_BINARIES.has(binary));
-    expect(bundled(text)).toEqual(typescript);
-    // the wrapper runs the bundle as the local image store does, with the same node flags
-    const flags = BUNDLE_NODE_FLAGS.map((flag) => `${flag} `).join("");
-    expect(text).toContain(
-      `printf '#!/bin/sh\\nexec %s ${flags}/opt/kubevirt/bin/%s.mjs "$@"\\n' "$node" "$binary"`,
-    );
+  it("stage every image's files in that one build stage, the version in a step of its own after them", () => {
+    const stage = buildStage(dockerfile("virt-api"));
+    expect(stage).toContain("&& npx tsx hack/build-images/stage.ts --out /out\n");
+    // a new commit that changes no source must not bundle again: the version comes after the bundling
+    expect(stage.indexOf("ARG KUBEVIRT_TS_VERSION=")).toBeGreaterThan(stage.indexOf("stage.ts --out /out"));
   });
 
   it("have a TypeScript entry point for every binary they bundle but those kubevirt-ts has not written yet", () => {
-    const missing = COMPONENTS.flatMap((component) => bundled(dockerfile(component))).filter(
+    const missing = COMPONENTS.flatMap(imageTypescriptBinaries).filter(
       (binary) => !readable(bundleSource(ROOT, binary)),
     );
     // their wrappers say so; the local image store's do too
@@ -101,8 +94,11 @@ describe("the component Dockerfiles", () => {
     const stage = finalStage(dockerfile(component));
     expect(stage).toContain(`ENTRYPOINT ["/usr/bin/${component}"]`);
     expect(stage.filter((line) => line.startsWith("USER "))).toEqual(user ? [`USER ${user}`] : []);
-    // the image gets the bundles and the wrappers, nothing else of the build stage
-    expect(stage.filter((line) => line.includes("--from=build"))).toEqual(["COPY --from=build /out/ /"]);
+    // the image gets its own bundles and wrappers and the version, nothing else of the build stage
+    expect(stage.filter((line) => line.includes("--from=build"))).toEqual([
+      `COPY --from=build /out/${component}/ /`,
+      "COPY --from=build /version/ /",
+    ]);
   });
 
   it("give the launcher image the qemu user, QEMU, libvirt, virsh, qemu-img, genisoimage and virsh's URI", () => {
@@ -161,7 +157,7 @@ describe(".dockerignore", () => {
 
   it("sends every module the bundler and the bundled binaries are made of, and the data files they read", async () => {
     const entries = [
-      "hack/bundle-components/main.ts",
+      "hack/build-images/stage.ts",
       ...new Set(
         Object.values(COMPONENT_BINARIES)
           .flat()
