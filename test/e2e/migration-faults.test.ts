@@ -132,9 +132,21 @@ async function oneGuestWhereTheVMISays(vmi: string, marker: string): Promise<str
   expect(await jsonpath("vmi", vmi, "{.status.phase}")).toBe("Running");
   const session = new ConsoleSession(vmi);
   await session.expect(PROMPT, 120_000, { pokeMs: 3_000 });
-  expect((await session.run("cat /run/e2e/marker")).output).toBe(marker);
+  const kept = (await session.run("cat /run/e2e/marker")).output;
   await session.close();
+  expect(kept, kept === marker ? "" : await whatHappenedTo(vmi)).toBe(marker);
   return await jsonpath("vmi", vmi, "{.status.nodeName}");
+}
+
+/** For a failure message: the VMI's uid, phase transitions and migration state, and the VM's and VMI's events. */
+async function whatHappenedTo(vmi: string): Promise<string> {
+  const status = await jsonpath(
+    "vmi",
+    vmi,
+    "uid={.metadata.uid} phases={.status.phaseTransitionTimestamps} migrationState={.status.migrationState}",
+  );
+  const happened = await events(`involvedObject.name=${vmi}`);
+  return `the guest is not the one marked: ${status}; events:\n${happened.split("\n").slice(-15).join("\n")}`;
 }
 
 /** Writes a marker into the guest's RAM (tmpfs): only the same guest still has it later. */
