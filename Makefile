@@ -59,22 +59,23 @@ typecheck: deps
 test-unit: deps host-deps cni-plugins
 	npx vitest run --project unit --project unit-root
 
-test-integration: deps host-deps binaries
+test-integration: deps host-deps binaries images
 	npx vitest run --project integration
 
-test-e2e: deps host-deps binaries guest
+test-e2e: deps host-deps binaries guest images
 	npx vitest run --project e2e
 
 # Three vitest runs: the root tests' shared mounts must not meet a running cluster's, integration
 # wants a cluster without KubeVirt, e2e installs it.
-test: deps host-deps binaries guest typecheck lint
+test: deps host-deps binaries guest images typecheck lint
 	npx vitest run --project unit --project unit-root
 	npx vitest run --project integration
 	npx vitest run --project e2e
 
 # Node size is declared: `make up NODE_CPUS=16 NODE_MEMORY=32Gi NODE_MAX_PODS=110` (default 8, 16Gi, 110).
-# `make up COMPONENT_IMAGES=built` runs KubeVirt's Pods from the images built from the Dockerfiles (make images).
-up: deps host-deps binaries guest $(if $(filter built,$(COMPONENT_IMAGES)),images)
+# KubeVirt's Pods run from the images built from the Dockerfiles (make images); `make up COMPONENT_IMAGES=checkout`
+# runs them from this checkout's bundles on the host's files instead (no image build after a change).
+up: deps host-deps binaries guest $(if $(filter checkout,$(COMPONENT_IMAGES)),,images)
 	NODE_CPUS=$(NODE_CPUS) NODE_MEMORY=$(NODE_MEMORY) NODE_MAX_PODS=$(NODE_MAX_PODS) COMPONENT_IMAGES=$(COMPONENT_IMAGES) npx tsx deploy/local/up.ts
 
 down: deps

@@ -15,6 +15,13 @@ export default async function setup(): Promise<() => Promise<void>> {
   const l = layout();
   const build = spawnSync("bash", [join(l.repoRoot, "deploy/local/build-binaries.sh")], { stdio: "inherit" });
   if (build.status !== 0) throw new Error(`deploy/local/build-binaries.sh failed (exit ${build.status})`);
+  // the component Pods some files run (virt-api, virt-operator) come from the images built from the Dockerfiles
+  if (l.componentImages === "built") {
+    const images = spawnSync("npx", ["tsx", join(l.repoRoot, "hack/build-images/main.ts")], {
+      stdio: "inherit",
+    });
+    if (images.status !== 0) throw new Error(`hack/build-images failed (exit ${images.status})`);
+  }
 
   const runningBefore = await runningProcesses(l);
   await startControlPlane(l, say);

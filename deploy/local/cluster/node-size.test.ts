@@ -41,14 +41,14 @@ describe("the node agent's command line", () => {
       maxPods: 250,
       clusterDNS: ["10.96.0.10"],
       clusterDomain: "cluster.local",
-      componentImages: "checkout",
+      componentImages: "built",
     });
   });
 
-  it("runs component Pods from the built images with COMPONENT_IMAGES=built, and refuses other values", () => {
-    const spec = nodeAgent(layout("/repo", { COMPONENT_IMAGES: "built" }), topology.nodes[0]);
+  it("runs component Pods from this checkout's bundles with COMPONENT_IMAGES=checkout, and refuses other values", () => {
+    const spec = nodeAgent(layout("/repo", { COMPONENT_IMAGES: "checkout" }), topology.nodes[0]);
     const main = spec.args.indexOf("/repo/deploy/local/node-agent/main.ts");
-    expect(parseFlags(spec.args.slice(main + 1)).componentImages).toBe("built");
+    expect(parseFlags(spec.args.slice(main + 1)).componentImages).toBe("checkout");
     expect(() => layout("/repo", { COMPONENT_IMAGES: "docker" })).toThrow(
       'COMPONENT_IMAGES: must be "built" or "checkout", not "docker"',
     );
