@@ -203,9 +203,7 @@ async function commit(buildah: Buildah, rootfs: string, image: string): Promise<
     "scratch",
   ]);
   try {
-    const mountpoint = await buildah.output(["mount", container]);
-    await run("cp", ["-a", `${rootfs}/.`, `${mountpoint}/`]);
-    await buildah.output(["umount", container]);
+    await buildah.copyFiles(container, "in", rootfs);
     await buildah.output(["config", "--env", PATH_ENV, "--cmd", '["node"]', container]);
     // debootstrap installs the release as it was; the updates and security archives bring it up to date
     const upgrade = await buildah.run([

@@ -11,14 +11,14 @@ import {
 const ID = "83227268c30bb4d3b32e9425047ac3491421b8974994b249564e8999e5ac0aea";
 
 describe("storageArgs", () => {
-  it("puts the storage in the given folders, on vfs", () => {
+  it("puts the storage in the given folders, on overlay", () => {
     expect(storageArgs({ root: "/c/buildah/storage", runroot: "/c/buildah/run" })).toEqual([
       "--root",
       "/c/buildah/storage",
       "--runroot",
       "/c/buildah/run",
       "--storage-driver",
-      "vfs",
+      "overlay",
     ]);
   });
 });

@@ -1,7 +1,7 @@
 // The build context as buildah sends it (the checkout less what .dockerignore leaves out), hashed: with the
 // Dockerfile, the build arguments and the base image, it decides whether an image must be built again. buildah's
-// own layer cache would find every step cached too, but walking it costs a minute and more per image on vfs
-// storage (each cached step is a copy of its whole root), so a run with nothing changed does not call it.
+// own layer cache would find every step cached too, but it sends and hashes the whole context for every image
+// first, so a run with nothing changed does not call it.
 import { createHash } from "node:crypto";
 import { lstat, readFile, readdir, readlink } from "node:fs/promises";
 import path from "node:path";

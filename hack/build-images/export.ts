@@ -9,7 +9,6 @@
 // reader sees the old export or the new one, whole. Exports are never changed after that: a container that
 // resolved the symlink (realpath) when it started keeps its files. Older exports are removed once the symlink
 // no longer names them and no mount in any mount namespace (an overlay's lowerdir) names them.
-import { execFile } from "node:child_process";
 import {
   lstat,
   mkdir,
@@ -23,11 +22,8 @@ import {
   writeFile,
 } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import type { Buildah, ImageRunConfig, InspectedImage } from "./buildah.js";
 import { exportIsCurrent } from "./stamp.js";
-
-const run = promisify(execFile);
 
 export const EXPORTS_DIR = ".exports";
 
@@ -206,7 +202,7 @@ export async function exportImage(
   return outcome;
 }
 
-/** Copies an image's files out of the storage: a working container of it, mounted, copied with cp -a, removed. */
+/** Copies an image's files out of the storage: a working container of it, its root copied with cp -a, removed. */
 async function copyRootfs(
   buildah: Buildah,
   imageID: string,
@@ -221,13 +217,8 @@ async function copyRootfs(
     imageID,
   ]);
   try {
-    const mountpoint = await buildah.output(["mount", container]);
     await mkdir(target);
-    try {
-      await run("cp", ["-a", `${mountpoint}/.`, `${target}/`]);
-    } finally {
-      await buildah.run(["umount", container]);
-    }
+    await buildah.copyFiles(container, "out", target);
   } finally {
     await buildah.run(["rm", container]);
   }

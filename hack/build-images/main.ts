@@ -4,7 +4,7 @@
 //                                     [--build-ca FILE] [--force] [component...]
 // The Dockerfiles take their base images as build arguments; here both are the local Debian bookworm + Node base
 // (base-image.ts), since this machine pulls nothing. buildah keeps its own storage under
-// ${XDG_CACHE_HOME:-~/.cache}/kubevirt-ts/buildah (vfs driver, chroot isolation, --pull=never, --layers; see
+// ${XDG_CACHE_HOME:-~/.cache}/kubevirt-ts/buildah (overlay driver, chroot isolation, --pull=never, --layers; see
 // buildah.ts). An image whose inputs (Dockerfile, build arguments, base image, the build context: context.ts) are
 // those of its last build is not handed to buildah again, and an export of the same image is kept (export.ts), so
 // a second run with nothing changed takes seconds. The images of earlier builds nothing uses any more are removed.
@@ -18,6 +18,7 @@ import { ensureNodeBase } from "./base-image.js";
 import {
   Buildah,
   BuildahError,
+  STORAGE_DRIVER,
   buildArgs,
   failedStep,
   locateInstruction,
@@ -60,15 +61,19 @@ interface Built {
 async function main(options: Options): Promise<void> {
   if (process.getuid?.() !== 0) {
     throw new Error(
-      "building images needs root (buildah with chroot isolation on vfs storage): sudo make images",
+      "building images needs root (buildah with chroot isolation, overlay mounts): sudo make images",
     );
   }
   const cacheDir = defaultCacheDir();
   const buildahDir = path.join(cacheDir, "buildah");
   const tmp = path.join(buildahDir, "tmp");
   await mkdir(tmp, { recursive: true });
+  await removeVfsStorage(buildahDir);
   const buildah = new Buildah({
-    paths: { root: path.join(buildahDir, "storage"), runroot: path.join(buildahDir, "run") },
+    paths: {
+      root: path.join(buildahDir, `storage-${STORAGE_DRIVER}`),
+      runroot: path.join(buildahDir, "run"),
+    },
     // buildah's big temporary files (layer diffs) go to the cache's disk, not /var/tmp
     env: { ...process.env, TMPDIR: tmp },
   });
@@ -129,7 +134,7 @@ async function main(options: Options): Promise<void> {
       const stored = await buildah.inspectImage(image);
       let entry: Built;
       if (!options.force && stored && imageIsCurrent(stamp, inputs, image, stored.id)) {
-        // built from these very inputs: buildah would take every step from its cache, slowly (vfs)
+        // built from these very inputs: buildah would take every step from its cache, after walking the context
         for (const id of stamp?.steps ?? []) steps.add(id);
         entry = { component, image, inspected: stored };
         say(`${image}: up to date (${stored.id.slice(0, 12)})`);
@@ -235,8 +240,9 @@ function lastLine(text: string): string {
 }
 
 /**
- * Removes the images no tag names and the last builds did not use (older builds' steps, an older base): with vfs
- * every layer is a whole copy of its root, so they would fill the disk. Tagged images stay.
+ * Removes the images no tag names and the last builds did not use (older builds' steps, an older base): every
+ * change leaves a few layers behind (the bundles, a build stage with its sources), which would fill the disk over
+ * time. Tagged images stay.
  */
 async function prune(buildah: Buildah, keep: ReadonlySet<string>): Promise<void> {
   const listed = JSON.parse(
@@ -253,12 +259,20 @@ async function prune(buildah: Buildah, keep: ReadonlySet<string>): Promise<void>
     .map((image) => image.id);
   if (stale.length === 0) return;
   const since = Date.now();
-  say(`removing ${stale.length} image(s) earlier builds left, unused now (each a whole root on vfs)`);
+  say(`removing ${stale.length} image(s) earlier builds left, unused now`);
   const result = await buildah.run(["rmi", ...stale]);
   say(
     `removed them (${seconds(since)})` +
       (result.code === 0 ? "" : `, but buildah rmi said: ${lastLine(result.stderr)}`),
   );
+}
+
+/** Earlier builds kept their images on vfs storage (a whole root per layer, gigabytes): gone once overlay serves. */
+async function removeVfsStorage(buildahDir: string): Promise<void> {
+  const old = path.join(buildahDir, "storage");
+  if (!existsSync(old)) return;
+  say(`removing the vfs image storage of earlier builds (${old}); the images are built again on overlay`);
+  await rm(old, { recursive: true, force: true });
 }
 
 /** An exclusive lock on the storage and the exports, held by this process; a stale one (dead PID) is taken over. */
