@@ -13,14 +13,12 @@ export const USAGE =
   "usage: npx tsx bench/migration/main.ts [--vm bench-migration] [--namespace default] [--runs 5] [--keep] " +
   "[--kubeconfig .local/kubeconfig] [--kubectl <the cluster's kubectl>]";
 
-export interface MigrationBenchOptions {
+export interface MigrationBenchOptions extends KubectlOptions {
   vm: string;
   namespace: string;
   runs: number;
   /** Leave the VM (and its migration objects) in place afterwards. */
   keep: boolean;
-  kubeconfig: string;
-  kubectl: string;
 }
 
 export type Defaults = KubectlOptions;

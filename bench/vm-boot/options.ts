@@ -14,15 +14,13 @@ export const USAGE =
   "usage: npx tsx bench/vm-boot/main.ts [--runs 3] [--namespace bench-vm-boot] [--vm bench-vm-boot] " +
   "[--image <the test guest's folder>] [--kubeconfig .local/kubeconfig] [--kubectl <the cluster's kubectl>]";
 
-export interface VmBootBenchOptions {
+export interface VmBootBenchOptions extends KubectlOptions {
   runs: number;
   /** The benchmark's own namespace: created if missing, deleted afterwards if the benchmark created it. */
   namespace: string;
   vm: string;
   /** The test guest's image folder (disk/disk.qcow2), booted bare. */
   image: string;
-  kubeconfig: string;
-  kubectl: string;
 }
 
 export interface Defaults extends KubectlOptions {
