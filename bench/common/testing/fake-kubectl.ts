@@ -10,6 +10,8 @@ export interface KubectlRule {
   /** Words that must all be among the call's arguments. */
   when: string[];
   stdout?: string;
+  /** Answers in turn, one a call, the last one again once they are used up (instead of stdout). */
+  stdouts?: string[];
   stderr?: string;
   code?: number;
 }
@@ -29,8 +31,16 @@ const fromStdin = args.some((arg, i) => arg === "-f" && args[i + 1] === "-");
 const stdin = fromStdin ? fs.readFileSync(0, "utf8") : "";
 fs.appendFileSync(path.join(dir, "calls.jsonl"), JSON.stringify({ args, stdin }) + "\\n");
 const rules = JSON.parse(fs.readFileSync(path.join(dir, "rules.json"), "utf8"));
-const rule = rules.find((r) => r.when.every((word) => args.includes(word))) || {};
-process.stdout.write(rule.stdout || "");
+const index = rules.findIndex((r) => r.when.every((word) => args.includes(word)));
+const rule = rules[index] || {};
+let stdout = rule.stdout || "";
+if (rule.stdouts) {
+  const counter = path.join(dir, "rule-" + index + ".count");
+  const n = fs.existsSync(counter) ? Number(fs.readFileSync(counter, "utf8")) : 0;
+  fs.writeFileSync(counter, String(n + 1));
+  stdout = rule.stdouts[Math.min(n, rule.stdouts.length - 1)];
+}
+process.stdout.write(stdout);
 process.stderr.write(rule.stderr || "");
 process.exitCode = rule.code || 0;
 `;
