@@ -114,6 +114,9 @@ describe("the component Dockerfiles", () => {
       "libvirt-clients",
       "qemu-utils",
       "genisoimage",
+      // what `kubectl exec … -c compute -- ps -ef` and `ip a` use, as in upstream's image
+      "iproute2",
+      "procps",
     ]) {
       expect(text).toMatch(new RegExp(`apt-get install[^\\n]*(\\\\\\n[^\\n]*)*\\b${pkg}\\b`));
     }
