@@ -364,6 +364,8 @@ async function main(): Promise<void> {
   let outcome: Outcome;
   try {
     outcome = await burst(options, k, vmis, interrupt.signal);
+    // the figures first: deleting a hundred VMIs takes minutes
+    if (outcome.end !== "interrupted") report(options, defaults, outcome, date, hz);
   } finally {
     await cleanUp(k, options);
     process.off("SIGINT", onSignal);
@@ -375,9 +377,7 @@ async function main(): Promise<void> {
       `interrupted after ${((outcome.endMs - outcome.startMs) / 1000).toFixed(1)} s, ${p.running} of ${p.sent} VMIs Running: no figures`,
     );
     process.exitCode = 130;
-    return;
   }
-  report(options, defaults, outcome, date, hz);
 }
 
 runMain("vmi-burst", main);
