@@ -9,7 +9,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cacheDir, layout } from "../../deploy/local/cluster/layout.js";
 import { builtComponentDir } from "../../deploy/local/node-agent/runtime/image-store.js";
-import { applyYAML, componentPods, containerPid, jsonpath, kubectl, runningLauncher } from "./harness.js";
+import { applyObject, componentPods, containerPid, jsonpath, kubectl, runningLauncher } from "./harness.js";
+import { testGuestVMI } from "./test-guest-vm.js";
 
 const VMI = "e2e-component-images";
 const BOOT_TIMEOUT_MS = 240_000;
@@ -102,21 +103,7 @@ describe.skipIf(!built)("KubeVirt's Pods run from the images built from the Dock
   it(
     "virt-launcher: the compute container runs virt-launcher-monitor, which runs the compiled virt-launcher",
     async () => {
-      await applyYAML(`
-apiVersion: kubevirt.io/v1
-kind: VirtualMachineInstance
-metadata: { name: ${VMI} }
-spec:
-  startStrategy: Paused
-  domain:
-    devices:
-      disks: [{ name: containerdisk, disk: { bus: virtio } }]
-    memory: { guest: 96Mi }
-  terminationGracePeriodSeconds: 5
-  volumes:
-    - name: containerdisk
-      containerDisk: { image: kubevirt-ts/test-guest:latest }
-`);
+      await applyObject(testGuestVMI(VMI, { startStrategy: "Paused" }));
       const launcher = await runningLauncher(VMI, BOOT_TIMEOUT_MS);
       const monitor = await expectRunFromImage(launcher, "compute", "default", "virt-launcher");
       expect((await argv(monitor))[0]).toBe("/usr/bin/virt-launcher-monitor");

@@ -2,7 +2,7 @@
 // nothing that was already true (the other guest keeps its QEMU process, no duplicate Pod or VMI appears).
 import { afterAll, describe, expect, it } from "vitest";
 import {
-  applyYAML,
+  applyObject,
   componentPods,
   containerPid,
   eventually,
@@ -12,24 +12,10 @@ import {
   qemuPids,
 } from "./harness.js";
 import { CLUSTER_ALONE_WAIT_MS, takeTheClusterAlone } from "./cluster-lock.js";
+import { testGuestVMI } from "./test-guest-vm.js";
 
 const VICTIM = "e2e-victim";
 const BYSTANDER = "e2e-bystander";
-
-const vmiYAML = (name: string) => `
-apiVersion: kubevirt.io/v1
-kind: VirtualMachineInstance
-metadata: { name: ${name} }
-spec:
-  domain:
-    devices:
-      disks: [{ name: containerdisk, disk: { bus: virtio } }]
-    memory: { guest: 96Mi }
-  terminationGracePeriodSeconds: 5
-  volumes:
-    - name: containerdisk
-      containerDisk: { image: kubevirt-ts/test-guest:latest }
-`;
 
 const qemuPid = async (name: string) => (await qemuPids(name))[0];
 
@@ -81,8 +67,8 @@ describe("faults", () => {
   it(
     "a killed launcher fails its VMI only; restarted virt-controller and virt-api change nothing",
     async () => {
-      await applyYAML(vmiYAML(VICTIM));
-      await applyYAML(vmiYAML(BYSTANDER));
+      await applyObject(testGuestVMI(VICTIM));
+      await applyObject(testGuestVMI(BYSTANDER));
       for (const name of [VICTIM, BYSTANDER])
         await eventually(
           async () => expect(await jsonpath("vmi", name, "{.status.phase}")).toBe("Running"),

@@ -1,6 +1,6 @@
 // The VirtualMachine most end-to-end tests start: the test guest as a containerDisk, 128Mi, a short grace
 // period, and only what a test asks for on top (run strategy, image, pod network binding, annotations ...).
-import type { VirtualMachine } from "../../pkg/api/generated/v1.js";
+import type { VirtualMachine, VirtualMachineInstance } from "../../pkg/api/generated/v1.js";
 
 export const TEST_GUEST_IMAGE = "kubevirt-ts/test-guest:latest";
 
@@ -58,4 +58,25 @@ export function testGuestVM(name: string, options: TestGuestVMOptions = {}): Vir
       },
     },
   } as VirtualMachine;
+}
+
+/** A bare VMI of the test guest: 96Mi, a virtio containerDisk, a short grace period; started paused if asked. */
+export function testGuestVMI(
+  name: string,
+  options: { startStrategy?: "Paused" } = {},
+): VirtualMachineInstance {
+  return {
+    apiVersion: "kubevirt.io/v1",
+    kind: "VirtualMachineInstance",
+    metadata: { name },
+    spec: {
+      ...(options.startStrategy ? { startStrategy: options.startStrategy } : {}),
+      domain: {
+        devices: { disks: [{ name: "containerdisk", disk: { bus: "virtio" } }] },
+        memory: { guest: "96Mi" },
+      },
+      terminationGracePeriodSeconds: 5,
+      volumes: [{ name: "containerdisk", containerDisk: { image: TEST_GUEST_IMAGE } }],
+    },
+  };
 }
