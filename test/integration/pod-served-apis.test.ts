@@ -9,7 +9,7 @@ import { cluster, ensureNodes, eventually, kubectl, kubectlOk as run } from "./h
 const namespace = "pod-served-apis";
 const service = "extension";
 const group = "test.kubevirt-ts.io";
-const fixture = join(cluster.repoRoot, "test/integration/fixtures/extension-server.mjs");
+const fixtures = join(cluster.repoRoot, "test/integration/fixtures");
 
 const apply = (object: unknown) => run(["apply", "-f", "-"], JSON.stringify(object));
 
@@ -32,7 +32,7 @@ beforeAll(async () => {
     type: "kubernetes.io/tls",
     stringData: { "tls.crt": serving.certPem, "tls.key": serving.keyPem },
   });
-  // A component image runs on the host's files in the local image store, so `node` is there.
+  // virt-api's image has node; the server is this checkout's fixture, mounted from the node.
   await apply({
     apiVersion: "apps/v1",
     kind: "Deployment",
@@ -47,7 +47,7 @@ beforeAll(async () => {
             {
               name: "server",
               image: "kubevirt-ts.local/virt-api:devel",
-              command: ["node", fixture],
+              command: ["node", "/fixtures/extension-server.mjs"],
               env: [
                 { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
                 { name: "NODE_NAME", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },
@@ -57,10 +57,16 @@ beforeAll(async () => {
                 httpGet: { path: "/healthz", port: 8443, scheme: "HTTPS" },
                 periodSeconds: 1,
               },
-              volumeMounts: [{ name: "certs", mountPath: "/certs", readOnly: true }],
+              volumeMounts: [
+                { name: "certs", mountPath: "/certs", readOnly: true },
+                { name: "fixtures", mountPath: "/fixtures", readOnly: true },
+              ],
             },
           ],
-          volumes: [{ name: "certs", secret: { secretName: "serving" } }],
+          volumes: [
+            { name: "certs", secret: { secretName: "serving" } },
+            { name: "fixtures", hostPath: { path: fixtures, type: "Directory" } },
+          ],
         },
       },
     },
