@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newCA, newServerKeyPair, serviceDnsNames, toPem } from "../../pkg/certificates/triple.js";
@@ -9,7 +10,7 @@ import { cluster, ensureNodes, eventually, kubectl, kubectlOk as run } from "./h
 const namespace = "pod-served-apis";
 const service = "extension";
 const group = "test.kubevirt-ts.io";
-const fixtures = join(cluster.repoRoot, "test/integration/fixtures");
+const fixture = join(cluster.repoRoot, "test/integration/fixtures/extension-server.mjs");
 
 const apply = (object: unknown) => run(["apply", "-f", "-"], JSON.stringify(object));
 
@@ -32,7 +33,13 @@ beforeAll(async () => {
     type: "kubernetes.io/tls",
     stringData: { "tls.crt": serving.certPem, "tls.key": serving.keyPem },
   });
-  // virt-api's image has node; the server is this checkout's fixture, mounted from the node.
+  // virt-api's image has node; the server is this checkout's fixture, handed over in a ConfigMap.
+  await apply({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "extension-server", namespace },
+    data: { "extension-server.mjs": await readFile(fixture, "utf8") },
+  });
   await apply({
     apiVersion: "apps/v1",
     kind: "Deployment",
@@ -65,7 +72,7 @@ beforeAll(async () => {
           ],
           volumes: [
             { name: "certs", secret: { secretName: "serving" } },
-            { name: "fixtures", hostPath: { path: fixtures, type: "Directory" } },
+            { name: "fixtures", configMap: { name: "extension-server" } },
           ],
         },
       },
