@@ -1,7 +1,9 @@
 // The kube-apiserver's request counter, apiserver_request_total{verb,resource,subresource,code,...}, read
 // from its /metrics (Prometheus text format 0.0.4) before and after the burst: the difference is every
 // request the apiserver finished in between, by verb and resource. What kubectl answers is parsed with
-// care: any input gives counts or a clear error, never an exception.
+// care: any input gives counts or a clear error, never an exception. The lines are read by the project's one
+// exposition reader (pkg/monitoring/metrics/exposition.ts).
+import { metricNameOf, parseSampleLine } from "../../pkg/monitoring/metrics/exposition.js";
 
 export const METRIC = "apiserver_request_total";
 
@@ -19,11 +21,6 @@ export type RequestCounts = ReadonlyMap<string, RequestCount>;
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
-const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
-const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*/;
-/** A sample value as Prometheus writes one (Go's strconv.FormatFloat), or an integer. */
-const FLOAT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$|^[+-]?Inf$|^NaN$/;
-const TIMESTAMP = /^-?\d+$/;
 /** How many unreadable lines an error names, and how much of each line it quotes. */
 const MAX_NAMED = 3;
 const EXCERPT = 80;
@@ -31,68 +28,14 @@ const EXCERPT = 80;
 const excerpt = (line: string): string =>
   JSON.stringify(line.length > EXCERPT ? `${line.slice(0, EXCERPT)}...` : line);
 
-/** `{name="value",...}` at the start of `text`: the labels and what follows, or why not. */
-function parseLabels(text: string): { labels: Map<string, string>; rest: string } | string {
-  const labels = new Map<string, string>();
-  let at = 1;
-  for (;;) {
-    while (text[at] === " " || text[at] === "\t") at++;
-    if (text[at] === "}") return { labels, rest: text.slice(at + 1) };
-    const name = LABEL_NAME.exec(text.slice(at))?.[0];
-    if (!name)
-      return at >= text.length ? "unterminated label set" : `a label name expected at column ${at + 1}`;
-    at += name.length;
-    while (text[at] === " " || text[at] === "\t") at++;
-    if (text[at] !== "=") return `"=" expected after label ${name}`;
-    at++;
-    while (text[at] === " " || text[at] === "\t") at++;
-    if (text[at] !== '"') return `a quoted value expected for label ${name}`;
-    at++;
-    let value = "";
-    for (;;) {
-      const c = text[at];
-      if (c === undefined) return `the value of label ${name} is not closed`;
-      if (c === '"') break;
-      if (c === "\\") {
-        const escaped = text[at + 1];
-        if (escaped === "n") value += "\n";
-        else if (escaped === "\\" || escaped === '"') value += escaped;
-        else return `unknown escape \\${escaped ?? ""} in the value of label ${name}`;
-        at += 2;
-        continue;
-      }
-      value += c;
-      at++;
-    }
-    at++;
-    if (labels.has(name)) return `label ${name} twice`;
-    labels.set(name, value);
-    while (text[at] === " " || text[at] === "\t") at++;
-    if (text[at] === ",") at++;
-    else if (text[at] !== "}") return `"," or "}" expected after label ${name}`;
-  }
-}
-
-/** One sample line of METRIC: its labels and value, or why it is unreadable. */
-function parseSample(line: string): { labels: Map<string, string>; value: number } | string {
-  let rest = line.slice(METRIC.length);
-  let labels = new Map<string, string>();
-  if (rest.startsWith("{")) {
-    const parsed = parseLabels(rest);
-    if (typeof parsed === "string") return parsed;
-    ({ labels, rest } = parsed);
-  }
-  const fields = rest.trim().split(/[ \t]+/);
-  const [valueText, timestamp, ...extra] = fields;
-  if (!valueText) return "no value";
-  if (extra.length > 0 || (timestamp !== undefined && !TIMESTAMP.test(timestamp)))
-    return "more than a value and a timestamp after the labels";
-  if (!FLOAT.test(valueText)) return `the value ${JSON.stringify(valueText)} is not a number`;
-  const value = Number(valueText.replace(/Inf$/, "Infinity"));
-  if (!Number.isFinite(value) || value < 0) return `a counter of ${valueText}`;
-  if (!labels.has("verb")) return "no verb label";
-  if (!labels.has("resource")) return "no resource label";
-  return { labels, value };
+/** One sample line of METRIC: its labels and value, or why it is unreadable as a request counter. */
+function parseSample(line: string): { labels: Record<string, string>; value: number } | string {
+  const sample = parseSampleLine(line);
+  if (typeof sample === "string") return sample;
+  if (!Number.isFinite(sample.value) || sample.value < 0) return `a counter of ${sample.valueText}`;
+  if (!Object.hasOwn(sample.labels, "verb")) return "no verb label";
+  if (!Object.hasOwn(sample.labels, "resource")) return "no resource label";
+  return sample;
 }
 
 const keyOf = (verb: string, resource: string): string => `${verb} ${resource}`;
@@ -108,25 +51,25 @@ export function parseRequestCounts(text: unknown): Parsed<RequestCounts> {
   lines.forEach((raw, index) => {
     const line = raw.replace(/\r$/, "").trimStart();
     if (line === "" || line.startsWith("#")) return;
-    if (NAME.exec(line)?.[0] !== METRIC) return;
+    if (metricNameOf(line) !== METRIC) return;
     const sample = parseSample(line);
     const fail = (why: string): void => {
       unreadableCount++;
       if (unreadable.length < MAX_NAMED) unreadable.push(`line ${index + 1}: ${why}: ${excerpt(line)}`);
     };
     if (typeof sample === "string") return fail(sample);
-    const identity = JSON.stringify([...sample.labels].sort(([a], [b]) => a.localeCompare(b)));
+    const identity = JSON.stringify(Object.entries(sample.labels).sort(([a], [b]) => a.localeCompare(b)));
     if (series.has(identity)) return fail("the same series twice");
     series.add(identity);
-    const verb = sample.labels.get("verb")!;
-    const subresource = sample.labels.get("subresource") ?? "";
-    const named = sample.labels.get("resource")!;
+    const verb = sample.labels["verb"] ?? "";
+    const subresource = sample.labels["subresource"] ?? "";
+    const named = sample.labels["resource"] ?? "";
     // A non-resource URL has no resource, and its path as the subresource ("/metrics").
     const resource = named === "" ? subresource : subresource ? `${named}/${subresource}` : named;
     const key = keyOf(verb, resource);
     const entry = counts.get(key) ?? { verb, resource, count: 0, notOk: 0 };
     entry.count += sample.value;
-    if (!/^2\d\d$/.test(sample.labels.get("code") ?? "")) entry.notOk += sample.value;
+    if (!/^2\d\d$/.test(sample.labels["code"] ?? "")) entry.notOk += sample.value;
     counts.set(key, entry);
   });
   if (unreadableCount > 0) {

@@ -1,28 +1,19 @@
 // Reads Prometheus text exposition back into samples, so tests assert names, labels and values rather than
 // the text's label order.
+import { parseSampleLine } from "../exposition.js";
 export interface Sample {
   name: string;
   labels: Record<string, string>;
   value: number;
 }
 
-const SAMPLE_LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/;
-const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
-
-function unescapeLabel(value: string): string {
-  return value.replace(/\\(.)/g, (_match, char: string) => (char === "n" ? "\n" : char));
-}
-
 export function parseExposition(text: string): Sample[] {
   const samples: Sample[] = [];
   for (const line of text.split("\n")) {
     if (line === "" || line.startsWith("#")) continue;
-    const match = SAMPLE_LINE.exec(line);
-    if (!match) throw new Error(`not a sample line: ${line}`);
-    const labels: Record<string, string> = {};
-    for (const [, name = "", value = ""] of (match[2] ?? "").matchAll(LABEL))
-      labels[name] = unescapeLabel(value);
-    samples.push({ name: match[1] ?? "", labels, value: Number(match[3]) });
+    const sample = parseSampleLine(line);
+    if (typeof sample === "string") throw new Error(`not a sample line: ${line} (${sample})`);
+    samples.push({ name: sample.name, labels: sample.labels, value: sample.value });
   }
   return samples;
 }
