@@ -23,6 +23,7 @@ import {
 } from "node:fs/promises";
 import path from "node:path";
 import type { Buildah, ImageRunConfig, InspectedImage } from "./buildah.js";
+import { overlayLowerDirs, parseMountInfo } from "../../deploy/local/node-agent/runtime/mountinfo.js";
 import { exportIsCurrent } from "./stamp.js";
 
 export const EXPORTS_DIR = ".exports";
@@ -75,24 +76,11 @@ export function isStaging(entry: string): boolean {
  * that filesystem is mounted at /), its mount point, and an overlay's lower directories.
  */
 export function mountSourcesOf(mountinfo: string): string[] {
-  const sources: string[] = [];
-  for (const line of mountinfo.split("\n")) {
-    const [before, after] = line.split(" - ");
-    if (!before || !after) continue;
-    const fields = before.split(" ");
-    const [fsType, , superOptions = ""] = after.split(" ");
-    const unescape = (value: string) =>
-      value.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
-    if (fields[4]) sources.push(unescape(fields[4]));
-    if (fields[3] && fields[3] !== "/") sources.push(unescape(fields[3]));
-    if (fsType === "overlay") {
-      for (const option of superOptions.split(",")) {
-        if (option.startsWith("lowerdir="))
-          sources.push(...option.slice("lowerdir=".length).split(":").map(unescape));
-      }
-    }
-  }
-  return sources;
+  return parseMountInfo(mountinfo).flatMap((entry) => [
+    entry.mountPoint,
+    ...(entry.root !== "/" ? [entry.root] : []),
+    ...overlayLowerDirs(entry),
+  ]);
 }
 
 /** Every mount source of every mount namespace of this machine (one mountinfo read per namespace). */

@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cacheDir, layout } from "../../deploy/local/cluster/layout.js";
 import { builtComponentDir } from "../../deploy/local/node-agent/runtime/image-store.js";
+import { overlayLowerDirs, readMountInfo } from "../../deploy/local/node-agent/runtime/mountinfo.js";
 import { applyObject, componentPods, containerPid, jsonpath, kubectl, runningLauncher } from "./harness.js";
 import { testGuestVMI } from "./test-guest-vm.js";
 
@@ -27,16 +28,8 @@ async function exported(component: string): Promise<{ rootfs: string; imageID: s
 
 /** The lower directories of the overlay mounted as the process's root, from its mountinfo. */
 async function rootOverlayLowerDirs(pid: number): Promise<string[]> {
-  const mountinfo = await readFile(`/proc/${pid}/mountinfo`, "utf8");
-  for (const line of mountinfo.split("\n")) {
-    const [before, after] = line.split(" - ");
-    if (before?.split(" ")[4] !== "/" || !after) continue;
-    const [fstype, , options] = after.split(" ");
-    if (fstype !== "overlay") return [];
-    const lower = /(?:^|,)lowerdir=([^,]*)/.exec(options ?? "")?.[1] ?? "";
-    return lower.split(":").filter(Boolean);
-  }
-  return [];
+  const root = (await readMountInfo(pid)).filter((entry) => entry.mountPoint === "/").at(-1);
+  return root ? overlayLowerDirs(root) : [];
 }
 
 const argv = async (pid: number): Promise<string[]> =>

@@ -244,11 +244,51 @@ describe("planContainerRoot", () => {
 
   it("rebuilds the host's mounts for host-rootfs containers, with a fresh /run and no netns handles", async () => {
     const hostMounts: MountEntry[] = [
-      { id: 2, parentId: 1, mountPoint: "/proc", fsType: "proc", source: "proc" },
-      { id: 3, parentId: 1, mountPoint: "/dev", fsType: "devtmpfs", source: "dev" },
-      { id: 4, parentId: 1, mountPoint: "/run", fsType: "tmpfs", source: "tmpfs" },
-      { id: 5, parentId: 1, mountPoint: "/run/netns/kvts-abc", fsType: "nsfs", source: "nsfs" },
-      { id: 6, parentId: 1, mountPoint: "/var/lib/x", fsType: "nsfs", source: "nsfs" },
+      {
+        id: 2,
+        parentId: 1,
+        root: "/",
+        mountPoint: "/proc",
+        fsType: "proc",
+        source: "proc",
+        superOptions: "rw",
+      },
+      {
+        id: 3,
+        parentId: 1,
+        root: "/",
+        mountPoint: "/dev",
+        fsType: "devtmpfs",
+        source: "dev",
+        superOptions: "rw",
+      },
+      {
+        id: 4,
+        parentId: 1,
+        root: "/",
+        mountPoint: "/run",
+        fsType: "tmpfs",
+        source: "tmpfs",
+        superOptions: "rw",
+      },
+      {
+        id: 5,
+        parentId: 1,
+        root: "/",
+        mountPoint: "/run/netns/kvts-abc",
+        fsType: "nsfs",
+        source: "nsfs",
+        superOptions: "rw",
+      },
+      {
+        id: 6,
+        parentId: 1,
+        root: "/",
+        mountPoint: "/var/lib/x",
+        fsType: "nsfs",
+        source: "nsfs",
+        superOptions: "rw",
+      },
     ];
     const plan = await planContainerRoot(input({ rootfs: { kind: "host", hostMounts } }));
     expect(plan.hostSteps[5]).toMatchObject({ op: "overlay", lower: "/" });

@@ -5,9 +5,11 @@ import type { MountEntry } from "./mountinfo.js";
 const entry = (mountPoint: string): MountEntry => ({
   id: 1,
   parentId: 0,
+  root: "/",
   mountPoint,
   fsType: "tmpfs",
   source: "x",
+  superOptions: "rw",
 });
 
 /** A mount table where `busy` points refuse a plain umount (a peer holds them) but not a lazy one. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mountsUnder, parseMountInfo, topLevelMounts } from "./mountinfo.js";
+import { mountsUnder, overlayLowerDirs, parseMountInfo, topLevelMounts } from "./mountinfo.js";
 
 // Shaped like this machine's own mountinfo, plus a path with an escaped space.
 const SAMPLE = [
@@ -20,7 +20,15 @@ describe("mountinfo", () => {
 
   it("parses ids, mount points, types and sources, including optional fields", () => {
     expect(entries).toHaveLength(9);
-    expect(entries[4]).toEqual({ id: 27, parentId: 1, mountPoint: "/", fsType: "ext4", source: "/dev/vda" });
+    expect(entries[4]).toEqual({
+      id: 27,
+      parentId: 1,
+      root: "/",
+      mountPoint: "/",
+      fsType: "ext4",
+      source: "/dev/vda",
+      superOptions: "rw,discard",
+    });
     expect(entries[6]).toMatchObject({ mountPoint: "/srv/with space", fsType: "tmpfs" });
   });
 
@@ -44,5 +52,16 @@ describe("mountinfo", () => {
 
   it("rejects lines it cannot read", () => {
     expect(() => parseMountInfo("1 2 3")).toThrow(/malformed/);
+  });
+
+  it("gives an overlay's lower directories, unescaped, and none for other filesystems", () => {
+    const [overlay, ext4] = parseMountInfo(
+      [
+        "90 27 0:50 / /run/c/root rw - overlay overlay rw,lowerdir=/img/a\\040b:/img/base,upperdir=/u,workdir=/w",
+        "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw",
+      ].join("\n"),
+    );
+    expect(overlayLowerDirs(overlay!)).toEqual(["/img/a b", "/img/base"]);
+    expect(overlayLowerDirs(ext4!)).toEqual([]);
   });
 });

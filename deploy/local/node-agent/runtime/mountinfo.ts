@@ -6,9 +6,13 @@ import { readFile } from "node:fs/promises";
 export interface MountEntry {
   id: number;
   parentId: number;
+  /** The mount's root within its filesystem: a bind mount's source, as a path when that filesystem is at /. */
+  root: string;
   mountPoint: string;
   fsType: string;
   source: string;
+  /** The filesystem's own options: an overlay's lowerdir=, upperdir= ... */
+  superOptions: string;
 }
 
 /** Undoes the kernel's octal escapes (`\040` for a space) in mountinfo paths. */
@@ -22,21 +26,30 @@ export function parseMountInfo(text: string): MountEntry[] {
     if (line.trim() === "") continue;
     const fields = line.split(" ");
     const separator = fields.indexOf("-");
-    const [id, parentId, , , mountPoint] = fields;
+    const [id, parentId, , root, mountPoint] = fields;
     const fsType = fields[separator + 1];
     const source = fields[separator + 2];
-    if (separator < 6 || !id || !parentId || !mountPoint || !fsType || source === undefined) {
+    if (separator < 6 || !id || !parentId || !root || !mountPoint || !fsType || source === undefined) {
       throw new Error(`malformed mountinfo line: ${line}`);
     }
     entries.push({
       id: Number(id),
       parentId: Number(parentId),
+      root: unescape(root),
       mountPoint: unescape(mountPoint),
       fsType,
       source,
+      superOptions: fields[separator + 3] ?? "",
     });
   }
   return entries;
+}
+
+/** An overlay's lower directories, bottom last as the kernel lists them; none for other filesystems. */
+export function overlayLowerDirs(entry: MountEntry): string[] {
+  if (entry.fsType !== "overlay") return [];
+  const option = entry.superOptions.split(",").find((value) => value.startsWith("lowerdir="));
+  return (option?.slice("lowerdir=".length) ?? "").split(":").filter(Boolean).map(unescape);
 }
 
 export async function readMountInfo(pid: number | "self" = "self"): Promise<MountEntry[]> {
