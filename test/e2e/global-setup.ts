@@ -1,27 +1,18 @@
 // vitest globalSetup of the `e2e` project: the whole suite on the local cluster, installed as a user
 // installs it (operator manifest + KubeVirt CR), once per run. A cluster already up (`make up`) is
 // reused and left as it was; one started here is removed afterwards (KVTS_KEEP_CLUSTER=1 keeps it).
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { bringUp } from "../../deploy/local/cluster/bring-up.js";
 import { runningProcesses } from "../../deploy/local/cluster/inventory.js";
 import { layout } from "../../deploy/local/cluster/layout.js";
 import { leftovers } from "../../deploy/local/cluster/leftovers.js";
 import { stopCluster } from "../../deploy/local/cluster/stop.js";
+import { buildWhatTheClusterRuns } from "../support/cluster-builds.js";
 
 const say = (line: string) => console.log(`[e2e] ${line}`);
 
-function run(command: string, ...args: string[]): void {
-  const result = spawnSync(command, args, { stdio: "inherit" });
-  if (result.status !== 0) throw new Error(`${[command, ...args].join(" ")} failed (exit ${result.status})`);
-}
-
 export default async function setup(): Promise<() => Promise<void>> {
   const l = layout();
-  run("bash", join(l.repoRoot, "deploy/local/build-binaries.sh"));
-  run("bash", join(l.repoRoot, "deploy/local/guest/build-test-guest.sh"));
-  // KubeVirt's Pods run from the images built from the Dockerfiles (seconds when nothing changed)
-  if (l.componentImages === "built") run("npx", "tsx", join(l.repoRoot, "hack/build-images/main.ts"));
+  buildWhatTheClusterRuns(l, { testGuest: true });
   const runningBefore = await runningProcesses(l);
   await bringUp(l, say, { demoVM: false });
   say(runningBefore.length > 0 ? "reusing the running cluster" : "cluster up with KubeVirt installed");

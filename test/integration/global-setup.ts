@@ -1,27 +1,19 @@
 // vitest globalSetup of the `integration` project: a real control plane for the whole run. A cluster
 // that is already up (`make up`) is reused and left as it was; otherwise one is started here and
 // removed again afterwards (set KVTS_KEEP_CLUSTER=1 to keep it for the next run).
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { knownProcesses, runningProcesses } from "../../deploy/local/cluster/inventory.js";
 import { layout } from "../../deploy/local/cluster/layout.js";
 import { leftovers } from "../../deploy/local/cluster/leftovers.js";
 import { startControlPlane } from "../../deploy/local/cluster/start.js";
 import { stopCluster, stopProcesses } from "../../deploy/local/cluster/stop.js";
+import { buildWhatTheClusterRuns } from "../support/cluster-builds.js";
 
 const say = (line: string) => console.log(`[integration] ${line}`);
 
 export default async function setup(): Promise<() => Promise<void>> {
   const l = layout();
-  const build = spawnSync("bash", [join(l.repoRoot, "deploy/local/build-binaries.sh")], { stdio: "inherit" });
-  if (build.status !== 0) throw new Error(`deploy/local/build-binaries.sh failed (exit ${build.status})`);
   // the component Pods some files run (virt-api, virt-operator) come from the images built from the Dockerfiles
-  if (l.componentImages === "built") {
-    const images = spawnSync("npx", ["tsx", join(l.repoRoot, "hack/build-images/main.ts")], {
-      stdio: "inherit",
-    });
-    if (images.status !== 0) throw new Error(`hack/build-images failed (exit ${images.status})`);
-  }
+  buildWhatTheClusterRuns(l, { testGuest: false });
 
   const runningBefore = await runningProcesses(l);
   await startControlPlane(l, say);
