@@ -17,6 +17,8 @@ const lockFile = join(cluster.stateDir, "e2e-cluster.lock");
 const filesLockFile = join(cluster.stateDir, "e2e-files.lock");
 let release: (() => Promise<void>) | undefined;
 let releaseFile: (() => Promise<void>) | undefined;
+/** Whether `release` lets go of the cluster alone rather than of a share. */
+let alone = false;
 
 /** The file's share; it waits while another file has the cluster alone. */
 export async function shareTheCluster(): Promise<void> {
@@ -27,9 +29,12 @@ export async function shareTheCluster(): Promise<void> {
 
 /** From here to the end of the file, no other file runs; their VMs are gone (their files ended). */
 export async function takeTheClusterAlone(): Promise<void> {
+  // Taking it again would let go of it first, and a file waiting for it could come in between.
+  if (alone) return;
   await release?.();
   release = undefined;
   release = await holdFileLock(lockFile, "exclusive");
+  alone = true;
 }
 
 /**
@@ -42,12 +47,14 @@ export async function takeTheClusterAfterTheOthers(): Promise<void> {
   await leaveTheCluster();
   releaseFile = await holdFileLock(filesLockFile, "exclusive");
   release = await holdFileLock(lockFile, "exclusive");
+  alone = true;
 }
 
 /** Whatever the file holds, shared or alone. */
 export async function leaveTheCluster(): Promise<void> {
   await release?.();
   release = undefined;
+  alone = false;
   await releaseFile?.();
   releaseFile = undefined;
 }

@@ -68,7 +68,13 @@ export class ConsoleSession {
       const match = this.output.slice(options.from ?? 0).match(pattern);
       if (match) return match[0];
       if (Date.now() > deadline) {
-        throw new Error(`console never printed ${pattern}; its last output:\n${this.output.slice(-2000)}`);
+        // The last lines only: a summary of the failure (CI keeps a tail of the output) shows them whole.
+        const lastLines = this.output
+          .split(/\r?\n/)
+          .filter((line) => line.trim() !== "")
+          .slice(-7)
+          .map((line) => line.slice(-160));
+        throw new Error(`console never printed ${pattern}; its last lines:\n${lastLines.join("\n")}`);
       }
       if (options.pokeMs && Date.now() - lastPoke > options.pokeMs) {
         this.type("\r");

@@ -138,15 +138,24 @@ async function oneGuestWhereTheVMISays(vmi: string, marker: string): Promise<str
   return await jsonpath("vmi", vmi, "{.status.nodeName}");
 }
 
-/** For a failure message: the VMI's uid, phase transitions and migration state, and the VM's and VMI's events. */
+/** For a failure message, newest first as CI keeps only a tail: the VM's and VMI's events, then the VMI's history. */
 async function whatHappenedTo(vmi: string): Promise<string> {
+  const happened = await kubectlOk([
+    "get",
+    "events",
+    "--field-selector",
+    `involvedObject.name=${vmi}`,
+    "--sort-by=.lastTimestamp",
+    "-o",
+    "jsonpath={range .items[*]}{.lastTimestamp} {.involvedObject.kind} {.reason}: {.message}{'\\n'}{end}",
+  ]);
+  const lines = happened.trim().split("\n").reverse().slice(0, 12);
   const status = await jsonpath(
     "vmi",
     vmi,
     "uid={.metadata.uid} phases={.status.phaseTransitionTimestamps} migrationState={.status.migrationState}",
   );
-  const happened = await events(`involvedObject.name=${vmi}`);
-  return `the guest is not the one marked: ${status}; events:\n${happened.split("\n").slice(-15).join("\n")}`;
+  return `the guest is not the one marked; events, newest first:\n${lines.map((line) => line.slice(0, 160)).join("\n")}\n${status}`;
 }
 
 /** Writes a marker into the guest's RAM (tmpfs): only the same guest still has it later. */
