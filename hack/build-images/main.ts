@@ -68,7 +68,6 @@ async function main(options: Options): Promise<void> {
   const buildahDir = path.join(cacheDir, "buildah");
   const tmp = path.join(buildahDir, "tmp");
   await mkdir(tmp, { recursive: true });
-  await removeVfsStorage(buildahDir);
   const buildah = new Buildah({
     paths: {
       root: path.join(buildahDir, `storage-${STORAGE_DRIVER}`),
@@ -265,14 +264,6 @@ async function prune(buildah: Buildah, keep: ReadonlySet<string>): Promise<void>
     `removed them (${seconds(since)})` +
       (result.code === 0 ? "" : `, but buildah rmi said: ${lastLine(result.stderr)}`),
   );
-}
-
-/** Earlier builds kept their images on vfs storage (a whole root per layer, gigabytes): gone once overlay serves. */
-async function removeVfsStorage(buildahDir: string): Promise<void> {
-  const old = path.join(buildahDir, "storage");
-  if (!existsSync(old)) return;
-  say(`removing the vfs image storage of earlier builds (${old}); the images are built again on overlay`);
-  await rm(old, { recursive: true, force: true });
 }
 
 /** An exclusive lock on the storage and the exports, held by this process; a stale one (dead PID) is taken over. */
