@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { bundleFile } from "../../hack/bundle-components/layout.js";
 import { Transcript } from "./probe.js";
 
 // `virtctl console <vm>` as a user runs it right after `kubectl apply`: it waits (its --timeout) while
@@ -38,7 +38,7 @@ export class VirtctlConsole extends Transcript {
 
   private start(): void {
     const { repoRoot, kubeconfig, namespace, vmi } = this.options;
-    const virtctl = path.join(repoRoot, "bin", "virtctl.js");
+    const virtctl = bundleFile(repoRoot, "virtctl");
     const args = [virtctl, "--kubeconfig", kubeconfig, "-n", namespace, "console", vmi, "--timeout", "5"];
     const child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "pipe"] });
     this.child = child;

@@ -20,6 +20,8 @@ describe("program name", () => {
     ["/home/me/.krew/bin/kubectl-virt", "kubectl virt"],
     ["/usr/bin/oc-virt", "oc virt"],
     ["/repo/bin/virtctl.js", "virtctl"],
+    ["/repo/dist/components/bin/virtctl.mjs", "virtctl"],
+    ["/opt/bin/kubectl-virt.mjs", "kubectl virt"],
     ["/repo/cmd/virtctl/main.ts", "virtctl"],
   ])("%s → %s", (path, name) => {
     expect(programNameOf(path)).toBe(name);

@@ -82,7 +82,7 @@ export const globalFlags: readonly FlagSpec[] = [...clientConfigFlags, verbosity
 
 /** "kubectl virt" when installed as the kubectl plugin `kubectl-virt`, else "virtctl". */
 export function programNameOf(executablePath: string): string {
-  const binary = basename(executablePath).replace(/\.(js|ts)$/, "");
+  const binary = basename(executablePath).replace(/\.(m?js|ts)$/, "");
   return binary.endsWith("-virt") ? `${binary.slice(0, -"-virt".length)} virt` : "virtctl";
 }
 

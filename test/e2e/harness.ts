@@ -4,11 +4,13 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "vitest";
+import { bundleFile } from "../../hack/bundle-components/layout.js";
 import { cluster, eventually, kubectl, kubectlOk } from "../integration/harness.js";
 
 export { cluster, eventually, kubectl, kubectlOk } from "../integration/harness.js";
 
-const VIRTCTL = join(cluster.repoRoot, "bin/virtctl.js");
+/** virtctl as `make binaries` bundles it (the global setup has built it): it starts without tsx's transpiling. */
+export const VIRTCTL = bundleFile(cluster.repoRoot, "virtctl");
 
 export interface CommandOutput {
   code: number;

@@ -25,6 +25,7 @@ import {
   qemuPids,
   runningLauncher,
   virtctl,
+  VIRTCTL,
 } from "./harness.js";
 import { brightPixels, decodePNG } from "../support/png.js";
 import { testGuestVM } from "./test-guest-vm.js";
@@ -42,8 +43,7 @@ class Virtctl {
   readonly exited: Promise<number>;
 
   constructor(args: string[]) {
-    const bin = join(cluster.repoRoot, "bin/virtctl.js");
-    this.child = spawn(process.execPath, [bin, "--kubeconfig", cluster.adminKubeconfig, ...args]);
+    this.child = spawn(process.execPath, [VIRTCTL, "--kubeconfig", cluster.adminKubeconfig, ...args]);
     this.child.stdout.on("data", (chunk: Buffer) => (this.stdout += chunk.toString()));
     this.child.stderr.on("data", (chunk: Buffer) => (this.stderr += chunk.toString()));
     this.exited = new Promise((resolve) => this.child.on("close", (code) => resolve(code ?? 1)));
