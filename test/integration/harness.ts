@@ -59,19 +59,32 @@ export async function kubectlOk(args: string[], input?: string): Promise<string>
   return result.stdout;
 }
 
-/** Retries `probe` until it resolves (the world converges), rethrowing its last error after `timeoutMs`. */
+/** How `eventually` probes when the caller names no interval: often at first, then, for a long wait, less. */
+const QUICK_PROBE_INTERVAL_MS = 500;
+const PATIENT_AFTER_MS = 10_000;
+const PATIENT_PROBE_INTERVAL_MS = 2_000;
+
+/**
+ * Retries `probe` until it resolves (the world converges), rethrowing its last error after `timeoutMs`: every
+ * `intervalMs`, or without one every 500 ms for 10 s and every 2 s after that (a guest booting). A probe is
+ * usually a kubectl call, ~0.1 CPU s; two files polling twice a second for minutes take a fifth of two cores
+ * from what they wait for. A caller that must not miss a short-lived state names its interval.
+ */
 export async function eventually<T>(
   probe: () => Promise<T>,
   timeoutMs = 60_000,
-  intervalMs = 500,
+  intervalMs?: number,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const started = Date.now();
+  const deadline = started + timeoutMs;
   for (;;) {
     try {
       return await probe();
     } catch (error) {
       if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+      const patient = Date.now() - started > PATIENT_AFTER_MS;
+      const wait = intervalMs ?? (patient ? PATIENT_PROBE_INTERVAL_MS : QUICK_PROBE_INTERVAL_MS);
+      await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
 }
