@@ -29,7 +29,11 @@ export function bundleFile(
 export const BUILD_BUNDLES_HINT = 'run "make binaries" (hack/bundle-components/main.ts) to build it';
 
 /**
- * Node's flags for a bundled binary: none. `--enable-source-maps` would map stack traces back into the
+ * Node's flags for a bundled binary: none. Memory flags were measured and left out (2026-12-07): with
+ * `--optimize-for-size` a bundle that only starts idles 14 MiB lower, but in the running cluster the components
+ * and the launcher kept their RSS (virt-handler 83–89 MiB, the launcher's node 91): a long-running process holds
+ * the node binary's pages it has touched (46–49 MiB) and its live heap, not V8's slack. `--lite-mode` saves 3 MiB
+ * more at start and runs JavaScript ~4× slower. `--enable-source-maps` would map stack traces back into the
  * TypeScript, but Node then parses every bundle's source map at start, ~27 MiB of heap in each process (one
  * launcher per VM); the maps ship beside the bundles, so `NODE_OPTIONS=--enable-source-maps` turns it on.
  */
