@@ -34,6 +34,8 @@ export class ConsoleSession {
   private output = "";
   private readonly child: ChildProcessWithoutNullStreams;
   readonly exited: Promise<number>;
+  /** virtctl's exit code once it has ended (nothing more comes then). */
+  private exitCode: number | undefined;
 
   constructor(vmi: string, namespace = "default", kubeconfig = cluster.adminKubeconfig) {
     this.child = spawn(process.execPath, [
@@ -47,7 +49,12 @@ export class ConsoleSession {
     ]);
     this.child.stdout.on("data", (chunk: Buffer) => (this.output += chunk.toString("latin1")));
     this.child.stderr.on("data", (chunk: Buffer) => (this.output += chunk.toString("latin1")));
-    this.exited = new Promise((resolve) => this.child.on("close", (code) => resolve(code ?? 1)));
+    this.exited = new Promise((resolve) =>
+      this.child.on("close", (code) => {
+        this.exitCode = code ?? 1;
+        resolve(this.exitCode);
+      }),
+    );
   }
 
   get transcript(): string {
@@ -69,14 +76,16 @@ export class ConsoleSession {
     for (;;) {
       const match = this.output.slice(options.from ?? 0).match(pattern);
       if (match) return match[0];
-      if (Date.now() > deadline) {
+      if (Date.now() > deadline || this.exitCode !== undefined) {
         // The last lines only: a summary of the failure (CI keeps a tail of the output) shows them whole.
         const lastLines = this.output
           .split(/\r?\n/)
           .filter((line) => line.trim() !== "")
           .slice(-7)
           .map((line) => line.slice(-160));
-        throw new Error(`console never printed ${pattern}; its last lines:\n${lastLines.join("\n")}`);
+        const ended =
+          this.exitCode === undefined ? "" : ` (virtctl console ended, exit code ${this.exitCode})`;
+        throw new Error(`console never printed ${pattern}${ended}; its last lines:\n${lastLines.join("\n")}`);
       }
       if (options.pokeMs && Date.now() - lastPoke > options.pokeMs) {
         this.type("\r");
