@@ -35,7 +35,7 @@ export function failedTests(modules: ReadonlyArray<TestModule>): FailedTest[] {
 }
 
 /** The error's first lines, cut to what a tail of the output keeps room for. */
-function errorStart(message = ""): string {
+export function errorStart(message = ""): string {
   return message.split("\n").slice(0, ERROR_LINES).join("\n").slice(0, ERROR_CHARS);
 }
 
