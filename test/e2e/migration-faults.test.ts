@@ -120,7 +120,7 @@ async function nodesWithARunningCompute(vmi: string): Promise<string[]> {
 }
 
 /** Exactly one guest runs, in the one launcher Pod whose compute runs, on the node the VMI names; its RAM kept `marker`. */
-async function oneGuestWhereTheVMISays(vmi: string, marker: string): Promise<string> {
+async function oneGuestWhereTheVMISays(vmi: string, marked: MarkedGuest): Promise<string> {
   await eventually(
     async () => {
       expect(await qemuPids(vmi)).toHaveLength(1);
@@ -134,38 +134,55 @@ async function oneGuestWhereTheVMISays(vmi: string, marker: string): Promise<str
   await session.expect(PROMPT, 120_000, { pokeMs: 3_000 });
   const kept = (await session.run("cat /run/e2e/marker")).output;
   await session.close();
-  expect(kept, kept === marker ? "" : await whatHappenedTo(vmi)).toBe(marker);
+  expect(kept, kept === marked.marker ? "" : await whatHappenedTo(vmi, marked.uid)).toBe(marked.marker);
   return await jsonpath("vmi", vmi, "{.status.nodeName}");
 }
 
-/** For a failure message, newest first as CI keeps only a tail: the VM's and VMI's events, then the VMI's history. */
-async function whatHappenedTo(vmi: string): Promise<string> {
-  const happened = await kubectlOk([
-    "get",
-    "events",
-    "--field-selector",
-    `involvedObject.name=${vmi}`,
-    "--sort-by=.lastTimestamp",
-    "-o",
-    "jsonpath={range .items[*]}{.lastTimestamp} {.involvedObject.kind} {.reason}: {.message}{'\\n'}{end}",
-  ]);
-  const lines = happened.trim().split("\n").reverse().slice(0, 12);
-  const status = await jsonpath(
-    "vmi",
-    vmi,
-    "uid={.metadata.uid} phases={.status.phaseTransitionTimestamps} migrationState={.status.migrationState}",
-  );
-  return `the guest is not the one marked; events, newest first:\n${lines.map((line) => line.slice(0, 160)).join("\n")}\n${status}`;
+/**
+ * For a failure message, in the 8 lines the failure summary repeats (CI keeps a tail of the output): whether
+ * another VMI replaced the marked one, the marked VMI's last events (why it ended), newest first, then the VM's.
+ */
+async function whatHappenedTo(vmi: string, markedUid: string): Promise<string> {
+  const eventLines = async (selector: string, count: number): Promise<string[]> => {
+    const listed = await kubectlOk([
+      "get",
+      "events",
+      "--field-selector",
+      selector,
+      "--sort-by=.lastTimestamp",
+      "-o",
+      "jsonpath={range .items[*]}{.lastTimestamp} {.reason}: {.message}{'\\n'}{end}",
+    ]);
+    return listed
+      .trim()
+      .split("\n")
+      .reverse()
+      .slice(0, count)
+      .map((line) => `  ${line.slice(0, 120)}`);
+  };
+  const now = await jsonpath("vmi", vmi, "{.metadata.uid} {.metadata.creationTimestamp}");
+  return [
+    `the guest is not the one marked (VMI ${markedUid}); the VMI now: ${now}; the marked VMI's last events:`,
+    ...(await eventLines(`involvedObject.uid=${markedUid}`, 4)),
+    "the VM's:",
+    ...(await eventLines(`involvedObject.kind=VirtualMachine,involvedObject.name=${vmi}`, 2)),
+  ].join("\n");
+}
+
+/** A guest marked in its RAM, and the VMI it ran in. */
+interface MarkedGuest {
+  marker: string;
+  uid: string;
 }
 
 /** Writes a marker into the guest's RAM (tmpfs): only the same guest still has it later. */
-async function markGuest(vmi: string): Promise<string> {
+async function markGuest(vmi: string): Promise<MarkedGuest> {
   const session = new ConsoleSession(vmi);
   await session.expect(PROMPT, 120_000, { pokeMs: 3_000 });
   const marker = `kept-${Date.now()}`;
   expect((await session.run(`mkdir -p /run/e2e && echo ${marker} > /run/e2e/marker`)).status).toBe(0);
   await session.close();
-  return marker;
+  return { marker, uid: await jsonpath("vmi", vmi, "{.metadata.uid}") };
 }
 
 describe("a migration whose target Pod cannot be scheduled", () => {
@@ -226,7 +243,7 @@ describe("a migration whose target Pod cannot be scheduled", () => {
 
 describe("killing the target launcher while the guest moves", () => {
   it("refuses a second migration meanwhile, fails the migration and leaves the guest on the source", async () => {
-    const marker = await markGuest(SLOW);
+    const marked = await markGuest(SLOW);
     const { migration, sourceNode, targetPod } = await startSlowMigration();
 
     const second = await virtctl(["migrate", SLOW]);
@@ -237,7 +254,7 @@ describe("killing the target launcher while the guest moves", () => {
 
     process.kill(await containerPid(targetPod, "compute"), "SIGKILL");
     expect(await finalPhase(migration)).toBe("Failed");
-    expect(await oneGuestWhereTheVMISays(SLOW, marker)).toBe(sourceNode);
+    expect(await oneGuestWhereTheVMISays(SLOW, marked)).toBe(sourceNode);
     expect(await jsonpath("vmi", SLOW, "{.status.migrationState.failed}")).toBe("true");
     // As upstream, the killed target's other containers run on, its pod with them, and the next migration of
     // the VMI waits while it has more than one pod: an administrator deletes it.
@@ -258,14 +275,14 @@ describe("killing a KubeVirt component while the guest moves", () => {
     async () => {
       // Other files' VMs on that node would lose their handler too.
       await takeTheClusterAlone();
-      const marker = await markGuest(SLOW);
+      const marked = await markGuest(SLOW);
       const { migration } = await startSlowMigration();
       const targetNode = await jsonpath("vmi", SLOW, "{.status.migrationState.targetNode}");
       const handler = await componentPods("virt-handler", { node: targetNode });
       process.kill(await containerPid(handler, "virt-handler", "kubevirt"), "SIGKILL");
 
       const phase = await finalPhase(migration);
-      const node = await oneGuestWhereTheVMISays(SLOW, marker);
+      const node = await oneGuestWhereTheVMISays(SLOW, marked);
       console.log(`[e2e] killing the target virt-handler mid-migration: ${phase}, the guest runs on ${node}`);
     },
     MIGRATION_TIMEOUT_MS * 2 + CLUSTER_ALONE_WAIT_MS,
@@ -275,7 +292,7 @@ describe("killing a KubeVirt component while the guest moves", () => {
     "virt-controller's leader: the migration ends either way and one guest runs",
     async () => {
       await takeTheClusterAlone();
-      const marker = await markGuest(SLOW);
+      const marked = await markGuest(SLOW);
       const { migration } = await startSlowMigration();
       const leader = await kubectlOk([
         "-n",
@@ -290,7 +307,7 @@ describe("killing a KubeVirt component while the guest moves", () => {
       process.kill(await containerPid(leader, "virt-controller", "kubevirt"), "SIGKILL");
 
       const phase = await finalPhase(migration);
-      const node = await oneGuestWhereTheVMISays(SLOW, marker);
+      const node = await oneGuestWhereTheVMISays(SLOW, marked);
       console.log(
         `[e2e] killing virt-controller's leader mid-migration: ${phase}, the guest runs on ${node}`,
       );
