@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { applyObject, events, eventually, jsonpath, kubectl, kubectlOk } from "./harness.js";
 import { CLUSTER_ALONE_WAIT_MS, takeTheClusterAfterTheOthers } from "./cluster-lock.js";
+import { migrationsOf } from "./migrations.js";
 import { testGuestVM } from "./test-guest-vm.js";
 
 const BOOT_TIMEOUT_MS = 240_000;
@@ -138,19 +139,15 @@ describe("kubectl drain of a node with a VM", () => {
       // (which a slow machine may see): every earlier one must have failed, and they say so.
       const evacuations = await eventually(
         async () => {
-          const listed = (
-            await kubectlOk([
-              "get",
-              "vmim",
-              "-l",
-              `kubevirt.io/vmi-name=${LIVE}`,
-              "--sort-by=.metadata.creationTimestamp",
-              "-o",
-              "jsonpath={range .items[*]}{.metadata.annotations.kubevirt\\.io/evacuationMigration} {.status.phase}{'\\n'}{end}",
-            ])
-          )
-            .trim()
-            .split("\n");
+          const listed = await Promise.all(
+            (await migrationsOf(LIVE)).map((name) =>
+              jsonpath(
+                "vmim",
+                name,
+                "{.metadata.annotations.kubevirt\\.io/evacuationMigration} {.status.phase}",
+              ),
+            ),
+          );
           expect(listed.at(-1)).toBe(`${DRAINED} Succeeded`);
           return listed;
         },

@@ -235,6 +235,26 @@ export async function containerPid(pod: string, container: string, namespace = "
   return (JSON.parse(await readFile(state, "utf8")) as { pid: number }).pid;
 }
 
+/** The newest `count` events whose fields match `fieldSelector`, newest first: "<time> <reason>: <message>". */
+export async function latestEvents(
+  fieldSelector: string,
+  count: number,
+  namespace = "default",
+): Promise<string[]> {
+  const listed = await kubectlOk([
+    "-n",
+    namespace,
+    "get",
+    "events",
+    "--field-selector",
+    fieldSelector,
+    "--sort-by=.lastTimestamp",
+    "-o",
+    "jsonpath={range .items[*]}{.lastTimestamp} {.reason}: {.message}{'\\n'}{end}",
+  ]);
+  return listed.trim().split("\n").filter(Boolean).reverse().slice(0, count);
+}
+
 /** The events whose fields match `fieldSelector`, one "<object name> <reason>: <message>" line each. */
 export function events(fieldSelector: string, namespace = "default"): Promise<string> {
   return kubectlOk([

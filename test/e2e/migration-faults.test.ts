@@ -14,6 +14,7 @@ import {
   jsonpath,
   kubectl,
   kubectlOk,
+  latestEvents,
   qemuPids,
   runningLauncher,
   virtctl,
@@ -143,23 +144,8 @@ async function oneGuestWhereTheVMISays(vmi: string, marked: MarkedGuest): Promis
  * another VMI replaced the marked one, the marked VMI's last events (why it ended), newest first, then the VM's.
  */
 async function whatHappenedTo(vmi: string, markedUid: string): Promise<string> {
-  const eventLines = async (selector: string, count: number): Promise<string[]> => {
-    const listed = await kubectlOk([
-      "get",
-      "events",
-      "--field-selector",
-      selector,
-      "--sort-by=.lastTimestamp",
-      "-o",
-      "jsonpath={range .items[*]}{.lastTimestamp} {.reason}: {.message}{'\\n'}{end}",
-    ]);
-    return listed
-      .trim()
-      .split("\n")
-      .reverse()
-      .slice(0, count)
-      .map((line) => `  ${line.slice(0, 120)}`);
-  };
+  const eventLines = async (selector: string, count: number): Promise<string[]> =>
+    (await latestEvents(selector, count)).map((line) => `  ${line.slice(0, 120)}`);
   const now = await jsonpath("vmi", vmi, "{.metadata.uid} {.metadata.creationTimestamp}");
   return [
     `the guest is not the one marked (VMI ${markedUid}); the VMI now: ${now}; the marked VMI's last events:`,
