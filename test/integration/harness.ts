@@ -67,8 +67,8 @@ const PATIENT_PROBE_INTERVAL_MS = 2_000;
 /**
  * Retries `probe` until it resolves (the world converges), rethrowing its last error after `timeoutMs`: every
  * `intervalMs`, or without one every 500 ms for 10 s and every 2 s after that (a guest booting). A probe is
- * usually a kubectl call, ~0.1 CPU s; two files polling twice a second for minutes take a fifth of two cores
- * from what they wait for. A caller that must not miss a short-lived state names its interval.
+ * usually a kubectl call, a process of its own: files polling twice a second for minutes take CPU from what they
+ * wait for. A caller that must not miss a short-lived state names its interval.
  */
 export async function eventually<T>(
   probe: () => Promise<T>,
