@@ -235,28 +235,13 @@ export async function containerPid(pod: string, container: string, namespace = "
   return (JSON.parse(await readFile(state, "utf8")) as { pid: number }).pid;
 }
 
-/** The newest `count` events whose fields match `fieldSelector`, newest first: "<time> <reason>: <message>". */
-export async function latestEvents(
+/** Events whose fields match `fieldSelector`, one line each: `first` (a JSONPath), then "<reason>: <message>". */
+function eventLines(
   fieldSelector: string,
-  count: number,
-  namespace = "default",
-): Promise<string[]> {
-  const listed = await kubectlOk([
-    "-n",
-    namespace,
-    "get",
-    "events",
-    "--field-selector",
-    fieldSelector,
-    "--sort-by=.lastTimestamp",
-    "-o",
-    "jsonpath={range .items[*]}{.lastTimestamp} {.reason}: {.message}{'\\n'}{end}",
-  ]);
-  return listed.trim().split("\n").filter(Boolean).reverse().slice(0, count);
-}
-
-/** The events whose fields match `fieldSelector`, one "<object name> <reason>: <message>" line each. */
-export function events(fieldSelector: string, namespace = "default"): Promise<string> {
+  namespace: string,
+  first: string,
+  sortBy?: string,
+): Promise<string> {
   return kubectlOk([
     "-n",
     namespace,
@@ -264,7 +249,23 @@ export function events(fieldSelector: string, namespace = "default"): Promise<st
     "events",
     "--field-selector",
     fieldSelector,
+    ...(sortBy ? [`--sort-by=${sortBy}`] : []),
     "-o",
-    "jsonpath={range .items[*]}{.involvedObject.name} {.reason}: {.message}{'\\n'}{end}",
+    `jsonpath={range .items[*]}${first} {.reason}: {.message}{'\\n'}{end}`,
   ]);
+}
+
+/** The newest `count` events whose fields match `fieldSelector`, newest first: "<time> <reason>: <message>". */
+export async function latestEvents(
+  fieldSelector: string,
+  count: number,
+  namespace = "default",
+): Promise<string[]> {
+  const listed = await eventLines(fieldSelector, namespace, "{.lastTimestamp}", ".lastTimestamp");
+  return listed.trim().split("\n").filter(Boolean).reverse().slice(0, count);
+}
+
+/** The events whose fields match `fieldSelector`, one "<object name> <reason>: <message>" line each. */
+export function events(fieldSelector: string, namespace = "default"): Promise<string> {
+  return eventLines(fieldSelector, namespace, "{.involvedObject.name}");
 }
